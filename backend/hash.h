@@ -1,0 +1,18 @@
+/* SHA-256 through OpenSSL's libcrypto (SHA-NI where the CPU has it): content
+ * ids, chunk ids and version ids. */
+#ifndef HEARTH_BACKEND_HASH_H
+#define HEARTH_BACKEND_HASH_H
+
+#include <stddef.h>
+
+#include "model/id.h"
+
+struct hash_state;
+
+struct hash_state *hash_begin(void);	/* aborts on allocation failure */
+void hash_update(struct hash_state *state, const void *data, size_t length);
+/* Writes the digest and frees the state. */
+void hash_finish(struct hash_state *state, struct hash *out);
+void hash_bytes(const void *data, size_t length, struct hash *out);
+
+#endif

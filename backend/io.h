@@ -1,0 +1,50 @@
+/* The I/O seam: every write the backend makes to the store or the working
+ * tree goes through these wrappers, so a test can make the Nth one fail
+ * (HEARTH_FAULT, see io.c) and prove a command fails cleanly at every step.
+ * Reads use the system calls directly. All return 0 or -1 with errno set. */
+#ifndef HEARTH_BACKEND_IO_H
+#define HEARTH_BACKEND_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+int io_open(int dir_fd, const char *path, int flags, mode_t mode);	/* returns fd */
+int io_write_all(int fd, const void *data, size_t length);
+int io_pwrite_all(int fd, const void *data, size_t length, off_t offset);
+int io_fsync(int fd);
+int io_fdatasync(int fd);
+int io_syncfs(int fd);
+int io_close(int fd);
+int io_rename(int from_dir, const char *from, int to_dir, const char *to);
+/* rename that fails with EEXIST instead of replacing (renameat2 NOREPLACE) */
+int io_rename_noreplace(int from_dir, const char *from, int to_dir, const char *to);
+int io_mkdir(int dir_fd, const char *path, mode_t mode);
+int io_unlink(int dir_fd, const char *path);
+int io_rmdir(int dir_fd, const char *path);
+int io_symlink(const char *target, int dir_fd, const char *path);
+int io_fchmod(int fd, mode_t mode);
+int io_chmod(int dir_fd, const char *path, mode_t mode);	/* never follows links */
+int io_utimens(int dir_fd, const char *path, int64_t mtime_ns);	/* never follows links */
+int io_futimens(int fd, int64_t mtime_ns);
+int io_ftruncate(int fd, off_t length);
+int io_fsetxattr(int fd, const char *name, const void *value, size_t size);
+
+/* Counters every write bumps, for `hearth stats` and the write-amplification
+ * figures (bytes written per stored byte). */
+struct io_counters {
+	uint64_t writes;
+	uint64_t bytes_written;
+	uint64_t syncs;
+	uint64_t files_created;
+};
+const struct io_counters *io_counters(void);
+
+/* Tests: fail the Nth write-class call from now with error (EIO, ENOSPC) or
+ * make it a short write. 0 turns injection off. Also read from HEARTH_FAULT
+ * ("N:EIO", "N:ENOSPC", "N:SHORT") at the first call. */
+enum io_fault_kind { IO_FAULT_EIO, IO_FAULT_ENOSPC, IO_FAULT_SHORT };
+void io_fault_arm(uint64_t nth, enum io_fault_kind kind);
+uint64_t io_call_count(void);	/* write-class calls so far */
+
+#endif

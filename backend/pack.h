@@ -1,0 +1,87 @@
+/* Write-once pack files (DESIGN §5): chunks appended by one writer, grouped
+ * into zstd frames of at least 64 KiB (stored raw when compression does not
+ * shrink them), one pack per command, sealed at PACK_SEAL_SIZE and never
+ * appended to afterwards. SQLite holds the index; each pack also ends with
+ * its own index so a store can be rebuilt or repaired from packs alone.
+ *
+ * File layout (all integers big-endian):
+ *   header  "HRTHPACK" u32 version(1) u32 zero                      16 bytes
+ *   frame   u8 codec(0 raw, 1 zstd) u8 zero[3] u32 stored_length
+ *           u32 raw_length u32 crc32c(stored bytes)  then stored bytes
+ *   ...
+ *   index   "HRTHINDX" u32 count, count x (hash[32] u64 frame_offset
+ *           u32 offset_in_frame u32 length)
+ *   footer  u64 index_offset u32 crc32c(index) "HRTHSEAL"           20 bytes
+ * A chunk never spans frames; a chunk larger than the frame target gets a
+ * frame of its own. */
+#ifndef HEARTH_BACKEND_PACK_H
+#define HEARTH_BACKEND_PACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/buffer.h"
+#include "model/id.h"
+
+#define PACK_SEAL_SIZE (1024ull * 1024 * 1024)
+#define PACK_FRAME_TARGET (256u * 1024)	/* small chunks gather up to this */
+#define PACK_FRAME_MIN (64u * 1024)
+#define PACK_VERSION 1
+
+struct pack_location {
+	int64_t pack;			/* the store's number for the pack file */
+	uint64_t frame_offset;		/* where the frame header starts */
+	uint32_t offset_in_frame;	/* in the frame's raw (decompressed) bytes */
+	uint32_t length;
+};
+
+/* What the writer tells its owner (the store), in this order per pack:
+ * started once, stored once per chunk (after its frame is on disk), sealed
+ * once after the pack is complete (and synced, when syncing). Returning
+ * nonzero from any stops the writer with that error. */
+struct pack_sink {
+	int (*started)(void *context, const char *file_name, int64_t *pack_number);
+	int (*stored)(void *context, const struct hash *chunk, const struct pack_location *where);
+	int (*sealed)(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_count);
+	void *context;
+};
+
+struct pack_writer;
+
+/* sync: fsync each pack as it is sealed, and the folder once at finish. */
+struct pack_writer *pack_writer_new(int packs_dir_fd, const char *packs_path, bool sync,
+    const struct pack_sink *sink);
+/* Adds a chunk unless this writer already holds it. length <= CHUNK_MAX. */
+int pack_writer_add(struct pack_writer *writer, const struct hash *chunk, const uint8_t *data,
+    size_t length, char *error, size_t error_size);
+bool pack_writer_holds(const struct pack_writer *writer, const struct hash *chunk);
+/* Flushes the last frame, writes index and footer, syncs, seals. A writer
+ * that added nothing leaves no file. */
+int pack_writer_finish(struct pack_writer *writer, char *error, size_t error_size);
+/* Removes every pack this writer made that the owner has not committed:
+ * used when the command fails before its transaction commits. */
+void pack_writer_abort(struct pack_writer *writer);
+void pack_writer_free(struct pack_writer *writer);
+/* Bytes written to pack files by this writer (headers included). */
+uint64_t pack_writer_bytes(const struct pack_writer *writer);
+
+struct pack_reader;
+
+/* file_name returns the pack's file name for its number (from the store). */
+struct pack_reader *pack_reader_new(int packs_dir_fd, const char *packs_path,
+    int (*file_name)(void *context, int64_t pack, char *out, size_t out_size), void *context);
+/* Reads one chunk, checks its SHA-256, and appends it to out. A mismatch or
+ * a damaged frame is an error naming the pack file and the offset. */
+int pack_read(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where, struct buffer *out, char *error, size_t error_size);
+void pack_reader_free(struct pack_reader *reader);
+
+/* Walks a sealed pack's own index (fsck, repair): calls visit per chunk.
+ * Checks header, footer and index checksums first. */
+int pack_scan_index(int packs_dir_fd, const char *file_name,
+    int (*visit)(void *context, const struct hash *chunk, uint64_t frame_offset,
+        uint32_t offset_in_frame, uint32_t length),
+    void *context, char *error, size_t error_size);
+
+#endif

@@ -1,0 +1,91 @@
+/* The YAML config of a Home (hearth.yaml(5)): one option table gives every
+ * key its type, bounds, default and help text; the loader maps YAML nodes
+ * onto it, so errors, `hearth config check` and the man page agree. */
+#ifndef HEARTH_CONFIG_CONFIG_H
+#define HEARTH_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum config_durability {
+	DURABILITY_FULL,
+	DURABILITY_GROUP,
+	DURABILITY_NONE,
+};
+
+struct config_root {
+	char *name;	/* [A-Za-z0-9_-]{1,64}, unique */
+	char *path;	/* absolute, normalised */
+};
+
+struct config_peer {
+	char *name;
+	char *url;	/* a path or ssh://[user@]host[:port]/path */
+};
+
+struct config_place_rule {
+	char *pattern;	/* glob, matched like ignore patterns */
+	char *root;	/* a root name */
+};
+
+struct config {
+	char *source_path;	/* the file loaded; NULL for built-in defaults */
+	struct config_root *roots;
+	size_t root_count;
+	char *state;		/* absolute; the store and packs live here */
+	uint32_t poll_interval_ms;
+	enum config_durability durability;
+	char *theme;		/* a theme name or a path to a theme file */
+	struct config_peer *peers;
+	size_t peer_count;
+	char **ignore;
+	size_t ignore_count;
+	struct config_place_rule *place;
+	size_t place_count;
+	bool auto_checkout;
+	uint32_t max_delete_percent;
+	char *ssh_command;
+	char *author;		/* "" means user@host, filled in by the backend */
+};
+
+/* Built-in defaults (compiled from config/default.yaml), with no roots and
+ * no state. Never NULL; free with config_free. */
+struct config *config_default(void);
+
+/* Loads path over the defaults. Relative paths in it are resolved against
+ * the folder holding the file. On error returns NULL and writes to error a
+ * message of the form "FILE:LINE:COLUMN: what is wrong" (with "did you mean
+ * 'KEY'?" for an unknown key). */
+struct config *config_load(const char *path, char *error, size_t error_size);
+
+/* Same, from a string; name stands in for the file name in messages and
+ * base_dir resolves relative paths. */
+struct config *config_parse(const char *text, size_t length, const char *name,
+    const char *base_dir, char *error, size_t error_size);
+
+void config_free(struct config *config);
+
+/* Writes the effective config as YAML that config_parse accepts. */
+void config_print(const struct config *config, FILE *out);
+
+/* Writes a config file for a single-root Home at top with state at state. */
+int config_write_single_root(const char *path, const char *top, const char *state,
+    char *error, size_t error_size);
+
+const char *config_durability_name(enum config_durability durability);
+
+/* One row per key, for `hearth config check`, the docs tests and help. */
+struct config_key_info {
+	const char *name;
+	const char *type;	/* "list of roots", "duration", "enum", ... */
+	const char *default_text;
+	const char *description;
+};
+const struct config_key_info *config_keys(size_t *count);
+
+/* The nearest key for a misspelling (edit distance), or NULL. */
+const char *config_suggest_key(const char *unknown);
+
+#endif

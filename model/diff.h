@@ -1,0 +1,19 @@
+/* Line diffs of small text files (Myers' O(ND) algorithm), written as a
+ * unified diff for the app's detail views and `hearth show -p`. */
+#ifndef HEARTH_MODEL_DIFF_H
+#define HEARTH_MODEL_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/buffer.h"
+
+/* Appends a unified diff of old -> new with context lines of context;
+ * nothing when they are equal. Labels go on the ---/+++ lines. */
+void diff_unified(const char *old_text, size_t old_length, const char *new_text,
+    size_t new_length, const char *old_label, const char *new_label, int context,
+    struct buffer *out);
+/* true when bytes look like text: no NUL in them. */
+bool diff_is_text(const char *bytes, size_t length);
+
+#endif
