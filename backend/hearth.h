@@ -96,6 +96,12 @@ struct hearth_init_options {
  * that is already a Home. */
 int hearth_init(const struct hearth_init_options *options, struct hearth_error *error);
 
+/* Turns a path as a user typed it (relative to the current folder, or
+ * absolute) into a Home-relative one; HEARTH_USAGE when it is outside every
+ * root. The path need not exist (a deleted file can still be named). */
+int hearth_home_path(hearth *home, const char *user_path, char *out, size_t out_size,
+    struct hearth_error *error);
+
 /* ---- lists and their memory ---------------------------------------------------- */
 
 /* Strings inside a result live in its storage until the result is freed. */
@@ -250,7 +256,8 @@ struct hearth_entry {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint32_t mode;
-	char mark;		/* a hearth_change_kind for the tree listing, else ' ' */
+	char mark;		/* 'M' for a tree entry a record would restore, else ' ';
+				 * status marks come from hearth_status */
 	char node[33];		/* the node id, hex */
 };
 
@@ -301,6 +308,9 @@ struct hearth_summary {
 	uint64_t versions;
 	uint64_t ops;
 	size_t root_count;
+	/* Why the tree cannot be used now (a root missing or foreign), or "";
+	 * history can still be read. */
+	char root_problem[HEARTH_ERROR_MAX];
 };
 
 int hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error *error);

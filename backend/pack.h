@@ -65,6 +65,13 @@ void pack_writer_abort(struct pack_writer *writer);
 void pack_writer_free(struct pack_writer *writer);
 /* Bytes written to pack files by this writer (headers included). */
 uint64_t pack_writer_bytes(const struct pack_writer *writer);
+/* Settings, each before the first add. The seal size (default
+ * PACK_SEAL_SIZE) is small in tests; the zstd level (default 1) and the
+ * number of compressing threads (default 2, or 1 on a one-CPU machine; 0
+ * compresses on the caller's thread) are for benchmarks. */
+void pack_writer_set_seal_size(struct pack_writer *writer, uint64_t seal_size);
+void pack_writer_set_level(struct pack_writer *writer, int level);
+void pack_writer_set_threads(struct pack_writer *writer, int threads);
 
 struct pack_reader;
 
@@ -83,5 +90,9 @@ int pack_scan_index(int packs_dir_fd, const char *file_name,
     int (*visit)(void *context, const struct hash *chunk, uint64_t frame_offset,
         uint32_t offset_in_frame, uint32_t length),
     void *context, char *error, size_t error_size);
+
+/* CRC-32C (Castagnoli) as frames and the index use it: pass 0 to start, or
+ * a previous result to continue over more bytes. */
+uint32_t pack_crc32c(uint32_t crc, const void *data, size_t length);
 
 #endif

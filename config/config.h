@@ -9,6 +9,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Longest lists a config may hold; checks between entries are quadratic
+ * and no Home needs more. */
+#define CONFIG_MAX_ROOTS 64
+#define CONFIG_MAX_PEERS 256
+#define CONFIG_MAX_PLACE 1024
+#define CONFIG_MAX_IGNORE 10000
+
 enum config_durability {
 	DURABILITY_FULL,
 	DURABILITY_GROUP,
@@ -54,14 +61,16 @@ struct config {
  * no state. Never NULL; free with config_free. */
 struct config *config_default(void);
 
-/* Loads path over the defaults. Relative paths in it are resolved against
- * the folder holding the file. On error returns NULL and writes to error a
- * message of the form "FILE:LINE:COLUMN: what is wrong" (with "did you mean
- * 'KEY'?" for an unknown key). */
+/* Loads path over the defaults: a key it gives replaces that default whole
+ * (lists too). Relative paths in it are resolved against the folder holding
+ * the file, "~" and "~/" against $HOME. On error returns NULL and writes to
+ * error a message of the form "FILE:LINE:COLUMN: what is wrong" (with "did
+ * you mean 'KEY'?" for an unknown key); error may be NULL. */
 struct config *config_load(const char *path, char *error, size_t error_size);
 
 /* Same, from a string; name stands in for the file name in messages and
- * base_dir resolves relative paths. */
+ * base_dir resolves relative paths (NULL: the current folder). The result's
+ * source_path is NULL; config_load sets it to the file's absolute path. */
 struct config *config_parse(const char *text, size_t length, const char *name,
     const char *base_dir, char *error, size_t error_size);
 
@@ -70,7 +79,10 @@ void config_free(struct config *config);
 /* Writes the effective config as YAML that config_parse accepts. */
 void config_print(const struct config *config, FILE *out);
 
-/* Writes a config file for a single-root Home at top with state at state. */
+/* Writes a config file for a single-root Home (its root named "main") at
+ * top with state at state; relative paths are written as given and so are
+ * taken from the config's folder when it is read. Written to a temporary file and renamed over path, so a reader
+ * sees the old file or the new one. Returns 0, or -1 with error filled. */
 int config_write_single_root(const char *path, const char *top, const char *state,
     char *error, size_t error_size);
 

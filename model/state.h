@@ -20,6 +20,9 @@ struct state_node {
 	/* Where it is shown: after placement, revives and name disambiguation.
 	 * parent is NODE_TRASH for a deleted node. */
 	struct node_id parent;
+	/* name, root and place_op come from the PLACE that names the node:
+	 * the last applied one, or for a revived node the last applied one
+	 * outside the trash (its TRASH PLACE is in its revive conflict). */
 	const uint8_t *name;		/* as placed by its PLACE */
 	size_t name_length;
 	const uint8_t *shown_name;	/* name~<hex>.ext after a name clash */
@@ -28,7 +31,8 @@ struct state_node {
 	bool live;			/* reachable from NODE_ROOT */
 	struct op_id place_op;		/* the PLACE in effect */
 	/* Content (files and symlinks): the winning head, greatest in total
-	 * order; has_content false for folders and for files with no SET. */
+	 * order; with no head left (all superseded), the greatest SET known.
+	 * has_content false for folders and for files with no SET. */
 	bool has_content;
 	struct op_id content_op;
 	struct hash blob;
@@ -36,7 +40,9 @@ struct state_node {
 	uint32_t mode;
 	int64_t mtime_ns;
 	/* Heads: ops on this node's register no known op supersedes, sorted
-	 * by total order, least first. */
+	 * by total order, least first; NULL when there are none. Placement
+	 * heads count every such PLACE, applied or not; content heads only
+	 * SETs that applied. */
 	struct op_id *place_heads;
 	size_t place_head_count;
 	struct op_id *content_heads;
@@ -59,7 +65,10 @@ struct state_conflict {
 	/* The ops on each side, in total order: for content and move, every
 	 * head (the winner last); for cycle, edit-revived, revived and
 	 * invalid-op, the op skipped or the delete undone; for name, the
-	 * naming PLACE of each node sharing the name. */
+	 * naming PLACE of each node sharing the name. A name clash gives one
+	 * conflict per node that lost the name (node is the loser). A revive
+	 * at the top gives both a revived (or edit-revived) and a cycle
+	 * conflict for the same delete. */
 	struct op_id *ops;
 	size_t op_count;
 };
@@ -67,27 +76,60 @@ struct state_conflict {
 struct state {
 	struct state_node *nodes;	/* every node ever placed, sorted by id */
 	size_t node_count;
-	struct state_conflict *conflicts;	/* sorted by (kind, node) */
+	/* sorted by (kind, node, first op in total order) */
+	struct state_conflict *conflicts;
 	size_t conflict_count;
-	struct op_id *pending;		/* PLACE ops whose parent never arrived */
+	/* In total order: PLACE ops whose parent was not placed at their point
+	 * in total order, and SET ops whose node was never placed. */
+	struct op_id *pending;
 	size_t pending_count;
 	struct arena arena;		/* owns everything above */
 };
 
 /* Derives state(S) for ops[0..count): COMMIT ops are ignored; ops may come
- * in any order and repeat. Never fails (bad ops become invalid-op). */
+ * in any order and repeat. Never fails (bad ops become invalid-op). out
+ * needs no initialization and owns copies of everything it shows: ops may
+ * be freed afterwards. Rules beyond DESIGN §4, fixed here so every replica
+ * agrees:
+ *  - Two ops with one id: the one least in total order counts (then by
+ *    content, so even a broken peer cannot make arrival order matter).
+ *  - A PLACE's parent is looked up at the PLACE's point in total order:
+ *    not placed by then means pending (a causal history always creates a
+ *    parent earlier in total order).
+ *  - invalid-op also covers a PLACE of the top folder or the trash, with
+ *    an invalid name or kind, or with a kind other than the one the node
+ *    was created with.
+ *  - A node in the trash with no place outside it, if revived, goes to the
+ *    top. Revives run in total order of the deletes they undo; reviving a
+ *    node may revive its old parent in turn. A folder's "live descendant"
+ *    is any node under it that is not itself in the trash.
+ *  - Name clashes: losers get name~<hex>.ext with 8 hex digits, then 9...
+ *    32 while taken (by any shown name in the folder), then
+ *    name~<32 hex>-2.ext, -3...; names stay within OP_NAME_MAX (see
+ *    state_disambiguated_name). The naming PLACE is the one that gave the
+ *    node its current name, so a node renamed into a taken name loses it
+ *    even if it was created first. */
 void state_derive(const struct op *ops, size_t count, struct state *out);
 void state_free(struct state *state);
 
 const struct state_node *state_find(const struct state *state, struct node_id id);
-/* Path of a live node from the top ("" for NODE_ROOT), with shown names. */
+/* Appends the path of a live node from the top ("" for NODE_ROOT), with
+ * shown names; false (nothing appended) for a node not live or unknown. */
 bool state_path(const struct state *state, struct node_id id, struct buffer *out);
-/* A canonical text dump (one line per node and conflict) for tests: equal
- * dumps mean equal states. */
+/* A canonical text dump for tests: equal dumps mean equal states. One
+ * line per node ("node <id> <kind> parent= name= shown= root= live= place=
+ * content= [blob= size= mode= mtime=] place_heads= content_heads="), per
+ * conflict ("conflict <kind> <node> ops=") and per pending op; ids in hex,
+ * op ids as <replica hex>:<counter>, names with bytes outside printable
+ * ASCII, space and backslash as \xNN. Appends to out. */
 void state_dump(const struct state *state, struct buffer *out);
 
-/* The name shown for the loser of a name clash: "notes~1a2b3c4d.txt" with
- * hex_digits of the node id before the last extension. */
+/* Appends the name shown for the loser of a name clash:
+ * "notes~1a2b3c4d.txt" with hex_digits (1..32) of the node id before the
+ * extension: from the last '.', none when that '.' is the first byte
+ * (".bashrc~1a2b3c4d"). A result over OP_NAME_MAX bytes is shortened in
+ * the stem, at a UTF-8 boundary; an extension too long to keep counts as
+ * part of the stem. */
 void state_disambiguated_name(const uint8_t *name, size_t name_length, struct node_id id,
     int hex_digits, struct buffer *out);
 

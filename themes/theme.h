@@ -57,14 +57,23 @@ struct theme_style {
 struct theme {
 	char *name;
 	struct theme_style styles[THEME_ROLE_COUNT];
+	bool role_given[THEME_ROLE_COUNT];	/* set by the file, not inherited */
 };
 
-/* Loads a theme by name (looked up in the source tree's themes/, then
- * HEARTH_DATADIR/themes, then built in) or by path. Unknown roles, colours
- * or attributes are errors naming FILE:LINE:COLUMN. Returns NULL on error. */
+/* Loads a theme by path (a value holding '/' or ending in .yaml) or by
+ * name: NAME.yaml in $HEARTH_SOURCE_DIR/themes, then in themes/ beside the
+ * running executable, then in HEARTH_DATADIR/themes; "default" is built in
+ * when none has it. Unknown roles, colours or attributes are errors naming
+ * FILE:LINE:COLUMN. Returns NULL on error. */
 struct theme *theme_load(const char *name_or_path, char *error, size_t error_size);
 struct theme *theme_builtin(void);	/* the default theme, never NULL */
 void theme_free(struct theme *theme);
+
+/* Parses the text of a theme file; source names it in messages and gives
+ * the theme its name (the file name without folder and ".yaml"). Roles the
+ * text leaves out come from the built-in default theme. */
+struct theme *theme_parse(const char *text, size_t length, const char *source,
+    char *error, size_t error_size);
 
 const char *theme_role_name(enum theme_role role);
 const char *theme_role_description(enum theme_role role);

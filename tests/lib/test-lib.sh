@@ -1,6 +1,8 @@
 # Shell test library in the manner of git's t/test-lib.sh: each test file
 # sources it, runs test_expect_success blocks and ends with test_done; the
-# output is TAP for prove. Every file gets a fresh HOME and scratch folder,
+# output is TAP for prove. Each body runs in a subshell from the folder the
+# script is in (so a top-level cd carries over and one inside a test does
+# not). Every file gets a fresh HOME and scratch folder,
 # removed afterwards unless it failed (then its path is printed).
 #
 #   test_expect_success 'what it checks' 'commands'
@@ -33,7 +35,7 @@ test_expect_success() {
 	test_count=$((test_count + 1))
 	_desc=$1
 	_body=$2
-	(cd "$TEST_ROOT" && eval "set -e; $_body") >"$TEST_ROOT/.log" 2>&1
+	(eval "set -e; $_body") >"$TEST_ROOT/.log" 2>&1
 	_status=$?
 	if [ $_status -eq 0 ]; then
 		echo "ok $test_count - $_desc"

@@ -1,0 +1,1045 @@
+/* checkout and export (DESIGN §7). Checkout brings the working tree to a
+ * version without ever destroying unrecorded data: it refuses (or, forced,
+ * records first) when a path it would touch holds a change not recorded.
+ * New content is written to staging files first (the slow part, which can
+ * be cancelled and leaves the tree untouched); then a short second phase
+ * renames and removes, and the index follows in the same transaction. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/blob.h"
+#include "backend/head.h"
+#include "backend/history.h"
+#include "backend/io.h"
+#include "backend/scan.h"
+#include "backend/tree.h"
+
+/* What the index says the tree holds now. */
+struct current {
+	struct node_id id, parent;
+	char *name;
+	enum node_kind kind;
+	int root;
+	struct hash blob;
+	bool has_blob;
+	uint32_t mode;
+	int restore;
+	uint8_t *seen;
+	size_t seen_length;
+	char *path;
+	bool staged;		/* moved into staging during apply */
+	bool planned;		/* a step rewrites its index row */
+	bool gone;		/* deleted from disk and not recorded: nothing to lose */
+};
+
+enum step_kind { STEP_NONE, STEP_CREATE, STEP_REMOVE, STEP_MOVE, STEP_WRITE, STEP_MOVE_WRITE };
+
+struct step {
+	enum step_kind kind;
+	struct current *current;	/* NULL for create */
+	struct tree_node *target;	/* NULL for remove */
+	int depth;
+	int root;
+};
+
+struct checkout {
+	struct hearth *home;
+	const struct hearth_progress *progress;
+	struct hearth_error *error;
+	struct tree target, head;
+	bool target_is_head;
+	struct current *currents;
+	size_t current_count;
+	struct step *steps;
+	size_t step_count;
+	struct arena arena;
+	int *staging_fds;		/* per root, HOME_DIR_NAME/staging */
+	uint64_t written, removed, moved;
+	struct buffer seen;
+	int64_t now_ns;
+	struct hearth_change_list blocked;
+};
+
+/* ---- the index as it stands --------------------------------------------------- */
+
+static int
+compare_current(const void *a, const void *b)
+{
+	const struct current *x = a, *y = b;
+	return node_id_compare(x->id, y->id);
+}
+
+static struct current *
+find_current(struct checkout *checkout, struct node_id id)
+{
+	struct current key = { .id = id };
+	return bsearch(&key, checkout->currents, checkout->current_count, sizeof key,
+	    compare_current);
+}
+
+static int
+root_number(const struct hearth *home, const char *name)
+{
+	for (size_t i = 0; i < home->root_count; i++)
+		if (strcmp(home->roots[i].name, name) == 0)
+			return (int)i;
+	return 0;
+}
+
+static const char *
+current_path(struct checkout *checkout, struct current *current)
+{
+	if (current->path != NULL)
+		return current->path;
+	if (current->restore == 2 || node_id_equal(current->parent, NODE_ROOT)) {
+		current->path = current->name;
+		return current->path;
+	}
+	struct current *parent = find_current(checkout, current->parent);
+	const char *parent_path = parent ? current_path(checkout, parent) : "";
+	size_t length = strlen(parent_path) + strlen(current->name) + 2;
+	current->path = arena_alloc(&checkout->arena, length);
+	snprintf(current->path, length, "%s%s%s", parent_path, parent_path[0] ? "/" : "",
+	    current->name);
+	return current->path;
+}
+
+static int
+load_currents(struct checkout *checkout)
+{
+	struct hearth *home = checkout->home;
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT node, parent, name, kind, root, blob, mode, restore, seen FROM entry ORDER BY node");
+	size_t capacity = 1024;
+	int step;
+
+	checkout->currents = malloc(capacity * sizeof *checkout->currents);
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		if (checkout->current_count == capacity) {
+			capacity *= 2;
+			checkout->currents = realloc(checkout->currents,
+			    capacity * sizeof *checkout->currents);
+		}
+		struct current *current = &checkout->currents[checkout->current_count++];
+		memset(current, 0, sizeof *current);
+		memcpy(current->id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		memcpy(current->parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		current->name = arena_strndup(&checkout->arena, sqlite3_column_blob(statement, 2),
+		    (size_t)sqlite3_column_bytes(statement, 2));
+		current->kind = (enum node_kind)sqlite3_column_int(statement, 3);
+		current->root = root_number(home, (const char *)sqlite3_column_text(statement, 4));
+		current->has_blob = sqlite3_column_bytes(statement, 5) == HASH_BYTES;
+		if (current->has_blob)
+			memcpy(current->blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
+		current->mode = (uint32_t)sqlite3_column_int(statement, 6);
+		current->restore = sqlite3_column_int(statement, 7);
+		current->seen_length = (size_t)sqlite3_column_bytes(statement, 8);
+		current->seen = arena_copy(&checkout->arena, sqlite3_column_blob(statement, 8),
+		    current->seen_length);
+	}
+	sqlite3_reset(statement);
+	if (step != SQLITE_DONE)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the index: %s",
+		    sqlite3_errmsg(home->store.db));
+	return 0;
+}
+
+/* ---- the plan ------------------------------------------------------------------- */
+
+static int
+depth_of(const char *path)
+{
+	int depth = 1;
+	for (; *path; path++)
+		depth += *path == '/';
+	return depth;
+}
+
+static void
+add_step(struct checkout *checkout, enum step_kind kind, struct current *current,
+    struct tree_node *target, size_t *capacity)
+{
+	if (checkout->step_count == *capacity) {
+		*capacity = *capacity ? *capacity * 2 : 256;
+		checkout->steps = realloc(checkout->steps, *capacity * sizeof *checkout->steps);
+	}
+	struct step *step = &checkout->steps[checkout->step_count++];
+	if (current != NULL)
+		current->planned = true;
+	step->kind = kind;
+	step->current = current;
+	step->target = target;
+	step->root = target ? root_number(checkout->home, target->root) : current->root;
+	step->depth = target ? depth_of(tree_path(&checkout->target, target))
+			     : depth_of(current_path(checkout, current));
+}
+
+static bool
+content_differs(const struct current *current, const struct tree_node *target)
+{
+	if (target->kind == NODE_DIR)
+		return false;
+	if (current->has_blob != target->has_content)
+		return true;
+	if (current->has_blob && !hash_equal(&current->blob, &target->blob))
+		return true;
+	return target->kind == NODE_FILE && (current->mode & 0777) != (target->mode & 0777);
+}
+
+static void
+make_plan(struct checkout *checkout)
+{
+	size_t capacity = 0;
+
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		struct current *current = &checkout->currents[i];
+		struct tree_node *target = tree_find(&checkout->target, current->id);
+		/* Not on disk: the target's version is written afresh. */
+		if (current->restore == 2 || current->gone) {
+			if (target != NULL)
+				add_step(checkout, STEP_CREATE, NULL, target, &capacity);
+			continue;
+		}
+		if (target == NULL || target->kind != current->kind) {
+			add_step(checkout, STEP_REMOVE, current, NULL, &capacity);
+			if (target != NULL)
+				add_step(checkout, STEP_CREATE, NULL, target, &capacity);
+			continue;
+		}
+		bool moved = !node_id_equal(current->parent, target->parent) ||
+		    strcmp(current->name, target->name) != 0 ||
+		    (target->kind != NODE_DIR && current->root != root_number(checkout->home,
+			target->root));
+		bool written = content_differs(current, target);
+		if (moved || written)
+			add_step(checkout, moved && written ? STEP_MOVE_WRITE
+					 : moved	    ? STEP_MOVE
+							    : STEP_WRITE,
+			    current, target, &capacity);
+	}
+	for (size_t i = 0; i < checkout->target.count; i++) {
+		struct tree_node *target = &checkout->target.nodes[i];
+		if (find_current(checkout, target->id) == NULL)
+			add_step(checkout, STEP_CREATE, NULL, target, &capacity);
+	}
+}
+
+/* ---- never destroy what is not recorded --------------------------------------------- */
+
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool
+related(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t shorter = la < lb ? la : lb;
+	if (strncmp(a, b, shorter) != 0)
+		return false;
+	return la == lb || (la < lb ? b[la] == '/' : a[lb] == '/');
+}
+
+/* Whether path is, contains or lies inside a touched path. */
+static bool
+touches(const char *const *touched, size_t count, const char *path)
+{
+	size_t low = 0, high = count;
+
+	/* Anything inside path, or path itself, sorts right after path. */
+	while (low < high) {
+		size_t middle = (low + high) / 2;
+		if (strcmp(touched[middle], path) < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	if (low < count && related(touched[low], path))
+		return true;
+	/* Ancestors of path sort before it: check each prefix. */
+	char prefix[4096];
+	snprintf(prefix, sizeof prefix, "%s", path);
+	for (char *slash = strrchr(prefix, '/'); slash != NULL; slash = strrchr(prefix, '/')) {
+		*slash = '\0';
+		const char *key = prefix;
+		if (bsearch(&key, touched, count, sizeof *touched, compare_strings) != NULL)
+			return true;
+	}
+	return false;
+}
+
+static int
+find_blocked(struct checkout *checkout, const struct scan_result *scan)
+{
+	size_t count = 0;
+	const char **touched = malloc((2 * checkout->step_count + 1) * sizeof *touched);
+
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		struct step *step = &checkout->steps[i];
+		if (step->current != NULL)
+			touched[count++] = current_path(checkout, step->current);
+		if (step->target != NULL)
+			touched[count++] = tree_path(&checkout->target, step->target);
+	}
+	qsort(touched, count, sizeof *touched, compare_strings);
+
+	struct hearth_change_list *blocked = &checkout->blocked;
+	blocked->storage = storage_new();
+	blocked->items = storage_alloc(blocked->storage, (scan->count + 1) * sizeof *blocked->items);
+	for (size_t i = 0; i < scan->count; i++) {
+		const struct scan_change *change = &scan->changes[i];
+		/* A deleted file is no data to lose: checkout may bring it back. */
+		if (change->kind == SCAN_STAMP || change->kind == SCAN_RESTORE ||
+		    change->kind == SCAN_DELETED)
+			continue;
+		bool hit = touches(touched, count, change->path) ||
+		    (change->old_path != NULL && touches(touched, count, change->old_path));
+		if (!hit)
+			continue;
+		struct hearth_change *item = &blocked->items[blocked->count++];
+		memset(item, 0, sizeof *item);
+		item->kind = change->kind == SCAN_ADDED ? HEARTH_ADDED
+			   : change->kind == SCAN_DELETED ? HEARTH_DELETED
+			   : change->kind == SCAN_MOVED	 ? HEARTH_MOVED
+							 : HEARTH_MODIFIED;
+		item->entry_kind = (enum hearth_entry_kind)change->node_kind;
+		item->path = storage_strdup(blocked->storage, change->path);
+		if (change->old_path)
+			item->old_path = storage_strdup(blocked->storage, change->old_path);
+	}
+	free(touched);
+	return 0;
+}
+
+/* ---- staging: new content, written where the tree cannot see it --------------------- */
+
+static void
+staged_name(struct node_id id, const char *suffix, char out[64])
+{
+	char hex[ID_HEX];
+	node_id_hex(id, hex);
+	snprintf(out, 64, "%s%s", hex, suffix);
+}
+
+static int
+open_staging(struct checkout *checkout)
+{
+	struct hearth *home = checkout->home;
+
+	checkout->staging_fds = malloc(home->root_count * sizeof *checkout->staging_fds);
+	for (size_t i = 0; i < home->root_count; i++)
+		checkout->staging_fds[i] = -1;
+	for (size_t i = 0; i < home->root_count; i++) {
+		const char *path = HOME_DIR_NAME "/" HOME_STAGING_NAME;
+		if (io_mkdir(home->roots[i].fd, path, 0700) != 0 && errno != EEXIST)
+			return hearth_fail_errno(checkout->error, "cannot make %s/%s",
+			    home->roots[i].path, path);
+		checkout->staging_fds[i] = scan_open_folder(home->roots[i].fd, path);
+		if (checkout->staging_fds[i] < 0)
+			return hearth_fail_errno(checkout->error, "cannot open %s/%s",
+			    home->roots[i].path, path);
+	}
+	return 0;
+}
+
+/* Removes whatever a failed or cancelled checkout left in staging. */
+static void
+clear_staging(struct checkout *checkout)
+{
+	for (size_t i = 0; checkout->staging_fds && i < checkout->home->root_count; i++) {
+		int fd = checkout->staging_fds[i];
+		if (fd < 0)
+			continue;
+		int listing = dup(fd);
+		DIR *dir = listing >= 0 ? fdopendir(listing) : NULL;
+		struct dirent *dirent;
+		while (dir != NULL && (dirent = readdir(dir)) != NULL)
+			if (dirent->d_name[0] != '.')
+				io_unlink(fd, dirent->d_name);
+		if (dir != NULL)
+			closedir(dir);
+	}
+}
+
+/* Writes a node's content into staging as a file (or link) ready to be
+ * renamed into place; durability full syncs it here. */
+static int
+checkout_write_content(struct hearth *home, int dir_fd, const char *name,
+    const struct tree_node *node, bool sync, struct hearth_error *error)
+{
+	if (node->kind == NODE_SYMLINK) {
+		struct buffer target;
+		bool truncated;
+		buffer_init(&target);
+		int status = blob_read(home, &node->blob, 4096, &target, &truncated, error);
+		if (status == 0 && io_symlink(buffer_string(&target), dir_fd, name) != 0)
+			status = hearth_fail_errno(error, "cannot make link %s", name);
+		buffer_free(&target);
+		return status;
+	}
+	int fd = io_open(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return hearth_fail_errno(error, "cannot create %s", name);
+	int status = node->has_content && node->size > 0
+	    ? blob_write_to_fd(home, &node->blob, fd, error) : 0;
+	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||
+			       io_futimens(fd, node->mtime_ns) != 0 || (sync && io_fsync(fd) != 0)))
+		status = hearth_fail_errno(error, "cannot finish %s", name);
+	if (io_close(fd) != 0 && status == 0)
+		status = hearth_fail_errno(error, "cannot write %s", name);
+	return status;
+}
+
+static bool
+needs_content(const struct step *step)
+{
+	return step->target != NULL && step->target->kind != NODE_DIR &&
+	    (step->kind == STEP_CREATE || step->kind == STEP_WRITE || step->kind == STEP_MOVE_WRITE);
+}
+
+static int
+stage_contents(struct checkout *checkout)
+{
+	bool sync = checkout->home->config->durability == DURABILITY_FULL;
+	uint64_t total = 0, done = 0;
+	char name[64];
+
+	for (size_t i = 0; i < checkout->step_count; i++)
+		total += needs_content(&checkout->steps[i]);
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		struct step *step = &checkout->steps[i];
+		if (!needs_content(step))
+			continue;
+		if (checkout->progress && checkout->progress->cancel &&
+		    atomic_load(checkout->progress->cancel))
+			return hearth_fail(checkout->error, HEARTH_CANCELLED,
+			    "checkout cancelled; the working tree was not changed");
+		staged_name(step->target->id, "", name);
+		io_unlink(checkout->staging_fds[step->root], name);
+		if (checkout_write_content(checkout->home, checkout->staging_fds[step->root], name,
+			step->target, sync, checkout->error) != 0)
+			return checkout->error->code;
+		done++;
+		if (checkout->progress && checkout->progress->report && (done % 64 == 0 || done == total)) {
+			struct hearth_progress_report report = {
+				.phase = "writing", .done = done, .total = total,
+				.path = tree_path(&checkout->target, step->target),
+			};
+			checkout->progress->report(checkout->progress->context, &report);
+		}
+	}
+	return 0;
+}
+
+/* ---- applying: renames and removals ------------------------------------------------ */
+
+static int
+compare_deepest_first(const void *a, const void *b)
+{
+	const struct step *const *x = a, *const *y = b;
+	return (*y)->depth - (*x)->depth;
+}
+
+static int
+compare_shallowest_first(const void *a, const void *b)
+{
+	return -compare_deepest_first(a, b);
+}
+
+/* Where a current node is now: its path, relative to its root or, once
+ * moved aside, to staging. */
+static int
+current_location(struct checkout *checkout, struct current *current, int *dir_fd, char *out,
+    size_t size)
+{
+	struct current *top = current;
+	char suffix[4096] = "";
+
+	/* Find the nearest ancestor moved into staging, if any. */
+	while (top != NULL && !top->staged && !node_id_equal(top->parent, NODE_ROOT))
+		top = find_current(checkout, top->parent);
+	if (top != NULL && top->staged) {
+		char name[64];
+		const char *full = current_path(checkout, current), *base = current_path(checkout, top);
+		snprintf(suffix, sizeof suffix, "%s", full + strlen(base));
+		staged_name(top->id, ".moved", name);
+		*dir_fd = checkout->staging_fds[top->root];
+		snprintf(out, size, "%s%s", name, suffix);
+		return 0;
+	}
+	*dir_fd = checkout->home->roots[current->root].fd;
+	snprintf(out, size, "%s", current_path(checkout, current));
+	return 0;
+}
+
+static int
+move_aside(struct checkout *checkout, struct step *step)
+{
+	char from[4200], name[64];
+	int from_fd;
+
+	current_location(checkout, step->current, &from_fd, from, sizeof from);
+	staged_name(step->current->id, ".moved", name);
+	if (io_rename(from_fd, from, checkout->staging_fds[step->current->root], name) != 0)
+		return hearth_fail_errno(checkout->error, "cannot move %s", from);
+	step->current->staged = true;
+	return 0;
+}
+
+static int
+remove_current(struct checkout *checkout, struct step *step)
+{
+	char path[4200];
+	int dir_fd;
+
+	current_location(checkout, step->current, &dir_fd, path, sizeof path);
+	if (step->current->kind == NODE_DIR) {
+		if (io_rmdir(dir_fd, path) != 0 && errno != ENOENT) {
+			/* Files the Home does not track (ignored ones) keep it. */
+			if (errno == ENOTEMPTY || errno == EEXIST)
+				return 0;
+			return hearth_fail_errno(checkout->error, "cannot remove %s", path);
+		}
+	} else if (io_unlink(dir_fd, path) != 0 && errno != ENOENT) {
+		return hearth_fail_errno(checkout->error, "cannot remove %s", path);
+	}
+	checkout->removed++;
+	return 0;
+}
+
+static int
+place_target(struct checkout *checkout, struct step *step)
+{
+	struct hearth *home = checkout->home;
+	const char *path = tree_path(&checkout->target, step->target);
+	int root_fd = home->roots[step->root].fd, staging = checkout->staging_fds[step->root];
+	char name[64];
+
+	if (step->kind == STEP_MOVE || step->kind == STEP_MOVE_WRITE) {
+		staged_name(step->target->id, ".moved", name);
+		if (io_rename_noreplace(staging, name, root_fd, path) != 0)
+			return hearth_fail_errno(checkout->error, "cannot move into %s", path);
+		step->current->staged = false;
+		checkout->moved++;
+	}
+	if (step->target->kind == NODE_DIR) {
+		if (step->kind == STEP_CREATE && io_mkdir(root_fd, path, 0755) != 0 && errno != EEXIST)
+			return hearth_fail_errno(checkout->error, "cannot make %s", path);
+		return 0;
+	}
+	if (!needs_content(step))
+		return 0;
+	staged_name(step->target->id, "", name);
+	/* In place of the same node's old bytes (checked unchanged), replace;
+	 * anywhere else, never clobber. */
+	int status = step->kind == STEP_CREATE ? io_rename_noreplace(staging, name, root_fd, path)
+					       : io_rename(staging, name, root_fd, path);
+	if (status != 0)
+		return hearth_fail_errno(checkout->error, "cannot write %s", path);
+	checkout->written++;
+	return 0;
+}
+
+static int
+apply_steps(struct checkout *checkout)
+{
+	struct step **order = malloc((checkout->step_count + 1) * sizeof *order);
+	int status = 0;
+
+	for (size_t i = 0; i < checkout->step_count; i++)
+		order[i] = &checkout->steps[i];
+	/* Out of the way first, deepest first so each path is still valid. */
+	qsort(order, checkout->step_count, sizeof *order, compare_deepest_first);
+	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
+		if (order[i]->kind == STEP_MOVE || order[i]->kind == STEP_MOVE_WRITE)
+			status = move_aside(checkout, order[i]);
+	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
+		if (order[i]->kind == STEP_REMOVE)
+			status = remove_current(checkout, order[i]);
+	/* Then into place, parents before children. */
+	qsort(order, checkout->step_count, sizeof *order, compare_shallowest_first);
+	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
+		if (order[i]->kind != STEP_REMOVE)
+			status = place_target(checkout, order[i]);
+	free(order);
+	return status;
+}
+
+/* ---- the index after ------------------------------------------------------------- */
+
+static const char SQL_ENTRY_PUT[] =
+    "INSERT OR REPLACE INTO entry(node, parent, name, kind, root, blob, size, mode, mtime, "
+    "device, inode, ctime, stamped, seen, restore) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, ?11, ?12, ?13, ?14, ?15)";
+static const char SQL_ENTRY_SEEN[] = "UPDATE entry SET seen = ?2, restore = ?3 WHERE node = ?1";
+static const char SQL_ENTRY_DROP[] = "DELETE FROM entry WHERE node = ?1";
+
+static bool
+same_as_head(const struct tree_node *target, const struct tree_node *head)
+{
+	if (head == NULL || !node_id_equal(target->parent, head->parent) ||
+	    strcmp(target->name, head->name) != 0 || target->has_content != head->has_content)
+		return false;
+	return !target->has_content ||
+	    (hash_equal(&target->blob, &head->blob) && target->mode == head->mode);
+}
+
+/* The heads a record of this node would supersede: head's own, so that a
+ * record after checking out an old version restores it (DESIGN §7). */
+static int
+seen_for(struct checkout *checkout, struct node_id id, int *restore)
+{
+	struct tree_node *head = tree_find(&checkout->head, id);
+	struct tree_node *target = tree_find(&checkout->target, id);
+
+	*restore = target != NULL && !same_as_head(target, head) ? 1 : 0;
+	if (head != NULL) {
+		head_encode_seen(checkout->home, head->place_heads, head->place_head_count,
+		    head->content_heads, head->content_head_count, &checkout->seen);
+		return 0;
+	}
+	/* Not live at head (deleted there): supersede its trash placement. */
+	struct head_node node;
+	struct arena scratch;
+	arena_init(&scratch, 4096);
+	int found = head_get(checkout->home, id, &node, &scratch);
+	if (found == 1)
+		head_encode_seen(checkout->home, node.place_heads, node.place_head_count,
+		    node.content_heads, node.content_head_count, &checkout->seen);
+	else
+		buffer_reset(&checkout->seen);
+	arena_free(&scratch);
+	return found < 0 ? -1 : 0;
+}
+
+static int
+put_entry(struct checkout *checkout, struct tree_node *target)
+{
+	struct hearth *home = checkout->home;
+	int root = root_number(home, target->root);
+	const char *path = tree_path(&checkout->target, target);
+	struct stat status;
+	int restore;
+
+	memset(&status, 0, sizeof status);
+	if (fstatat(home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) != 0)
+		return hearth_fail_errno(checkout->error, "cannot stat %s after writing it", path);
+	if (seen_for(checkout, target->id, &restore) != 0)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the head state");
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_PUT);
+	sqlite3_bind_blob(statement, 1, target->id.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, target->parent.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 3, target->name, (int)strlen(target->name), SQLITE_STATIC);
+	sqlite3_bind_int(statement, 4, (int)target->kind);
+	sqlite3_bind_text(statement, 5, home->roots[root].name, -1, SQLITE_STATIC);
+	if (target->has_content)
+		sqlite3_bind_blob(statement, 6, target->blob.bytes, HASH_BYTES, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(statement, 6);
+	sqlite3_bind_int64(statement, 7, S_ISDIR(status.st_mode) ? 0 : (int64_t)status.st_size);
+	sqlite3_bind_int(statement, 8, (int)(status.st_mode & 07777));
+	sqlite3_bind_int64(statement, 9, (int64_t)status.st_mtim.tv_sec * 1000000000LL +
+	    status.st_mtim.tv_nsec);
+	sqlite3_bind_int64(statement, 10, (int64_t)status.st_dev);
+	sqlite3_bind_int64(statement, 11, (int64_t)status.st_ino);
+	sqlite3_bind_int64(statement, 12, (int64_t)status.st_ctim.tv_sec * 1000000000LL +
+	    status.st_ctim.tv_nsec);
+	sqlite3_bind_int64(statement, 13, checkout->now_ns);
+	sqlite3_bind_blob(statement, 14, checkout->seen.data ? (void *)checkout->seen.data : "",
+	    (int)checkout->seen.length, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 15, restore);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index: %s",
+		    sqlite3_errmsg(home->store.db));
+	return 0;
+}
+
+static int
+refresh_seen(struct checkout *checkout, const struct current *current)
+{
+	int restore;
+
+	if (seen_for(checkout, current->id, &restore) != 0)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the head state");
+	if (restore == current->restore && checkout->seen.length == current->seen_length &&
+	    (current->seen_length == 0 ||
+		memcmp(checkout->seen.data, current->seen, current->seen_length) == 0))
+		return 0;
+	sqlite3_stmt *statement = store_statement(&checkout->home->store, SQL_ENTRY_SEEN);
+	sqlite3_bind_blob(statement, 1, current->id.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, checkout->seen.data ? (void *)checkout->seen.data : "",
+	    (int)checkout->seen.length, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 3, restore);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+/* Head nodes the target lacks: absent from the tree, restored away (deleted
+ * from head) by the next record. */
+static int
+put_absent(struct checkout *checkout, struct tree_node *head)
+{
+	char hex[ID_HEX];
+	sqlite3_stmt *statement = store_statement(&checkout->home->store, SQL_ENTRY_PUT);
+
+	node_id_hex(head->id, hex);
+	head_encode_seen(checkout->home, head->place_heads, head->place_head_count,
+	    head->content_heads, head->content_head_count, &checkout->seen);
+	sqlite3_bind_blob(statement, 1, head->id.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, NODE_TRASH.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 3, hex, (int)strlen(hex), SQLITE_TRANSIENT);
+	sqlite3_bind_int(statement, 4, (int)head->kind);
+	sqlite3_bind_text(statement, 5, head->root, -1, SQLITE_STATIC);
+	sqlite3_bind_null(statement, 6);
+	for (int column = 7; column <= 13; column++)
+		sqlite3_bind_int64(statement, column, 0);
+	sqlite3_bind_blob(statement, 14, checkout->seen.data ? (void *)checkout->seen.data : "",
+	    (int)checkout->seen.length, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 15, 2);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+static int
+update_index(struct checkout *checkout)
+{
+	sqlite3_stmt *statement;
+
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		struct step *step = &checkout->steps[i];
+		if (step->kind == STEP_REMOVE) {
+			statement = store_statement(&checkout->home->store, SQL_ENTRY_DROP);
+			sqlite3_bind_blob(statement, 1, step->current->id.bytes, ID_BYTES, SQLITE_STATIC);
+			if (sqlite3_step(statement) != SQLITE_DONE)
+				return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
+		}
+	}
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		struct step *step = &checkout->steps[i];
+		if (step->kind != STEP_REMOVE && put_entry(checkout, step->target) != 0)
+			return checkout->error->code;
+	}
+	/* Untouched nodes: only what they supersede may have moved on. */
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		struct current *current = &checkout->currents[i];
+		struct tree_node *target = tree_find(&checkout->target, current->id);
+		if (target != NULL && !current->planned && current->restore != 2 &&
+		    refresh_seen(checkout, current) != 0)
+			return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
+		if (target == NULL && (current->restore == 2 || current->gone)) {
+			/* Gone from the tree and from the target: the row goes too
+			 * (put_absent below makes the restore-deletes due now). */
+			statement = store_statement(&checkout->home->store, SQL_ENTRY_DROP);
+			sqlite3_bind_blob(statement, 1, current->id.bytes, ID_BYTES, SQLITE_STATIC);
+			if (sqlite3_step(statement) != SQLITE_DONE)
+				return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
+		}
+	}
+	if (checkout->target_is_head)
+		return 0;
+	for (size_t i = 0; i < checkout->head.count; i++) {
+		struct tree_node *head = &checkout->head.nodes[i];
+		if (tree_find(&checkout->target, head->id) == NULL && put_absent(checkout, head) != 0)
+			return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
+	}
+	return 0;
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+static void
+checkout_free(struct checkout *checkout)
+{
+	tree_free(&checkout->target);
+	if (!checkout->target_is_head)
+		tree_free(&checkout->head);
+	free(checkout->currents);
+	free(checkout->steps);
+	arena_free(&checkout->arena);
+	buffer_free(&checkout->seen);
+	for (size_t i = 0; checkout->staging_fds && i < checkout->home->root_count; i++)
+		if (checkout->staging_fds[i] >= 0)
+			close(checkout->staging_fds[i]);
+	free(checkout->staging_fds);
+}
+
+static int
+load_trees(struct checkout *checkout, const struct vv *vv)
+{
+	struct vv head;
+
+	vv_init(&head);
+	store_head_vv(&checkout->home->store, &head);
+	checkout->target_is_head = vv_equal(&head, vv);
+	vv_free(&head);
+	if (tree_load(checkout->home, vv, &checkout->target, checkout->error) != 0)
+		return checkout->error->code;
+	if (checkout->target_is_head) {
+		checkout->head = checkout->target;
+		return 0;
+	}
+	return tree_load_head(checkout->home, &checkout->head, checkout->error);
+}
+
+/* Resolves what to check out: a version, or (NULL) the head state. */
+static int
+target_of(struct hearth *home, const char *spec, struct vv *vv, char id_hex[HASH_HEX],
+    struct hearth_error *error)
+{
+	struct history_version version;
+
+	if (spec == NULL) {
+		history_head_id(home, id_hex);
+		return store_head_vv(&home->store, vv) == 0 ? 0
+		    : hearth_fail(error, HEARTH_FAILED, "cannot read the head");
+	}
+	if (history_resolve(home, spec, &version, error) != 0)
+		return error->code;
+	vv_copy(vv, &version.vv);
+	hash_hex(&version.id, id_hex);
+	history_version_free(&version);
+	return 0;
+}
+
+static int
+run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
+    struct hearth_checkout_result *out)
+{
+	struct hearth *home = checkout->home;
+	struct scan_result scan;
+	char message[1024];
+	int status;
+
+	if (load_trees(checkout, vv) != 0 || load_currents(checkout) != 0)
+		return checkout->error->code;
+	status = scan_tree(home, NULL, 0, checkout->progress, &scan, checkout->error);
+	if (status != 0)
+		return status;
+	for (size_t i = 0; status == 0 && i < scan.count; i++) {
+		struct scan_change *change = &scan.changes[i];
+		if (change->needs_content && change->kind != SCAN_ADDED)
+			status = scan_hash_content(home, change, checkout->error);
+		struct current *current = change->kind == SCAN_DELETED ? find_current(checkout,
+		    change->node) : NULL;
+		if (current != NULL)
+			current->gone = true;
+	}
+	make_plan(checkout);
+	if (status == 0)
+		status = find_blocked(checkout, &scan);
+	scan_result_free(&scan);
+	if (status != 0)
+		return status;
+	if (checkout->blocked.count > 0) {
+		out->blocked = checkout->blocked;
+		memset(&checkout->blocked, 0, sizeof checkout->blocked);
+		return hearth_fail(checkout->error, HEARTH_REFUSED,
+		    "checkout would overwrite %zu unrecorded change%s; record them first, or use "
+		    "--force to record them as a version and then check out", out->blocked.count,
+		    out->blocked.count == 1 ? "" : "s");
+	}
+	if (open_staging(checkout) != 0 || stage_contents(checkout) != 0) {
+		clear_staging(checkout);
+		return checkout->error->code;
+	}
+	if (store_begin(&home->store, message, sizeof message) != 0) {
+		clear_staging(checkout);
+		return hearth_fail(checkout->error, HEARTH_FAILED, "%s", message);
+	}
+	/* From here the tree changes. A failure part way keeps what was done
+	 * in the index, so status tells the truth and a rerun completes it. */
+	int applied = apply_steps(checkout);
+	status = update_index(checkout);
+	if (applied == 0 && status == 0)
+		status = history_set_tree(home, vv, id_hex, checkout->error);
+	if (status == 0 && home->config->durability == DURABILITY_GROUP && checkout->written > 0 &&
+	    io_syncfs(home->roots[0].fd) != 0)
+		status = hearth_fail_errno(checkout->error, "cannot flush the written files");
+	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
+		status = hearth_fail(checkout->error, HEARTH_FAILED, "%s", message);
+	if (status == 0)
+		home_count_writes(home, 0);
+	if (status != 0)
+		store_rollback(&home->store);
+	clear_staging(checkout);
+	if (applied != 0)
+		return applied;
+	if (status == 0) {
+		snprintf(out->version, sizeof out->version, "%s", id_hex);
+		out->written = checkout->written;
+		out->removed = checkout->removed;
+		out->moved = checkout->moved;
+	}
+	return status;
+}
+
+int
+hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
+    const struct hearth_progress *progress, struct hearth_checkout_result *out,
+    struct hearth_error *error)
+{
+	char id_hex[HASH_HEX], fixed[HASH_HEX];
+	const char *spec = options->version;
+	struct vv vv;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	vv_init(&vv);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct checkout checkout = { .home = home, .progress = progress, .error = error };
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		checkout.now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+		arena_init(&checkout.arena, 64 * 1024);
+		buffer_init(&checkout.seen);
+		int status = home_lock(home, "checkout", error);
+		if (status == 0)
+			status = target_of(home, spec, &vv, id_hex, error);
+		/* head~2 means what it meant when typed, even after --force records. */
+		if (status == 0 && spec != NULL) {
+			snprintf(fixed, sizeof fixed, "%s", id_hex);
+			spec = fixed;
+		}
+		if (status == 0)
+			status = run_checkout(&checkout, &vv, id_hex, out);
+		hearth_change_list_free(&checkout.blocked);
+		checkout_free(&checkout);
+		home_unlock(home);
+		if (status != HEARTH_REFUSED || !options->force || attempt > 0) {
+			vv_free(&vv);
+			return status;
+		}
+		/* --force: record what would be overwritten, then try again. */
+		hearth_change_list_free(&out->blocked);
+		struct hearth_record_options record = {
+			.message = "Unrecorded changes, recorded by checkout --force",
+		};
+		struct hearth_record_result recorded;
+		hearth_error_clear(error);
+		status = hearth_record(home, &record, progress, &recorded, error);
+		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
+		hearth_record_result_free(&recorded);
+		if (status != 0) {
+			vv_free(&vv);
+			return status;
+		}
+	}
+	vv_free(&vv);
+	return 0;
+}
+
+void
+hearth_checkout_result_free(struct hearth_checkout_result *result)
+{
+	hearth_change_list_free(&result->blocked);
+}
+
+/* ---- export ------------------------------------------------------------------------------ */
+
+static int
+export_node(struct hearth *home, struct tree *tree, struct tree_node *node, int dir_fd,
+    struct hearth_error *error)
+{
+	const char *path = tree_path(tree, node);
+
+	if (node->kind == NODE_DIR) {
+		if (io_mkdir(dir_fd, path, 0755) != 0)
+			return hearth_fail_errno(error, "cannot make %s", path);
+		return 0;
+	}
+	return checkout_write_content(home, dir_fd, path, node, false, error);
+}
+
+static int
+compare_nodes_by_depth(const void *a, const void *b)
+{
+	const struct tree_node *const *x = a, *const *y = b;
+	return depth_of((*x)->path) - depth_of((*y)->path);
+}
+
+static bool
+path_inside(const char *path, const char *folder)
+{
+	size_t length = strlen(folder);
+	return strncmp(path, folder, length) == 0 && (path[length] == '/' || path[length] == '\0');
+}
+
+int
+hearth_export(hearth *home, const char *version, const char *dir,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	struct vv vv;
+	char id_hex[HASH_HEX], absolute[4096];
+	struct tree tree;
+	int status;
+
+	hearth_error_clear(error);
+	if (io_mkdir(AT_FDCWD, dir, 0755) != 0 && errno != EEXIST)
+		return hearth_fail_errno(error, "cannot make %s", dir);
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return hearth_fail_errno(error, "cannot open %s", dir);
+	DIR *listing = fdopendir(dup(dir_fd));
+	struct dirent *dirent;
+	bool empty = true;
+	while (listing != NULL && (dirent = readdir(listing)) != NULL)
+		if (strcmp(dirent->d_name, ".") != 0 && strcmp(dirent->d_name, "..") != 0)
+			empty = false;
+	if (listing != NULL)
+		closedir(listing);
+	if (!empty) {
+		close(dir_fd);
+		return hearth_fail(error, HEARTH_USAGE, "%s is not empty; export writes only into an "
+		    "empty or new folder", dir);
+	}
+	if (realpath(dir, absolute) != NULL) {
+		for (size_t i = 0; i < home->root_count; i++) {
+			if (path_inside(absolute, home->roots[i].path)) {
+				close(dir_fd);
+				return hearth_fail(error, HEARTH_USAGE,
+				    "%s is inside the Home; export writes outside it", dir);
+			}
+		}
+	}
+	vv_init(&vv);
+	status = target_of(home, version, &vv, id_hex, error);
+	if (status == 0)
+		status = tree_load(home, &vv, &tree, error);
+	vv_free(&vv);
+	if (status != 0) {
+		close(dir_fd);
+		return status;
+	}
+	struct tree_node **order = malloc((tree.count + 1) * sizeof *order);
+	for (size_t i = 0; i < tree.count; i++) {
+		order[i] = &tree.nodes[i];
+		tree_path(&tree, order[i]);
+	}
+	qsort(order, tree.count, sizeof *order, compare_nodes_by_depth);
+	for (size_t i = 0; status == 0 && i < tree.count; i++) {
+		if (progress && progress->cancel && atomic_load(progress->cancel))
+			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
+		else
+			status = export_node(home, &tree, order[i], dir_fd, error);
+		if (progress && progress->report && (i % 256 == 0 || i + 1 == tree.count)) {
+			struct hearth_progress_report report = {
+				.phase = "exporting", .done = i + 1, .total = tree.count,
+				.path = order[i]->path,
+			};
+			progress->report(progress->context, &report);
+		}
+	}
+	if (status == 0 && home->config->durability != DURABILITY_NONE && io_syncfs(dir_fd) != 0)
+		status = hearth_fail_errno(error, "cannot flush %s", dir);
+	free(order);
+	tree_free(&tree);
+	close(dir_fd);
+	return status;
+}

@@ -1,0 +1,467 @@
+/* Content into packs: streams bytes through the chunker, hashing the whole
+ * (the blob id) and each chunk (the chunk ids), and hands the chunks the
+ * store lacks to the pack writer. Memory is the read window, whatever the
+ * file's size.
+ *
+ * Threading: a file of more than one chunk is hashed twice, whole and by
+ * chunks, so for those a read-ahead thread reads the file and hashes it
+ * whole (see struct content_window) while the caller cuts, hashes and
+ * stores chunks; together with the pack writer's compressing threads that
+ * keeps two cores busy. known() and the pack writer are called on the
+ * caller's thread only. */
+#include "backend/content.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/chunk.h"
+#include "backend/hash.h"
+
+/* chunk_next needs CHUNK_MAX bytes ahead; twice that lets each read fill
+ * at least CHUNK_MAX before the unread tail is moved to the front. */
+#define CONTENT_WINDOW (2 * (size_t)CHUNK_MAX)
+#define CONTENT_WINDOW_FIRST (64 * 1024)
+#define CONTENT_HASH_BLOCK (1024 * 1024)
+/* Small enough that the bytes are still in cache when hashed. */
+#define CONTENT_READ_STEP (1024 * 1024)
+
+struct content_stream {
+	struct pack_writer *writer;
+	content_known_fn known;
+	void *context;
+	struct content_result *out;
+	size_t chunk_capacity;
+	char *error;
+	size_t error_size;
+};
+
+static int
+content_error(char *error, size_t error_size, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+content_error(char *error, size_t error_size, const char *format, ...)
+{
+	va_list args;
+
+	if (error != NULL && error_size > 0) {
+		va_start(args, format);
+		vsnprintf(error, error_size, format, args);
+		va_end(args);
+	}
+	return -1;
+}
+
+void
+content_result_free(struct content_result *result)
+{
+	free(result->chunks);
+	memset(result, 0, sizeof *result);
+}
+
+static int
+content_remember_chunk(struct content_stream *stream, const struct hash *chunk)
+{
+	struct content_result *out = stream->out;
+
+	if (out->chunk_count == stream->chunk_capacity) {
+		size_t capacity = stream->chunk_capacity ? stream->chunk_capacity * 2 : 4;
+		struct hash *chunks = realloc(out->chunks, capacity * sizeof *chunks);
+		if (chunks == NULL)
+			return content_error(stream->error, stream->error_size, "out of memory");
+		out->chunks = chunks;
+		stream->chunk_capacity = capacity;
+	}
+	out->chunks[out->chunk_count++] = *chunk;
+	return 0;
+}
+
+/* Names a chunk and stores it unless the writer or the store holds it. The
+ * whole-content hash is the caller's. A sink's refusal code comes back as is. */
+static int
+content_take_chunk(struct content_stream *stream, const uint8_t *data, size_t length)
+{
+	struct hash chunk;
+
+	hash_bytes(data, length, &chunk);
+	stream->out->size += length;
+	if (content_remember_chunk(stream, &chunk) != 0)
+		return -1;
+	if (pack_writer_holds(stream->writer, &chunk))
+		return 0;
+	if (stream->known != NULL && stream->known(stream->context, &chunk))
+		return 0;
+	return pack_writer_add(stream->writer, &chunk, data, length, stream->error,
+	    stream->error_size);
+}
+
+static void
+content_stream_init(struct content_stream *stream, struct pack_writer *writer,
+    content_known_fn known, void *context, struct content_result *out, char *error,
+    size_t error_size)
+{
+	memset(out, 0, sizeof *out);
+	*stream = (struct content_stream){ .writer = writer, .known = known, .context = context,
+		.out = out, .error = error, .error_size = error_size };
+}
+
+/* A single chunk's id is the blob id: those bytes are hashed only once. */
+static void
+content_stream_single(struct content_stream *stream)
+{
+	stream->out->blob = stream->out->chunks[0];
+}
+
+/* Frees the result when status is an error, so the caller owns nothing. */
+static int
+content_stream_end(struct content_stream *stream, int status)
+{
+	if (status != 0)
+		content_result_free(stream->out);
+	return status;
+}
+
+int
+content_store_bytes(struct pack_writer *writer, const void *data, size_t length,
+    content_known_fn known, void *context, struct content_result *out,
+    char *error, size_t error_size)
+{
+	static const uint8_t nothing[1];
+	struct content_stream stream;
+	const uint8_t *bytes = data != NULL ? data : nothing;
+	size_t offset = 0;
+	int status = 0;
+
+	content_stream_init(&stream, writer, known, context, out, error, error_size);
+	do {
+		size_t cut = chunk_next(bytes + offset, length - offset, true);
+		status = content_take_chunk(&stream, bytes + offset, cut);
+		offset += cut;
+	} while (status == 0 && offset < length);
+	if (status == 0 && out->chunk_count == 1)
+		content_stream_single(&stream);
+	else if (status == 0)
+		hash_bytes(bytes, length, &out->blob);
+	return content_stream_end(&stream, status);
+}
+
+/* ---- the read window ---------------------------------------------------- */
+
+/* The bytes between start and end wait to be cut. The window grows to
+ * CONTENT_WINDOW (small files stay small) and then, when full, moves its
+ * unread tail to the front.
+ *
+ * Once the file proves longer than one chunk its whole-file hash is needed
+ * too, and a read-ahead thread takes over reading: it fills the window in
+ * CONTENT_READ_STEP pieces and hashes each while it is still in cache. The
+ * lock guards end, at_end, read_error, hashed, busy and stopping; the
+ * caller alone moves or grows the window, and only while the reader is
+ * idle with nothing left to hash, so the reader never sees bytes move. */
+struct content_window {
+	int fd;
+	uint8_t *bytes;
+	size_t capacity;
+	size_t start;			/* first byte not yet chunked; the caller's */
+	size_t end;			/* first byte not yet read */
+	bool at_end;
+	int read_error;			/* errno of a failed read */
+	struct hash_state *blob;	/* the whole-file hash, once needed */
+	size_t hashed;			/* bytes before this are in blob */
+	bool threaded;			/* the read-ahead thread runs */
+	bool busy;			/* it works outside the lock */
+	bool stopping;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+};
+
+/* What the caller may cut: a snapshot taken under the lock. */
+struct content_view {
+	size_t waiting;
+	bool at_end;
+};
+
+/* Sized from the file's length when it tells one, so a small file costs a
+ * small buffer and a medium one no regrowth. */
+static size_t
+content_window_first_size(int fd)
+{
+	struct stat status;
+
+	if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode))
+		return CONTENT_WINDOW_FIRST;
+	if ((uint64_t)status.st_size >= CONTENT_WINDOW)
+		return CONTENT_WINDOW;
+	size_t size = (size_t)status.st_size + 1;	/* room to see the end */
+	return size < CONTENT_WINDOW_FIRST ? CONTENT_WINDOW_FIRST : size;
+}
+
+/* The caller's, with the reader idle and caught up (or not running). */
+static int
+content_window_make_room(struct content_window *window)
+{
+	if (window->capacity >= CONTENT_WINDOW) {
+		size_t shift = window->start;
+		memmove(window->bytes, window->bytes + shift, window->end - shift);
+		window->start = 0;
+		window->end -= shift;
+		if (window->blob != NULL)
+			window->hashed -= shift;
+		return 0;
+	}
+	size_t capacity = window->capacity ? window->capacity * 2
+					   : content_window_first_size(window->fd);
+	if (capacity > CONTENT_WINDOW)
+		capacity = CONTENT_WINDOW;
+	uint8_t *bytes = realloc(window->bytes, capacity);
+	if (bytes == NULL)
+		return -1;
+	window->bytes = bytes;
+	window->capacity = capacity;
+	return 0;
+}
+
+/* One read on the caller's thread, before the reader runs or without it. */
+static void
+content_window_read(struct content_window *window)
+{
+	ssize_t got;
+
+	do
+		got = read(window->fd, window->bytes + window->end, window->capacity - window->end);
+	while (got < 0 && errno == EINTR);
+	if (got < 0) {
+		window->read_error = errno;
+		window->at_end = true;
+		return;
+	}
+	if (got == 0)
+		window->at_end = true;
+	if (window->blob != NULL) {
+		hash_update(window->blob, window->bytes + window->end, (size_t)got);
+		window->hashed += (size_t)got;
+	}
+	window->end += (size_t)got;
+}
+
+/* Both reader steps are entered and left with the lock held. */
+static void
+content_reader_hash_backlog(struct content_window *window)
+{
+	const uint8_t *from = window->bytes + window->hashed;
+	size_t length = window->end - window->hashed;
+
+	pthread_mutex_unlock(&window->lock);
+	hash_update(window->blob, from, length);
+	pthread_mutex_lock(&window->lock);
+	window->hashed += length;
+}
+
+static void
+content_reader_read(struct content_window *window)
+{
+	uint8_t *into = window->bytes + window->end;
+	size_t room = window->capacity - window->end;
+	ssize_t got;
+
+	if (room > CONTENT_READ_STEP)
+		room = CONTENT_READ_STEP;
+	pthread_mutex_unlock(&window->lock);
+	do
+		got = read(window->fd, into, room);
+	while (got < 0 && errno == EINTR);
+	int read_error = got < 0 ? errno : 0;
+	if (got > 0)
+		hash_update(window->blob, into, (size_t)got);
+	pthread_mutex_lock(&window->lock);
+	if (got <= 0) {
+		window->read_error = read_error;
+		window->at_end = true;
+		return;
+	}
+	window->end += (size_t)got;
+	window->hashed += (size_t)got;
+}
+
+static void *
+content_reader_main(void *argument)
+{
+	struct content_window *window = argument;
+
+	pthread_mutex_lock(&window->lock);
+	while (!window->stopping) {
+		bool backlog = window->hashed < window->end;
+		bool room = !window->at_end && window->end < window->capacity;
+		if (!backlog && !room) {
+			pthread_cond_wait(&window->changed, &window->lock);
+			continue;
+		}
+		window->busy = true;
+		if (backlog)
+			content_reader_hash_backlog(window);
+		else
+			content_reader_read(window);
+		window->busy = false;
+		pthread_cond_broadcast(&window->changed);
+	}
+	pthread_mutex_unlock(&window->lock);
+	return NULL;
+}
+
+/* The window still starts at the file's first byte: the reader hashes what
+ * is there, then reads on. Without a thread the caller does both. */
+static void
+content_window_start_reader(struct content_window *window)
+{
+	window->blob = hash_begin();
+	window->hashed = 0;
+	pthread_mutex_init(&window->lock, NULL);
+	pthread_cond_init(&window->changed, NULL);
+	window->threaded = pthread_create(&window->thread, NULL, content_reader_main,
+	    window) == 0;
+	if (window->threaded)
+		return;
+	pthread_mutex_destroy(&window->lock);
+	pthread_cond_destroy(&window->changed);
+	hash_update(window->blob, window->bytes, window->end);
+	window->hashed = window->end;
+}
+
+static bool
+content_window_short(const struct content_window *window)
+{
+	return !window->at_end && window->end - window->start < CHUNK_MAX;
+}
+
+static bool
+content_window_full_and_idle(const struct content_window *window)
+{
+	return window->end == window->capacity && !window->busy &&
+	    window->hashed == window->end;
+}
+
+/* Waits until CHUNK_MAX bytes wait to be cut or the file has ended. */
+static int
+content_window_wait(struct content_window *window, struct content_view *view, char *error,
+    size_t error_size)
+{
+	int status = 0;
+
+	if (window->threaded)
+		pthread_mutex_lock(&window->lock);
+	while (status == 0 && content_window_short(window)) {
+		if (!window->threaded) {
+			if (window->end == window->capacity)
+				status = content_window_make_room(window);
+			if (status == 0)
+				content_window_read(window);
+		} else if (content_window_full_and_idle(window)) {
+			status = content_window_make_room(window);
+			pthread_cond_broadcast(&window->changed);
+		} else {
+			pthread_cond_wait(&window->changed, &window->lock);
+		}
+	}
+	view->waiting = window->end - window->start;
+	view->at_end = window->at_end;
+	int read_error = window->read_error;
+	if (window->threaded)
+		pthread_mutex_unlock(&window->lock);
+	if (status != 0)
+		return content_error(error, error_size, "out of memory");
+	if (read_error != 0)
+		return content_error(error, error_size, "read: %s", strerror(read_error));
+	return 0;
+}
+
+/* Stops the reader once it has hashed all it read, and writes the digest
+ * (when blob is not NULL). */
+static void
+content_window_finish(struct content_window *window, struct hash *blob)
+{
+	struct hash unused;
+
+	if (window->threaded) {
+		pthread_mutex_lock(&window->lock);
+		while (window->busy || window->hashed < window->end)
+			pthread_cond_wait(&window->changed, &window->lock);
+		window->stopping = true;
+		pthread_cond_broadcast(&window->changed);
+		pthread_mutex_unlock(&window->lock);
+		pthread_join(window->thread, NULL);
+		pthread_mutex_destroy(&window->lock);
+		pthread_cond_destroy(&window->changed);
+	}
+	if (window->blob != NULL)
+		hash_finish(window->blob, blob != NULL ? blob : &unused);
+	free(window->bytes);
+}
+
+int
+content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, void *context,
+    struct content_result *out, char *error, size_t error_size)
+{
+	struct content_stream stream;
+	struct content_window window = { .fd = fd };
+	struct content_view view = { 0 };
+	size_t cut = 0;
+	int status;
+
+	content_stream_init(&stream, writer, known, context, out, error, error_size);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	do {
+		status = content_window_wait(&window, &view, error, error_size);
+		if (status != 0)
+			break;
+		bool first = window.blob == NULL && out->chunk_count == 0;
+		cut = chunk_next(window.bytes + window.start, view.waiting, view.at_end);
+		if (first && !(view.at_end && cut == view.waiting))
+			content_window_start_reader(&window);
+		status = content_take_chunk(&stream, window.bytes + window.start, cut);
+		window.start += cut;
+	} while (status == 0 && !(view.at_end && cut == view.waiting));
+	bool single = window.blob == NULL;
+	content_window_finish(&window, status == 0 ? &out->blob : NULL);
+	if (status == 0 && single)
+		content_stream_single(&stream);
+	return content_stream_end(&stream, status);
+}
+
+int
+content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t error_size)
+{
+	uint8_t *block = malloc(CONTENT_HASH_BLOCK);
+	uint64_t total = 0;
+
+	if (block == NULL)
+		return content_error(error, error_size, "out of memory");
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	struct hash_state *state = hash_begin();
+	for (;;) {
+		ssize_t got = read(fd, block, CONTENT_HASH_BLOCK);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int saved = errno;
+			hash_finish(state, out);
+			free(block);
+			return content_error(error, error_size, "read: %s", strerror(saved));
+		}
+		if (got == 0)
+			break;
+		hash_update(state, block, (size_t)got);
+		total += (uint64_t)got;
+	}
+	hash_finish(state, out);
+	free(block);
+	if (size != NULL)
+		*size = total;
+	return 0;
+}

@@ -1,0 +1,91 @@
+/* An open Home: its config, store, roots and identity (struct hearth behind
+ * the public handle), with the helpers every backend module shares for
+ * errors, roots and the write lock. */
+#ifndef HEARTH_BACKEND_HOME_H
+#define HEARTH_BACKEND_HOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/hearth.h"
+#include "backend/pack.h"
+#include "backend/store.h"
+#include "config/config.h"
+#include "model/id.h"
+#include "model/ignore.h"
+
+/* Every root holds this folder; it is never recorded. It holds the root's
+ * marker and, for a Home made by `hearth init DIR`, the state too. */
+#define HOME_DIR_NAME ".hearth"
+#define HOME_MARKER_NAME "root"
+#define HOME_STAGING_NAME "staging"
+
+struct home_root {
+	const char *name;	/* owned by the config */
+	const char *path;
+	int fd;			/* O_PATH|O_DIRECTORY, held while open */
+};
+
+struct hearth {
+	struct config *config;
+	struct hearth_location location;
+	struct store store;
+	int state_fd;
+	int packs_fd;
+	char packs_path[4096 + 16];
+	struct home_root *roots;
+	size_t root_count;
+	uint8_t home_id[ID_BYTES];
+	struct replica_id replica;
+	int64_t replica_number;
+	struct ignore_set *ignore;
+	struct pack_reader *reader;
+	int lock_fd;		/* >= 0 while this handle holds the write lock */
+	/* Why the tree cannot be touched (a root missing or foreign), or "":
+	 * history stays readable, the tree is refused (home_require_roots). */
+	struct hearth_error root_problem;
+	char author[256];
+	uint64_t write_bytes_at_start;	/* /proc/self/io wchar, for the counters */
+};
+
+/* Fills error and returns code (so callers can `return hearth_fail(...)`). */
+int hearth_fail(struct hearth_error *error, enum hearth_code code, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same with ": strerror(errno)" appended. */
+int hearth_fail_errno(struct hearth_error *error, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+void hearth_error_clear(struct hearth_error *error);
+
+/* Takes the Home's write lock for command, waiting a little if another
+ * process holds it; HEARTH_LOCKED names that process. */
+int home_lock(struct hearth *home, const char *command, struct hearth_error *error);
+void home_unlock(struct hearth *home);
+void home_collect_garbage(struct hearth *home);
+
+/* Fails closed (the open-time problem with a root, if any) before anything
+ * reads or writes the tree. */
+int home_require_roots(struct hearth *home, struct hearth_error *error);
+
+/* The root a new node belongs to when nothing else says: the first. */
+const struct home_root *home_root_named(const struct hearth *home, const char *name);
+
+/* Random bytes from the kernel; aborts if none can be had (a replica or
+ * node id made from predictable bytes would be worse than stopping). */
+void home_random(void *out, size_t length);
+struct node_id home_new_node_id(void);
+
+/* Bytes this process has written so far (packs, database, tree). */
+uint64_t home_bytes_written(void);
+/* Adds this command's writes to the store's counters; call after the
+ * command's transaction has committed. */
+int home_count_writes(struct hearth *home, uint64_t content_bytes);
+
+/* Storage behind the public result lists. */
+struct hearth_storage *storage_new(void);
+void *storage_alloc(struct hearth_storage *storage, size_t size);
+char *storage_strdup(struct hearth_storage *storage, const char *text);
+char *storage_strndup(struct hearth_storage *storage, const char *text, size_t length);
+void storage_free(struct hearth_storage *storage);
+
+#endif

@@ -1,0 +1,987 @@
+/* The tree walk behind status and record. Each folder's disk listing is
+ * merge-joined with the index rows of its node (both sorted by name bytes),
+ * so memory is bounded by the largest folder plus the changes found. Moves
+ * are told from deletes by inode evidence: a new folder whose inode an index
+ * row holds, at a place that no longer exists, is that row moved (and its
+ * contents are joined against that row's children); files are matched at
+ * the end of the walk between what vanished and what appeared. */
+#include "backend/scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/content.h"
+#include "backend/hash.h"
+#include "model/buffer.h"
+
+#define RACY_WINDOW_NS (2 * 1000000000LL)
+
+bool
+scan_stamp_is_racy(int64_t mtime_ns, int64_t stamped_ns)
+{
+	return mtime_ns >= stamped_ns - RACY_WINDOW_NS;
+}
+
+/* ---- opening below a root ------------------------------------------------------ */
+
+static int
+open_beneath(int root_fd, const char *relative_path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *path = relative_path[0] ? relative_path : ".";
+	int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	/* Kernels before 5.6: walk component by component, refusing links. */
+	int current = dup(root_fd);
+	char component[256];
+	while (current >= 0 && *path) {
+		size_t length = strcspn(path, "/");
+		if (length == 0 || length >= sizeof component) {
+			close(current);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(component, path, length);
+		component[length] = '\0';
+		path += length + (path[length] == '/');
+		int next = openat(current, component,
+		    (*path ? O_RDONLY | O_DIRECTORY : flags) | O_CLOEXEC | O_NOFOLLOW);
+		close(current);
+		current = next;
+	}
+	return current;
+}
+
+int
+scan_open_folder(int root_fd, const char *relative_path)
+{
+	return open_beneath(root_fd, relative_path, O_RDONLY | O_DIRECTORY);
+}
+
+int
+scan_open_file(int root_fd, const char *relative_path)
+{
+	return open_beneath(root_fd, relative_path, O_RDONLY);
+}
+
+int
+scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
+    size_t *length)
+{
+	const char *slash = strrchr(relative_path, '/');
+	char folder[4096];
+	int folder_fd;
+
+	if (slash == NULL) {
+		folder_fd = scan_open_folder(root_fd, "");
+		slash = relative_path - 1;
+	} else {
+		size_t folder_length = (size_t)(slash - relative_path);
+		if (folder_length >= sizeof folder) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(folder, relative_path, folder_length);
+		folder[folder_length] = '\0';
+		folder_fd = scan_open_folder(root_fd, folder);
+	}
+	if (folder_fd < 0)
+		return -1;
+	char buffer[4097];
+	ssize_t got = readlinkat(folder_fd, slash + 1, buffer, sizeof buffer);
+	close(folder_fd);
+	if (got < 0)
+		return -1;
+	if ((size_t)got >= sizeof buffer) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	*target = arena_strndup(arena, buffer, (size_t)got);
+	*length = (size_t)got;
+	return 0;
+}
+
+/* ---- what the disk holds ------------------------------------------------------- */
+
+struct disk_item {
+	char *name;
+	size_t name_length;
+	enum node_kind kind;
+	int root;
+	struct scan_stamp stamp;
+};
+
+static int64_t
+timespec_ns(struct timespec time)
+{
+	return (int64_t)time.tv_sec * 1000000000LL + time.tv_nsec;
+}
+
+static void
+stamp_from_stat(const struct stat *status, struct scan_stamp *stamp)
+{
+	stamp->size = S_ISDIR(status->st_mode) ? 0 : (uint64_t)status->st_size;
+	stamp->mode = status->st_mode & 07777;
+	stamp->mtime_ns = timespec_ns(status->st_mtim);
+	stamp->ctime_ns = timespec_ns(status->st_ctim);
+	stamp->device = (uint64_t)status->st_dev;
+	stamp->inode = (uint64_t)status->st_ino;
+}
+
+static int
+compare_disk_items(const void *a, const void *b)
+{
+	const struct disk_item *x = a, *y = b;
+	int order = strcmp(x->name, y->name);
+	return order ? order : x->root - y->root;
+}
+
+struct walk {
+	struct hearth *home;
+	const char *const *paths;
+	size_t path_count;
+	const struct hearth_progress *progress;
+	struct scan_result *result;
+	struct hearth_error *error;
+	struct buffer path;		/* scratch for building child paths */
+	/* Index rows found missing during the walk, resolved at its end. */
+	struct missing {
+		struct node_id node;
+		enum node_kind kind;
+		uint64_t device, inode;
+		int64_t mtime_ns;
+		char *path;
+		bool claimed;
+	} *missing;
+	size_t missing_count, missing_capacity;
+	/* Nodes moved here from elsewhere; their old place is not a delete. */
+	struct node_id *claimed;
+	size_t claimed_count, claimed_capacity;
+};
+
+static void *
+grow(void *array, size_t *capacity, size_t needed, size_t element)
+{
+	if (needed <= *capacity)
+		return array;
+	size_t count = *capacity ? *capacity * 2 : 64;
+	while (count < needed)
+		count *= 2;
+	void *grown = realloc(array, count * element);
+	if (grown == NULL) {
+		fputs("hearth: out of memory\n", stderr);
+		abort();
+	}
+	*capacity = count;
+	return grown;
+}
+
+static bool
+is_hidden_from_history(const char *folder_path, const char *name)
+{
+	/* .hearth/ holds markers and state: never recorded, at the top of
+	 * every root. */
+	return folder_path[0] == '\0' && strcmp(name, HOME_DIR_NAME) == 0;
+}
+
+static void
+child_path(struct buffer *out, const char *folder_path, const char *name)
+{
+	buffer_reset(out);
+	if (folder_path[0] != '\0') {
+		buffer_append(out, folder_path, strlen(folder_path));
+		buffer_append_byte(out, '/');
+	}
+	buffer_append(out, name, strlen(name));
+	buffer_string(out);
+}
+
+/* Reads one folder of one root; appends to items. A folder missing from
+ * this root is simply absent there. */
+static int
+list_root_folder(struct walk *walk, int root, const char *folder_path, struct disk_item **items,
+    size_t *count, size_t *capacity)
+{
+	int fd = scan_open_folder(walk->home->roots[root].fd, folder_path);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return hearth_fail_errno(walk->error, "cannot open %s/%s",
+		    walk->home->roots[root].path, folder_path);
+	}
+	DIR *dir = fdopendir(fd);
+	if (dir == NULL) {
+		close(fd);
+		return hearth_fail_errno(walk->error, "cannot read %s/%s",
+		    walk->home->roots[root].path, folder_path);
+	}
+	struct dirent *dirent;
+	while ((dirent = readdir(dir)) != NULL) {
+		const char *name = dirent->d_name;
+		struct stat status;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+		    is_hidden_from_history(folder_path, name))
+			continue;
+		if (fstatat(dirfd(dir), name, &status, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;	/* vanished while we looked: seen next time */
+		enum node_kind kind;
+		if (S_ISREG(status.st_mode))
+			kind = NODE_FILE;
+		else if (S_ISDIR(status.st_mode))
+			kind = NODE_DIR;
+		else if (S_ISLNK(status.st_mode))
+			kind = NODE_SYMLINK;
+		else
+			continue;	/* fifos, sockets, devices are not content */
+		child_path(&walk->path, folder_path, name);
+		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
+			continue;
+		*items = grow(*items, capacity, *count + 1, sizeof **items);
+		struct disk_item *item = &(*items)[(*count)++];
+		item->name_length = strlen(name);
+		item->name = arena_strndup(&walk->result->arena, name, item->name_length);
+		item->kind = kind;
+		item->root = root;
+		stamp_from_stat(&status, &item->stamp);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* ---- what the index holds ------------------------------------------------------ */
+
+struct entry_row {
+	struct node_id node;
+	char *name;
+	size_t name_length;
+	enum node_kind kind;
+	int root;
+	struct hash blob;
+	struct scan_stamp stamp;
+	int64_t stamped;
+	uint8_t *seen;
+	size_t seen_length;
+	int restore;
+};
+
+static const char SQL_ENTRY_CHILDREN[] =
+    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+    "seen, restore FROM entry WHERE parent = ?1 ORDER BY name";
+
+static int
+root_index(const struct hearth *home, const char *name)
+{
+	for (size_t i = 0; i < home->root_count; i++)
+		if (strcmp(home->roots[i].name, name) == 0)
+			return (int)i;
+	return 0;	/* a root this replica lacks: the first (DESIGN §6) */
+}
+
+static void
+entry_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entry_row *row)
+{
+	memset(row, 0, sizeof *row);
+	memcpy(row->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	row->name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	row->name = arena_strndup(&walk->result->arena, sqlite3_column_blob(statement, 1),
+	    row->name_length);
+	row->kind = (enum node_kind)sqlite3_column_int(statement, 2);
+	row->root = root_index(walk->home, (const char *)sqlite3_column_text(statement, 3));
+	if (sqlite3_column_bytes(statement, 4) == HASH_BYTES)
+		memcpy(row->blob.bytes, sqlite3_column_blob(statement, 4), HASH_BYTES);
+	row->stamp.size = (uint64_t)sqlite3_column_int64(statement, 5);
+	row->stamp.mode = (uint32_t)sqlite3_column_int(statement, 6);
+	row->stamp.mtime_ns = sqlite3_column_int64(statement, 7);
+	row->stamp.device = (uint64_t)sqlite3_column_int64(statement, 8);
+	row->stamp.inode = (uint64_t)sqlite3_column_int64(statement, 9);
+	row->stamp.ctime_ns = sqlite3_column_int64(statement, 10);
+	row->stamped = sqlite3_column_int64(statement, 11);
+	row->seen_length = (size_t)sqlite3_column_bytes(statement, 12);
+	row->seen = arena_copy(&walk->result->arena, sqlite3_column_blob(statement, 12),
+	    row->seen_length);
+	row->restore = sqlite3_column_int(statement, 13);
+}
+
+static int
+load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, size_t *count,
+    size_t *capacity)
+{
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY_CHILDREN);
+	int step;
+
+	sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_STATIC);
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		*rows = grow(*rows, capacity, *count + 1, sizeof **rows);
+		entry_row_from_statement(walk, statement, &(*rows)[(*count)++]);
+	}
+	if (step != SQLITE_DONE) {
+		char message[512];
+		store_fail(&walk->home->store, "cannot read the index", message, sizeof message);
+		return hearth_fail(walk->error, HEARTH_FAILED, "%s", message);
+	}
+	return 0;
+}
+
+/* ---- scope: record PATH... limits the walk ------------------------------------- */
+
+static bool
+path_is_within(const char *path, const char *scope)
+{
+	size_t length = strlen(scope);
+	return scope[0] == '\0' ||
+	    (strncmp(path, scope, length) == 0 && (path[length] == '\0' || path[length] == '/'));
+}
+
+/* Changes at path are reported. */
+static bool
+in_scope(const struct walk *walk, const char *path)
+{
+	if (walk->path_count == 0)
+		return true;
+	for (size_t i = 0; i < walk->path_count; i++)
+		if (path_is_within(path, walk->paths[i]))
+			return true;
+	return false;
+}
+
+/* The walk must enter folder to reach something in scope. */
+static bool
+leads_to_scope(const struct walk *walk, const char *folder)
+{
+	if (in_scope(walk, folder))
+		return true;
+	for (size_t i = 0; i < walk->path_count; i++)
+		if (path_is_within(walk->paths[i], folder))
+			return true;
+	return false;
+}
+
+/* ---- recording changes ----------------------------------------------------------- */
+
+static struct scan_change *
+add_change(struct walk *walk, enum scan_change_kind kind, const char *path)
+{
+	struct scan_result *result = walk->result;
+
+	result->changes = grow(result->changes, &result->capacity, result->count + 1,
+	    sizeof *result->changes);
+	struct scan_change *change = &result->changes[result->count++];
+	memset(change, 0, sizeof *change);
+	change->kind = kind;
+	change->path = arena_strdup(&result->arena, path);
+	return change;
+}
+
+static void
+fill_from_disk(struct scan_change *change, const struct disk_item *item, struct node_id parent)
+{
+	change->node_kind = item->kind;
+	change->parent = parent;
+	change->name = (const uint8_t *)item->name;
+	change->name_length = item->name_length;
+	change->root = item->root;
+	change->stamp = item->stamp;
+}
+
+static void
+fill_from_entry(struct scan_change *change, const struct entry_row *row)
+{
+	change->has_entry = true;
+	change->node = row->node;
+	change->old_blob = row->blob;
+	change->old_mode = row->stamp.mode;
+	change->restore = row->restore;
+	change->seen = row->seen;
+	change->seen_length = row->seen_length;
+	if (change->node_kind == 0)
+		change->node_kind = row->kind;
+}
+
+static void
+remember_missing(struct walk *walk, const struct entry_row *row, const char *path)
+{
+	walk->missing = grow(walk->missing, &walk->missing_capacity, walk->missing_count + 1,
+	    sizeof *walk->missing);
+	struct missing *missing = &walk->missing[walk->missing_count++];
+	missing->node = row->node;
+	missing->kind = row->kind;
+	missing->device = row->stamp.device;
+	missing->inode = row->stamp.inode;
+	missing->mtime_ns = row->stamp.mtime_ns;
+	missing->path = arena_strdup(&walk->result->arena, path);
+	missing->claimed = false;
+}
+
+static void
+remember_claim(struct walk *walk, struct node_id node)
+{
+	walk->claimed = grow(walk->claimed, &walk->claimed_capacity, walk->claimed_count + 1,
+	    sizeof *walk->claimed);
+	walk->claimed[walk->claimed_count++] = node;
+}
+
+static bool
+is_claimed(const struct walk *walk, struct node_id node)
+{
+	for (size_t i = 0; i < walk->claimed_count; i++)
+		if (node_id_equal(walk->claimed[i], node))
+			return true;
+	return false;
+}
+
+static void
+report_progress(struct walk *walk, const char *path)
+{
+	if (walk->progress == NULL || walk->progress->report == NULL ||
+	    walk->result->entries_seen % 2048 != 0)
+		return;
+	struct hearth_progress_report report = {
+		.phase = "scanning", .done = walk->result->entries_seen, .path = path,
+	};
+	walk->progress->report(walk->progress->context, &report);
+}
+
+static bool
+cancelled(const struct walk *walk)
+{
+	return walk->progress != NULL && walk->progress->cancel != NULL &&
+	    atomic_load(walk->progress->cancel) != 0;
+}
+
+/* ---- the walk ----------------------------------------------------------------------- */
+
+static int walk_folder(struct walk *walk, struct node_id node, const char *folder_path);
+
+/* A file or link present both on disk and in the index. */
+static void
+compare_file(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    struct node_id parent, const char *path)
+{
+	const struct scan_stamp *disk = &item->stamp, *known = &row->stamp;
+	bool stamp_equal = disk->size == known->size && disk->mtime_ns == known->mtime_ns &&
+	    disk->ctime_ns == known->ctime_ns && disk->inode == known->inode &&
+	    disk->device == known->device;
+	bool mode_changed = item->kind == NODE_FILE && (disk->mode & 0777) != (known->mode & 0777);
+
+	if (stamp_equal && !mode_changed && !scan_stamp_is_racy(disk->mtime_ns, row->stamped)) {
+		if (row->restore != 0) {
+			struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
+			fill_from_disk(change, item, parent);
+			fill_from_entry(change, row);
+			change->blob = row->blob;
+		}
+		return;
+	}
+	struct scan_change *change = add_change(walk, SCAN_MODIFIED, path);
+	fill_from_disk(change, item, parent);
+	fill_from_entry(change, row);
+	change->mode_changed = mode_changed;
+	/* A size change settles it; anything else needs the bytes. */
+	change->content_changed = disk->size != known->size;
+	change->needs_content = true;
+}
+
+/* Looks for an index folder with this inode whose own place no longer holds
+ * it: then the folder on disk is that node, moved. */
+static bool
+find_moved_folder(struct walk *walk, const struct disk_item *item, struct entry_row *out)
+{
+	static const char SQL_BY_INODE[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE inode = ?1 AND device = ?2 AND kind = 2";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_BY_INODE);
+	bool found = false;
+
+	sqlite3_bind_int64(statement, 1, (int64_t)item->stamp.inode);
+	sqlite3_bind_int64(statement, 2, (int64_t)item->stamp.device);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		entry_row_from_statement(walk, statement, out);
+		found = !is_claimed(walk, out->node);
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+/* The path the index holds for a node (for reporting moves and deletes). */
+static int
+index_path(struct walk *walk, struct node_id node, struct buffer *out)
+{
+	static const char SQL_PLACE[] = "SELECT parent, name FROM entry WHERE node = ?1";
+	struct buffer reversed;
+	int depth = 0;
+
+	buffer_init(&reversed);
+	buffer_reset(out);
+	while (!node_id_equal(node, NODE_ROOT) && depth++ < 10000) {
+		sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_PLACE);
+		sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_STATIC);
+		if (sqlite3_step(statement) != SQLITE_ROW) {
+			buffer_free(&reversed);
+			return -1;
+		}
+		memcpy(node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		size_t length = (size_t)sqlite3_column_bytes(statement, 1);
+		/* Components are gathered last-first, each followed by its length. */
+		buffer_append(&reversed, sqlite3_column_blob(statement, 1), length);
+		buffer_append(&reversed, &length, sizeof length);
+		sqlite3_reset(statement);
+	}
+	size_t end = reversed.length;
+	while (end > 0) {
+		size_t length;
+		memcpy(&length, reversed.data + end - sizeof length, sizeof length);
+		end -= sizeof length + length;
+		if (out->length > 0)
+			buffer_append_byte(out, '/');
+		buffer_append(out, reversed.data + end, length);
+	}
+	buffer_string(out);
+	buffer_free(&reversed);
+	return 0;
+}
+
+/* A folder present on disk, absent from the index here. */
+static int
+handle_new_folder(struct walk *walk, const struct disk_item *item, struct node_id parent,
+    const char *path)
+{
+	struct entry_row moved;
+	struct buffer old_path;
+
+	if (find_moved_folder(walk, item, &moved)) {
+		buffer_init(&old_path);
+		if (index_path(walk, moved.node, &old_path) == 0) {
+			struct stat status;
+			/* Still there too (a bind mount, a copy with the same inode
+			 * number on another device): not a move. */
+			bool still_there = false;
+			int root = moved.root;
+			if (fstatat(walk->home->roots[root].fd, (const char *)old_path.data, &status,
+				AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)status.st_ino == moved.stamp.inode)
+				still_there = true;
+			if (!still_there) {
+				struct scan_change *change = add_change(walk, SCAN_MOVED, path);
+				fill_from_disk(change, item, parent);
+				fill_from_entry(change, &moved);
+				change->old_path = arena_strdup(&walk->result->arena,
+				    (const char *)old_path.data);
+				remember_claim(walk, moved.node);
+				buffer_free(&old_path);
+				return walk_folder(walk, moved.node, path);
+			}
+		}
+		buffer_free(&old_path);
+	}
+	struct scan_change *change = add_change(walk, SCAN_ADDED, path);
+	fill_from_disk(change, item, parent);
+	change->node = home_new_node_id();
+	return walk_folder(walk, change->node, path);
+}
+
+static void
+handle_new_file(struct walk *walk, const struct disk_item *item, struct node_id parent,
+    const char *path)
+{
+	struct scan_change *change = add_change(walk, SCAN_ADDED, path);
+	fill_from_disk(change, item, parent);
+	change->node = home_new_node_id();
+	change->needs_content = true;
+	change->content_changed = true;
+}
+
+static int
+handle_both(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    struct node_id parent, const char *path)
+{
+	if (item->kind != row->kind) {
+		/* A file replaced by a folder (or a link...): the old node goes,
+		 * a new one comes; they are different things. */
+		remember_missing(walk, row, path);
+		if (item->kind == NODE_DIR)
+			return handle_new_folder(walk, item, parent, path);
+		handle_new_file(walk, item, parent, path);
+		return 0;
+	}
+	if (item->kind == NODE_DIR) {
+		if (row->restore != 0) {
+			struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
+			fill_from_disk(change, item, parent);
+			fill_from_entry(change, row);
+		}
+		return walk_folder(walk, row->node, path);
+	}
+	compare_file(walk, item, row, parent, path);
+	return 0;
+}
+
+static int
+join_folder(struct walk *walk, struct node_id node, const char *folder_path,
+    struct disk_item *items, size_t item_count, struct entry_row *rows, size_t row_count)
+{
+	size_t i = 0, j = 0;
+	struct buffer path;
+	int status = 0;
+
+	buffer_init(&path);
+	while (status == 0 && (i < item_count || j < row_count)) {
+		int order;
+		if (i == item_count)
+			order = 1;
+		else if (j == row_count)
+			order = -1;
+		else
+			order = strcmp(items[i].name, rows[j].name);
+		/* Two roots with one name: the row's own root matches first. */
+		if (order == 0 && items[i].kind != NODE_DIR && items[i].root != rows[j].root &&
+		    i + 1 < item_count && strcmp(items[i + 1].name, rows[j].name) == 0)
+			order = -1;
+		child_path(&path, folder_path, order <= 0 ? items[i].name : rows[j].name);
+		const char *child = (const char *)path.data;
+		bool report = in_scope(walk, child);
+		walk->result->entries_seen++;
+		report_progress(walk, child);
+
+		if (order == 0) {
+			if (leads_to_scope(walk, child))
+				status = report ? handle_both(walk, &items[i], &rows[j], node, child)
+						: (items[i].kind == NODE_DIR && rows[j].kind == NODE_DIR
+							  ? walk_folder(walk, rows[j].node, child)
+							  : 0);
+			i++, j++;
+		} else if (order < 0) {
+			/* A new folder on the way to a path in scope is recorded too:
+			 * what is inside needs a parent. */
+			if (items[i].kind == NODE_DIR && leads_to_scope(walk, child))
+				status = handle_new_folder(walk, &items[i], node, child);
+			else if (report)
+				handle_new_file(walk, &items[i], node, child);
+			i++;
+		} else {
+			if (report && !is_claimed(walk, rows[j].node))
+				remember_missing(walk, &rows[j], child);
+			j++;
+		}
+		if (status == 0 && cancelled(walk))
+			status = hearth_fail(walk->error, HEARTH_CANCELLED, "cancelled");
+	}
+	buffer_free(&path);
+	return status;
+}
+
+static int
+walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
+{
+	struct disk_item *items = NULL;
+	struct entry_row *rows = NULL;
+	size_t item_count = 0, item_capacity = 0, row_count = 0, row_capacity = 0;
+	int status = 0;
+
+	for (size_t root = 0; status == 0 && root < walk->home->root_count; root++)
+		status = list_root_folder(walk, (int)root, folder_path, &items, &item_count,
+		    &item_capacity);
+	if (status == 0)
+		status = load_entries(walk, node, &rows, &row_count, &row_capacity);
+	if (status == 0) {
+		if (item_count > 1)
+			qsort(items, item_count, sizeof *items, compare_disk_items);
+		/* A folder in several roots is one folder: keep its first. */
+		size_t kept = 0;
+		for (size_t i = 0; i < item_count; i++) {
+			if (kept > 0 && items[i].kind == NODE_DIR && items[kept - 1].kind == NODE_DIR &&
+			    strcmp(items[kept - 1].name, items[i].name) == 0)
+				continue;
+			items[kept++] = items[i];
+		}
+		status = join_folder(walk, node, folder_path, items, kept, rows, row_count);
+	}
+	free(items);
+	free(rows);
+	return status;
+}
+
+/* ---- after the walk: what vanished ------------------------------------------------ */
+
+/* Adds the index rows below a vanished folder to the missing list. */
+static int
+expand_missing_folder(struct walk *walk, struct node_id node, const char *path)
+{
+	struct entry_row *rows = NULL;
+	size_t count = 0, capacity = 0;
+	struct buffer child;
+	int status = load_entries(walk, node, &rows, &count, &capacity);
+
+	buffer_init(&child);
+	for (size_t i = 0; status == 0 && i < count; i++) {
+		if (is_claimed(walk, rows[i].node))
+			continue;
+		child_path(&child, path, rows[i].name);
+		remember_missing(walk, &rows[i], (const char *)child.data);
+		if (rows[i].kind == NODE_DIR)
+			status = expand_missing_folder(walk, rows[i].node,
+			    walk->missing[walk->missing_count - 1].path);
+	}
+	buffer_free(&child);
+	free(rows);
+	return status;
+}
+
+/* A vanished file whose inode and mtime turn up at a new path moved there
+ * (rename keeps both; an edit changes mtime, and then it is a delete and
+ * an add: identity is never guessed from content). */
+static void
+match_moved_files(struct walk *walk)
+{
+	struct scan_result *result = walk->result;
+
+	for (size_t i = 0; i < result->count; i++) {
+		struct scan_change *added = &result->changes[i];
+		if (added->kind != SCAN_ADDED || added->node_kind == NODE_DIR)
+			continue;
+		for (size_t j = 0; j < walk->missing_count; j++) {
+			struct missing *missing = &walk->missing[j];
+			if (missing->claimed || missing->kind != added->node_kind ||
+			    missing->inode != added->stamp.inode ||
+			    missing->device != added->stamp.device ||
+			    missing->mtime_ns != added->stamp.mtime_ns)
+				continue;
+			missing->claimed = true;
+			added->kind = SCAN_MOVED;
+			added->old_path = missing->path;
+			added->node = missing->node;
+			added->has_entry = true;
+			added->needs_content = false;
+			added->content_changed = false;
+			break;
+		}
+	}
+}
+
+/* Fills the index side of moved files (their seen sets and old blobs). */
+static int
+load_entry_side(struct walk *walk, struct scan_change *change)
+{
+	static const char SQL_ENTRY[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE node = ?1";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY);
+	struct entry_row row;
+
+	sqlite3_bind_blob(statement, 1, change->node.bytes, ID_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return hearth_fail(walk->error, HEARTH_FAILED, "index row for %s vanished",
+		    change->path);
+	entry_row_from_statement(walk, statement, &row);
+	sqlite3_reset(statement);
+	fill_from_entry(change, &row);
+	change->blob = row.blob;
+	change->mode_changed = change->node_kind == NODE_FILE &&
+	    (change->stamp.mode & 0777) != (row.stamp.mode & 0777);
+	return 0;
+}
+
+static int
+record_deletions(struct walk *walk)
+{
+	/* Folders first expand to their contents, so a file moved out of a
+	 * deleted folder can still be matched. */
+	size_t initial = walk->missing_count;
+	for (size_t i = 0; i < initial; i++) {
+		if (walk->missing[i].kind == NODE_DIR && !walk->missing[i].claimed) {
+			int status = expand_missing_folder(walk, walk->missing[i].node,
+			    walk->missing[i].path);
+			if (status != 0)
+				return status;
+		}
+	}
+	match_moved_files(walk);
+	for (size_t i = 0; i < walk->result->count; i++) {
+		struct scan_change *change = &walk->result->changes[i];
+		if (change->kind == SCAN_MOVED && change->node_kind != NODE_DIR && change->seen == NULL) {
+			int status = load_entry_side(walk, change);
+			if (status != 0)
+				return status;
+		}
+	}
+	for (size_t i = 0; i < walk->missing_count; i++) {
+		struct missing *missing = &walk->missing[i];
+		if (missing->claimed || is_claimed(walk, missing->node))
+			continue;
+		struct scan_change *change = add_change(walk, SCAN_DELETED, missing->path);
+		change->node = missing->node;
+		change->node_kind = missing->kind;
+		change->parent = NODE_TRASH;
+		if (load_entry_side(walk, change) != 0)
+			return walk->error->code;
+	}
+	return 0;
+}
+
+/* Nodes a checkout of an older version left out of the tree: a record
+ * deletes them from head (the restore). */
+static int
+record_absent_restores(struct walk *walk)
+{
+	static const char SQL_ABSENT[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE restore = 2";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ABSENT);
+	int step;
+
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct entry_row row;
+		entry_row_from_statement(walk, statement, &row);
+		struct scan_change *change = add_change(walk, SCAN_RESTORE, row.name);
+		fill_from_entry(change, &row);
+		change->node_kind = row.kind;
+		change->parent = NODE_TRASH;
+	}
+	return step == SQLITE_DONE ? 0 : hearth_fail(walk->error, HEARTH_FAILED,
+	    "cannot read the index: %s", sqlite3_errmsg(walk->home->store.db));
+}
+
+static int
+compare_changes(const void *a, const void *b)
+{
+	const struct scan_change *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+int
+scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error)
+{
+	struct walk walk = {
+		.home = home, .paths = paths, .path_count = path_count, .progress = progress,
+		.result = out, .error = error,
+	};
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 256 * 1024);
+	if (home_require_roots(home, error) != 0)
+		return error->code;
+	buffer_init(&walk.path);
+	int status = walk_folder(&walk, NODE_ROOT, "");
+	if (status == 0)
+		status = record_deletions(&walk);
+	if (status == 0 && path_count == 0)
+		status = record_absent_restores(&walk);
+	buffer_free(&walk.path);
+	free(walk.missing);
+	free(walk.claimed);
+	if (status != 0) {
+		scan_result_free(out);
+		return status;
+	}
+	if (out->count > 1)
+		qsort(out->changes, out->count, sizeof *out->changes, compare_changes);
+	return 0;
+}
+
+void
+scan_result_free(struct scan_result *result)
+{
+	free(result->changes);
+	result->changes = NULL;
+	result->count = result->capacity = 0;
+	arena_free(&result->arena);
+}
+
+int
+scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth_error *error)
+{
+	const struct home_root *root = &home->roots[change->root];
+	char message[512];
+
+	if (change->node_kind == NODE_SYMLINK) {
+		struct arena scratch;
+		char *target;
+		size_t length;
+		arena_init(&scratch, 4096);
+		if (scan_read_link(root->fd, change->path, &scratch, &target, &length) != 0) {
+			arena_free(&scratch);
+			return hearth_fail_errno(error, "cannot read link %s/%s", root->path,
+			    change->path);
+		}
+		hash_bytes(target, length, &change->blob);
+		change->stamp.size = length;
+		arena_free(&scratch);
+	} else {
+		int fd = scan_open_file(root->fd, change->path);
+		uint64_t size;
+		if (fd < 0)
+			return hearth_fail_errno(error, "cannot read %s/%s", root->path, change->path);
+		int status = content_hash_fd(fd, &change->blob, &size, message, sizeof message);
+		close(fd);
+		if (status != 0)
+			return hearth_fail(error, HEARTH_FAILED, "%s/%s: %s", root->path, change->path,
+			    message);
+	}
+	change->needs_content = false;
+	change->content_changed = !change->has_entry || !hash_equal(&change->blob, &change->old_blob);
+	if (change->kind == SCAN_MODIFIED && !change->content_changed && !change->mode_changed)
+		change->kind = change->restore ? SCAN_RESTORE : SCAN_STAMP;
+	return 0;
+}
+
+static enum hearth_change_kind
+public_kind(const struct scan_change *change)
+{
+	switch (change->kind) {
+	case SCAN_ADDED:
+		return HEARTH_ADDED;
+	case SCAN_DELETED:
+		return HEARTH_DELETED;
+	case SCAN_MOVED:
+		return HEARTH_MOVED;
+	default:
+		return HEARTH_MODIFIED;
+	}
+}
+
+void
+scan_to_change_list(const struct scan_result *result, struct hearth_change_list *out)
+{
+	size_t count = 0;
+
+	memset(out, 0, sizeof *out);
+	out->storage = storage_new();
+	for (size_t i = 0; i < result->count; i++)
+		if (result->changes[i].kind != SCAN_STAMP && result->changes[i].kind != SCAN_RESTORE)
+			count++;
+	out->items = storage_alloc(out->storage, (count ? count : 1) * sizeof *out->items);
+	for (size_t i = 0; i < result->count; i++) {
+		const struct scan_change *change = &result->changes[i];
+		if (change->kind == SCAN_STAMP || change->kind == SCAN_RESTORE)
+			continue;
+		struct hearth_change *item = &out->items[out->count++];
+		memset(item, 0, sizeof *item);
+		item->kind = public_kind(change);
+		item->entry_kind = (enum hearth_entry_kind)change->node_kind;
+		item->path = storage_strdup(out->storage, change->path);
+		if (change->old_path != NULL)
+			item->old_path = storage_strdup(out->storage, change->old_path);
+		item->content_changed = change->content_changed || change->mode_changed;
+		item->size = change->stamp.size;
+	}
+}
+
+void
+hearth_change_list_free(struct hearth_change_list *list)
+{
+	storage_free(list->storage);
+	memset(list, 0, sizeof *list);
+}

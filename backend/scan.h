@@ -1,0 +1,93 @@
+/* Walking the joined tree and comparing it with the working-tree index:
+ * what was added, deleted, modified, moved or restored since the tree was
+ * last recorded or checked out. Status reports the result; record turns it
+ * into ops. Unchanged files are known from their stat stamps unread. */
+#ifndef HEARTH_BACKEND_SCAN_H
+#define HEARTH_BACKEND_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/home.h"
+#include "model/arena.h"
+#include "model/id.h"
+#include "model/op.h"
+
+enum scan_change_kind {
+	SCAN_ADDED = 1,
+	SCAN_DELETED,
+	SCAN_MODIFIED,		/* content or mode; maybe unchanged until hashed */
+	SCAN_MOVED,		/* new parent or name; content may also differ */
+	SCAN_RESTORE,		/* tree holds an older version than head; record restores it */
+	SCAN_STAMP,		/* content unchanged, stat stamp moved: refresh it */
+};
+
+/* A stat stamp: what tells an unchanged file without reading it. */
+struct scan_stamp {
+	uint64_t size;
+	uint32_t mode;		/* permission bits */
+	int64_t mtime_ns, ctime_ns;
+	uint64_t device, inode;
+};
+
+struct scan_change {
+	enum scan_change_kind kind;
+	enum node_kind node_kind;
+	struct node_id node;
+	struct node_id parent;		/* on disk now (NODE_TRASH for deleted) */
+	const uint8_t *name;		/* on disk now */
+	size_t name_length;
+	const char *path;		/* Home-relative, on disk now (or as it was, deleted) */
+	const char *old_path;		/* where the index had it, for moved */
+	int root;			/* index into home->roots */
+	struct scan_stamp stamp;	/* on disk now */
+	/* Content: needs_content when the stamp cannot tell and the bytes must
+	 * be hashed; content_changed once known different. */
+	bool needs_content;
+	bool content_changed;
+	bool mode_changed;
+	struct hash blob;		/* new content once hashed/stored */
+	/* The index's side. */
+	bool has_entry;
+	struct hash old_blob;
+	uint32_t old_mode;
+	int restore;
+	const uint8_t *seen;		/* encoded op ids the tree had seen */
+	size_t seen_length;
+};
+
+struct scan_result {
+	struct scan_change *changes;	/* sorted by path */
+	size_t count, capacity;
+	uint64_t entries_seen;		/* files, folders and links walked */
+	struct arena arena;		/* owns every string and the array */
+};
+
+/* Walks the tree (limited to paths, Home-relative, when path_count > 0).
+ * Nodes for added items get fresh ids here. Nothing is written. */
+int scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error);
+void scan_result_free(struct scan_result *result);
+
+/* Reads the content of a change whose stamp could not tell: hashes it and
+ * settles content_changed, turning an unchanged MODIFIED into SCAN_STAMP. */
+int scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth_error *error);
+
+/* Opens a folder below a root without following any symlink on the way
+ * (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS): "" opens the root itself. */
+int scan_open_folder(int root_fd, const char *relative_path);
+/* Opens a file or reads a link below a root the same way. */
+int scan_open_file(int root_fd, const char *relative_path);
+/* Reads a symlink's target below a root (allocates into arena). */
+int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
+    size_t *length);
+
+/* The user-facing list (stamp refreshes and restores left out). */
+void scan_to_change_list(const struct scan_result *result, struct hearth_change_list *out);
+
+/* Whether the racy rule forbids trusting a stamp: the file changed within
+ * 2 s of when the stamp was taken (DESIGN §6, as git does). */
+bool scan_stamp_is_racy(int64_t mtime_ns, int64_t stamped_ns);
+
+#endif

@@ -1,0 +1,209 @@
+/* show and diff: what a version changed, as the difference between the
+ * state it names and the state just before it on its replica (its author's
+ * previous version), so each version shows the work recorded in it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/blob.h"
+#include "backend/history.h"
+#include "backend/tree.h"
+#include "model/diff.h"
+
+struct version_pair {
+	struct tree before, after;
+};
+
+static int
+load_pair(struct hearth *home, const char *spec, struct version_pair *pair,
+    struct hearth_error *error)
+{
+	struct history_version version;
+	struct vv before;
+
+	memset(pair, 0, sizeof *pair);
+	int status = history_resolve(home, spec, &version, error);
+	if (status != 0)
+		return status;
+	vv_init(&before);
+	vv_copy(&before, &version.vv);
+	struct replica_id replica;
+	store_replica_id(&home->store, version.replica_number, &replica);
+	vv_set(&before, replica, version.previous);
+	status = tree_load(home, &version.vv, &pair->after, error);
+	if (status == 0) {
+		status = tree_load(home, &before, &pair->before, error);
+		if (status != 0)
+			tree_free(&pair->after);
+	}
+	vv_free(&before);
+	history_version_free(&version);
+	return status;
+}
+
+static void
+free_pair(struct version_pair *pair)
+{
+	tree_free(&pair->before);
+	tree_free(&pair->after);
+}
+
+static bool
+within(const char *path, const char *filter)
+{
+	size_t length;
+
+	if (filter == NULL || filter[0] == '\0')
+		return true;
+	length = strlen(filter);
+	while (length > 0 && filter[length - 1] == '/')
+		length--;
+	return strncmp(path, filter, length) == 0 && (path[length] == '\0' || path[length] == '/');
+}
+
+static bool
+content_equal(const struct tree_node *a, const struct tree_node *b)
+{
+	if (a->has_content != b->has_content)
+		return false;
+	if (a->has_content && !hash_equal(&a->blob, &b->blob))
+		return false;
+	return a->kind != NODE_FILE || (a->mode & 0777) == (b->mode & 0777);
+}
+
+static void
+add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind kind,
+    const struct tree_node *node, const char *path, const char *old_path, bool content)
+{
+	if (out->count == *capacity) {
+		*capacity = *capacity ? *capacity * 2 : 64;
+		struct hearth_change *grown = storage_alloc(out->storage, *capacity * sizeof *grown);
+		if (out->count > 0)
+			memcpy(grown, out->items, out->count * sizeof *grown);
+		out->items = grown;
+	}
+	struct hearth_change *change = &out->items[out->count++];
+	memset(change, 0, sizeof *change);
+	change->kind = kind;
+	change->entry_kind = (enum hearth_entry_kind)node->kind;
+	change->path = storage_strdup(out->storage, path);
+	change->old_path = old_path ? storage_strdup(out->storage, old_path) : NULL;
+	change->content_changed = content;
+	change->size = node->size;
+}
+
+static int
+compare_changes(const void *a, const void *b)
+{
+	const struct hearth_change *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+int
+hearth_show(hearth *home, const char *version, const char *path, struct hearth_change_list *out,
+    struct hearth_error *error)
+{
+	struct version_pair pair;
+	size_t capacity = 0;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	int status = load_pair(home, version, &pair, error);
+	if (status != 0)
+		return status;
+	out->storage = storage_new();
+	for (size_t i = 0; i < pair.after.count; i++) {
+		struct tree_node *now = &pair.after.nodes[i];
+		struct tree_node *was = tree_find(&pair.before, now->id);
+		const char *now_path = tree_path(&pair.after, now);
+		if (was == NULL) {
+			if (within(now_path, path))
+				add(out, &capacity, HEARTH_ADDED, now, now_path, NULL, true);
+			continue;
+		}
+		const char *was_path = tree_path(&pair.before, was);
+		bool moved = strcmp(now_path, was_path) != 0;
+		bool modified = !content_equal(now, was);
+		if (!within(now_path, path) && !within(was_path, path))
+			continue;
+		/* A folder's path changes when an ancestor moves: only the folder
+		 * that moved itself is news. */
+		if (moved && (node_id_equal(now->parent, was->parent) && strcmp(now->name, was->name) == 0))
+			moved = false;
+		if (moved)
+			add(out, &capacity, HEARTH_MOVED, now, now_path, was_path, modified);
+		else if (modified)
+			add(out, &capacity, HEARTH_MODIFIED, now, now_path, NULL, true);
+	}
+	for (size_t i = 0; i < pair.before.count; i++) {
+		struct tree_node *was = &pair.before.nodes[i];
+		const char *was_path = tree_path(&pair.before, was);
+		if (tree_find(&pair.after, was->id) == NULL && within(was_path, path))
+			add(out, &capacity, HEARTH_DELETED, was, was_path, NULL, false);
+	}
+	if (out->count > 1)
+		qsort(out->items, out->count, sizeof *out->items, compare_changes);
+	free_pair(&pair);
+	return 0;
+}
+
+static int
+read_side(struct hearth *home, struct tree *tree, const char *path, size_t max, struct buffer *out,
+    bool *binary, struct hearth_error *error)
+{
+	struct tree_node *node = tree_lookup(tree, path);
+	bool truncated = false;
+
+	buffer_reset(out);
+	if (node == NULL || node->kind == NODE_DIR || !node->has_content || node->size == 0)
+		return 0;
+	if (node->size > max) {
+		*binary = true;
+		return 0;
+	}
+	int status = blob_read(home, &node->blob, max, out, &truncated, error);
+	if (status == 0 && (truncated || !diff_is_text((const char *)out->data, out->length)))
+		*binary = true;
+	return status;
+}
+
+int
+hearth_diff(hearth *home, const char *version, const char *path, size_t max_bytes,
+    struct hearth_text *out, struct hearth_error *error)
+{
+	struct version_pair pair;
+	struct buffer before, after, text;
+	char old_label[4200], new_label[4200];
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	int status = load_pair(home, version, &pair, error);
+	if (status != 0)
+		return status;
+	buffer_init(&before);
+	buffer_init(&after);
+	buffer_init(&text);
+	status = read_side(home, &pair.before, path, max_bytes, &before, &out->binary, error);
+	if (status == 0)
+		status = read_side(home, &pair.after, path, max_bytes, &after, &out->binary, error);
+	if (status == 0 && !out->binary) {
+		snprintf(old_label, sizeof old_label, "a/%s", path);
+		snprintf(new_label, sizeof new_label, "b/%s", path);
+		diff_unified((const char *)before.data, before.length, (const char *)after.data,
+		    after.length, old_label, new_label, 3, &text);
+	}
+	out->length = text.length;
+	out->text = strdup(text.length ? buffer_string(&text) : "");
+	buffer_free(&before);
+	buffer_free(&after);
+	buffer_free(&text);
+	free_pair(&pair);
+	return status;
+}
+
+void
+hearth_text_free(struct hearth_text *text)
+{
+	free(text->text);
+	memset(text, 0, sizeof *text);
+}

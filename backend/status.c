@@ -1,0 +1,82 @@
+/* status (DESIGN §7): what changed in the working tree since it was last
+ * recorded or checked out, where it stands against head, and how many
+ * conflicts are listed. It reads; it never writes. */
+#include <string.h>
+
+#include "backend/history.h"
+#include "backend/scan.h"
+
+static uint64_t
+count_rows(struct hearth *home, const char *sql)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
+	uint64_t count = 0;
+
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		count = (uint64_t)sqlite3_column_int64(statement, 0);
+	sqlite3_reset(statement);
+	return count;
+}
+
+static int
+settle_unknown_content(struct hearth *home, struct scan_result *scan,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	for (size_t i = 0; i < scan->count; i++) {
+		struct scan_change *change = &scan->changes[i];
+		/* Added files are added whatever their bytes: no need to read. */
+		if (!change->needs_content || change->kind == SCAN_ADDED)
+			continue;
+		if (progress != NULL && progress->cancel != NULL && atomic_load(progress->cancel))
+			return hearth_fail(error, HEARTH_CANCELLED, "status cancelled");
+		if (scan_hash_content(home, change, error) != 0)
+			return error->code;
+	}
+	return 0;
+}
+
+int
+hearth_status(hearth *home, const struct hearth_progress *progress,
+    struct hearth_status_report *out, struct hearth_error *error)
+{
+	struct scan_result scan;
+	struct vv tree, head;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	store_begin_read(&home->store);
+	int status = scan_tree(home, NULL, 0, progress, &scan, error);
+	if (status != 0)
+		return status;
+	status = settle_unknown_content(home, &scan, progress, error);
+	if (status == 0)
+		scan_to_change_list(&scan, &out->changes);
+	scan_result_free(&scan);
+	if (status != 0) {
+		store_end_read(&home->store);
+		return status;
+	}
+
+	vv_init(&tree);
+	vv_init(&head);
+	history_get_tree(home, &tree, out->tree_version);
+	if (out->tree_version[0] != '\0')
+		history_short_id(home, out->tree_version, out->tree_short);
+	history_head_id(home, out->head_version);
+	if (out->head_version[0] != '\0')
+		history_short_id(home, out->head_version, out->head_short);
+	store_head_vv(&home->store, &head);
+	out->head_ahead = vv_ops_ahead(&tree, &head);
+	vv_free(&tree);
+	vv_free(&head);
+	out->restore_paths = count_rows(home, "SELECT count(*) FROM entry WHERE restore != 0");
+	out->conflicts = count_rows(home, "SELECT count(*) FROM conflict");
+	store_end_read(&home->store);
+	return 0;
+}
+
+void
+hearth_status_report_free(struct hearth_status_report *report)
+{
+	hearth_change_list_free(&report->changes);
+}

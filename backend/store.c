@@ -1,0 +1,630 @@
+/* store.db: schema, migrations, cached statements and transactions.
+ * Every table a command reads or writes is declared here, so the format of
+ * a Home is readable in one place (the SCHEMA text below). */
+#include "backend/store.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
+ * SHA-256 hashes. Op id lists (heads, seen) are varint pairs of (replica
+ * number, counter), see store_encode_op_ids. */
+static const char SCHEMA[] =
+    /* Small named values: home, replica, tree_version, tree_vv, counters. */
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+    /* Every replica this store has heard of; number is local to this store. */
+    "CREATE TABLE replica("
+    "  number INTEGER PRIMARY KEY,"
+    "  id BLOB NOT NULL UNIQUE,"
+    "  counter INTEGER NOT NULL DEFAULT 0);"
+    /* The op log (DESIGN §3), in its canonical encoding. */
+    "CREATE TABLE op("
+    "  replica INTEGER NOT NULL,"
+    "  counter INTEGER NOT NULL,"
+    "  lamport INTEGER NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  node BLOB,"
+    "  body BLOB NOT NULL,"
+    "  PRIMARY KEY(replica, counter)) WITHOUT ROWID;"
+    "CREATE INDEX op_by_lamport ON op(lamport);"
+    /* The history: one row per COMMIT op. previous is the counter of the
+     * same replica's COMMIT before it (0 for its first). */
+    "CREATE TABLE version("
+    "  id BLOB PRIMARY KEY,"
+    "  replica INTEGER NOT NULL,"
+    "  counter INTEGER NOT NULL,"
+    "  lamport INTEGER NOT NULL,"
+    "  replica_id BLOB NOT NULL,"
+    "  time INTEGER NOT NULL,"
+    "  utc_offset INTEGER NOT NULL,"
+    "  author TEXT NOT NULL,"
+    "  message TEXT NOT NULL,"
+    "  previous INTEGER NOT NULL,"
+    "  changes INTEGER NOT NULL,"
+    "  UNIQUE(replica, counter)) WITHOUT ROWID;"
+    "CREATE INDEX version_order ON version(lamport, replica_id, counter);"
+    /* The materialized head state (DESIGN §4.6): what state(all ops) is,
+     * kept current as ops arrive so no command replays history. */
+    "CREATE TABLE node("
+    "  id BLOB PRIMARY KEY,"
+    "  parent BLOB NOT NULL,"
+    "  name BLOB NOT NULL,"
+    "  shown BLOB NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  root TEXT NOT NULL,"
+    "  live INTEGER NOT NULL,"
+    "  place_heads BLOB NOT NULL,"
+    "  content_heads BLOB NOT NULL,"
+    "  blob BLOB,"
+    "  size INTEGER NOT NULL DEFAULT 0,"
+    "  mode INTEGER NOT NULL DEFAULT 0,"
+    "  mtime INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    "CREATE INDEX node_children ON node(parent, shown);"
+    "CREATE TABLE conflict("
+    "  kind INTEGER NOT NULL,"
+    "  node BLOB NOT NULL,"
+    "  ops BLOB NOT NULL,"
+    "  PRIMARY KEY(kind, node)) WITHOUT ROWID;"
+    /* The working-tree index: each node as the tree held it when last
+     * recorded or checked out, its stat stamp, and the heads the tree had
+     * seen (what a record of it supersedes). restore: 1 = the tree holds an
+     * older version than head here and a record restores it; 2 = same, but
+     * the node is absent from the tree (parent = trash, name = id). */
+    "CREATE TABLE entry("
+    "  node BLOB PRIMARY KEY,"
+    "  parent BLOB NOT NULL,"
+    "  name BLOB NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  root TEXT NOT NULL,"
+    "  blob BLOB,"
+    "  size INTEGER NOT NULL DEFAULT 0,"
+    "  mode INTEGER NOT NULL DEFAULT 0,"
+    "  mtime INTEGER NOT NULL DEFAULT 0,"
+    "  device INTEGER NOT NULL DEFAULT 0,"
+    "  inode INTEGER NOT NULL DEFAULT 0,"
+    "  ctime INTEGER NOT NULL DEFAULT 0,"
+    "  stamped INTEGER NOT NULL DEFAULT 0,"
+    "  seen BLOB NOT NULL,"
+    "  restore INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    "CREATE UNIQUE INDEX entry_path ON entry(parent, name, root);"
+    "CREATE INDEX entry_inode ON entry(inode);"
+    /* Content: pack files, the chunks in them, and the chunk lists of
+     * blobs made of more than one chunk (a one-chunk blob is its chunk). */
+    "CREATE TABLE pack("
+    "  number INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  size INTEGER NOT NULL DEFAULT 0,"
+    "  chunks INTEGER NOT NULL DEFAULT 0,"
+    "  sealed INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE chunk("
+    "  id BLOB PRIMARY KEY,"
+    "  pack INTEGER NOT NULL,"
+    "  frame INTEGER NOT NULL,"
+    "  offset INTEGER NOT NULL,"
+    "  length INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE blob("
+    "  id BLOB PRIMARY KEY,"
+    "  size INTEGER NOT NULL,"
+    "  chunks BLOB NOT NULL) WITHOUT ROWID;";
+
+static int load_replicas(struct store *store);
+
+static int
+fail(char *error, size_t error_size, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(error, error_size, format, args);
+	va_end(args);
+	return -1;
+}
+
+int
+store_fail(struct store *store, const char *what, char *error, size_t error_size)
+{
+	return fail(error, error_size, "%s: %s (%s)", what, sqlite3_errmsg(store->db), store->path);
+}
+
+int
+store_exec(struct store *store, const char *sql, char *error, size_t error_size)
+{
+	char *message = NULL;
+
+	if (sqlite3_exec(store->db, sql, NULL, NULL, &message) == SQLITE_OK)
+		return 0;
+	fail(error, error_size, "%s (%s)", message ? message : "SQLite error", store->path);
+	sqlite3_free(message);
+	return -1;
+}
+
+static int
+pragma_int(struct store *store, const char *pragma, int64_t *out)
+{
+	sqlite3_stmt *statement;
+	int status = -1;
+
+	if (sqlite3_prepare_v2(store->db, pragma, -1, &statement, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		*out = sqlite3_column_int64(statement, 0);
+		status = 0;
+	}
+	sqlite3_finalize(statement);
+	return status;
+}
+
+static int
+create_schema(struct store *store, char *error, size_t error_size)
+{
+	char pragmas[128];
+
+	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+		return -1;
+	snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+	    STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+	if (store_exec(store, SCHEMA, error, error_size) != 0 ||
+	    store_exec(store, pragmas, error, error_size) != 0) {
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return store_exec(store, "COMMIT", error, error_size);
+}
+
+/* Brings an older schema up to date, one version at a time. Version 1 is
+ * the first; later versions add their steps here. */
+static int
+migrate(struct store *store, int64_t from, char *error, size_t error_size)
+{
+	if (from > STORE_SCHEMA_VERSION)
+		return fail(error, error_size,
+		    "%s: store format %lld is newer than this hearth understands (%d); "
+		    "upgrade hearth", store->path, (long long)from, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+static int
+check_format(struct store *store, bool created, char *error, size_t error_size)
+{
+	int64_t application_id = 0, user_version = 0;
+
+	if (pragma_int(store, "PRAGMA application_id", &application_id) != 0 ||
+	    pragma_int(store, "PRAGMA user_version", &user_version) != 0)
+		return store_fail(store, "cannot read the store's header", error, error_size);
+	if (application_id == 0 && user_version == 0 && created)
+		return create_schema(store, error, error_size);
+	if (application_id != STORE_APPLICATION_ID)
+		return fail(error, error_size, "%s: not a hearth store (application id %#llx)",
+		    store->path, (unsigned long long)application_id);
+	return migrate(store, user_version, error, error_size);
+}
+
+static const char *
+synchronous_pragma(enum config_durability durability)
+{
+	/* group and full both make the one commit per command durable: group
+	 * saves its flushes elsewhere (one per command, not one per file). */
+	switch (durability) {
+	case DURABILITY_NONE:
+		return "PRAGMA synchronous=OFF";
+	default:
+		return "PRAGMA synchronous=FULL";
+	}
+}
+
+int
+store_open(struct store *store, const char *path, bool create,
+    enum config_durability durability, char *error, size_t error_size)
+{
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+
+	memset(store, 0, sizeof *store);
+	snprintf(store->path, sizeof store->path, "%s", path);
+	store->durability = durability;
+	if (sqlite3_open_v2(path, &store->db, flags, NULL) != SQLITE_OK) {
+		int status = fail(error, error_size, "cannot open %s: %s", path,
+		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
+		store_close(store);
+		return status;
+	}
+	sqlite3_extended_result_codes(store->db, 1);
+	sqlite3_busy_timeout(store->db, 10000);
+	if (store_exec(store, "PRAGMA journal_mode=WAL", error, error_size) != 0 ||
+	    store_exec(store, synchronous_pragma(durability), error, error_size) != 0 ||
+	    store_exec(store, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;"
+		"PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=4000", error, error_size) != 0 ||
+	    check_format(store, create, error, error_size) != 0 ||
+	    load_replicas(store) != 0) {
+		store_close(store);
+		return -1;
+	}
+	return 0;
+}
+
+void
+store_close(struct store *store)
+{
+	for (size_t i = 0; i < store->statement_count; i++)
+		sqlite3_finalize(store->statements[i].statement);
+	free(store->statements);
+	store->statements = NULL;
+	free(store->replicas);
+	store->replicas = NULL;
+	store->replica_count = 0;
+	store->statement_count = store->statement_capacity = 0;
+	if (store->db != NULL)
+		sqlite3_close(store->db);
+	store->db = NULL;
+}
+
+sqlite3_stmt *
+store_statement(struct store *store, const char *sql)
+{
+	for (size_t i = 0; i < store->statement_count; i++) {
+		if (store->statements[i].sql == sql) {
+			sqlite3_stmt *statement = store->statements[i].statement;
+			sqlite3_reset(statement);
+			sqlite3_clear_bindings(statement);
+			return statement;
+		}
+	}
+	if (store->statement_count == store->statement_capacity) {
+		size_t capacity = store->statement_capacity ? store->statement_capacity * 2 : 32;
+		void *grown = realloc(store->statements, capacity * sizeof *store->statements);
+		if (grown == NULL) {
+			fputs("hearth: out of memory\n", stderr);
+			abort();
+		}
+		store->statements = grown;
+		store->statement_capacity = capacity;
+	}
+	sqlite3_stmt *statement;
+	if (sqlite3_prepare_v3(store->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement,
+		NULL) != SQLITE_OK) {
+		fprintf(stderr, "hearth: bug: cannot prepare \"%s\": %s\n", sql,
+		    sqlite3_errmsg(store->db));
+		abort();
+	}
+	store->statements[store->statement_count].sql = sql;
+	store->statements[store->statement_count].statement = statement;
+	store->statement_count++;
+	return statement;
+}
+
+int
+store_begin(struct store *store, char *error, size_t error_size)
+{
+	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+		return -1;
+	store->in_transaction = true;
+	return 0;
+}
+
+int
+store_begin_read(struct store *store)
+{
+	if (store->in_transaction)
+		return 0;
+	return sqlite3_exec(store->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+void
+store_end_read(struct store *store)
+{
+	if (!store->in_transaction)
+		sqlite3_exec(store->db, "COMMIT", NULL, NULL, NULL);
+}
+
+int
+store_commit(struct store *store, char *error, size_t error_size)
+{
+	if (store_count_transaction(store) != 0 ||
+	    store_exec(store, "COMMIT", error, error_size) != 0) {
+		store_rollback(store);
+		return -1;
+	}
+	store->in_transaction = false;
+	return 0;
+}
+
+void
+store_rollback(struct store *store)
+{
+	if (!store->in_transaction)
+		return;
+	sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	store->in_transaction = false;
+	/* Replicas added in the rolled-back transaction are gone again. */
+	store->replica_count = 0;
+	load_replicas(store);
+}
+
+/* ---- meta ---------------------------------------------------------------- */
+
+static const char SQL_META_GET[] = "SELECT value FROM meta WHERE key = ?1";
+static const char SQL_META_SET[] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)";
+
+int
+store_meta_get_blob(struct store *store, const char *key, void *out, size_t size)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_META_GET);
+
+	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW ||
+	    (size_t)sqlite3_column_bytes(statement, 0) != size)
+		return -1;
+	memcpy(out, sqlite3_column_blob(statement, 0), size);
+	sqlite3_reset(statement);
+	return 0;
+}
+
+int
+store_meta_get_buffer(struct store *store, const char *key, struct buffer *out)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_META_GET);
+
+	buffer_reset(out);
+	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return -1;
+	buffer_append(out, sqlite3_column_blob(statement, 0),
+	    (size_t)sqlite3_column_bytes(statement, 0));
+	sqlite3_reset(statement);
+	return 0;
+}
+
+int
+store_meta_get_int(struct store *store, const char *key, int64_t *out)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_META_GET);
+
+	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW) {
+		*out = 0;
+		return -1;
+	}
+	*out = sqlite3_column_int64(statement, 0);
+	sqlite3_reset(statement);
+	return 0;
+}
+
+int
+store_meta_set_blob(struct store *store, const char *key, const void *data, size_t size)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_META_SET);
+
+	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, size ? data : "", (int)size, SQLITE_STATIC);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_meta_set_int(struct store *store, const char *key, int64_t value)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_META_SET);
+
+	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 2, value);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_meta_add_int(struct store *store, const char *key, int64_t delta)
+{
+	int64_t value = 0;
+
+	store_meta_get_int(store, key, &value);
+	return store_meta_set_int(store, key, value + delta);
+}
+
+int
+store_count_transaction(struct store *store)
+{
+	return store_meta_add_int(store, "transactions", 1);
+}
+
+/* ---- replicas and ops --------------------------------------------------------- */
+
+static const char SQL_REPLICA_ADD[] = "INSERT INTO replica(id) VALUES(?1)";
+static const char SQL_REPLICA_COUNTER[] = "SELECT counter FROM replica WHERE number = ?1";
+static const char SQL_REPLICA_RAISE[] =
+    "UPDATE replica SET counter = ?2 WHERE number = ?1 AND counter < ?2";
+static const char SQL_REPLICA_ALL[] = "SELECT id, counter FROM replica WHERE counter > 0";
+static const char SQL_MAX_LAMPORT[] = "SELECT max(lamport) FROM op";
+static const char SQL_OP_PUT[] =
+    "INSERT INTO op(replica, counter, lamport, kind, node, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
+static const char SQL_OP_GET[] = "SELECT body FROM op WHERE replica = ?1 AND counter = ?2";
+
+static void
+remember_replica(struct store *store, int64_t number, struct replica_id id)
+{
+	if ((size_t)number > store->replica_count) {
+		struct replica_id *grown = realloc(store->replicas, (size_t)number * sizeof *grown);
+		if (grown == NULL) {
+			fputs("hearth: out of memory\n", stderr);
+			abort();
+		}
+		memset(grown + store->replica_count, 0,
+		    ((size_t)number - store->replica_count) * sizeof *grown);
+		store->replicas = grown;
+		store->replica_count = (size_t)number;
+	}
+	store->replicas[number - 1] = id;
+}
+
+static int
+load_replicas(struct store *store)
+{
+	sqlite3_stmt *statement;
+	int step;
+
+	if (sqlite3_prepare_v2(store->db, "SELECT number, id FROM replica", -1, &statement,
+		NULL) != SQLITE_OK)
+		return -1;
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct replica_id id;
+		if (sqlite3_column_bytes(statement, 1) != ID_BYTES)
+			continue;
+		memcpy(id.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		remember_replica(store, sqlite3_column_int64(statement, 0), id);
+	}
+	sqlite3_finalize(statement);
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t
+store_replica_number(struct store *store, struct replica_id id, bool create)
+{
+	for (size_t i = 0; i < store->replica_count; i++)
+		if (replica_id_equal(store->replicas[i], id))
+			return (int64_t)i + 1;
+	if (!create)
+		return 0;
+	sqlite3_stmt *statement = store_statement(store, SQL_REPLICA_ADD);
+	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return -1;
+	int64_t number = sqlite3_last_insert_rowid(store->db);
+	remember_replica(store, number, id);
+	return number;
+}
+
+int
+store_replica_id(struct store *store, int64_t number, struct replica_id *out)
+{
+	if (number < 1 || (size_t)number > store->replica_count)
+		return -1;
+	*out = store->replicas[number - 1];
+	return 0;
+}
+
+uint64_t
+store_replica_counter(struct store *store, int64_t number)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_REPLICA_COUNTER);
+	uint64_t counter = 0;
+
+	sqlite3_bind_int64(statement, 1, number);
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		counter = (uint64_t)sqlite3_column_int64(statement, 0);
+	sqlite3_reset(statement);
+	return counter;
+}
+
+uint64_t
+store_max_lamport(struct store *store)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_MAX_LAMPORT);
+	uint64_t lamport = 0;
+
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		lamport = (uint64_t)sqlite3_column_int64(statement, 0);
+	sqlite3_reset(statement);
+	return lamport;
+}
+
+int
+store_head_vv(struct store *store, struct vv *out)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_REPLICA_ALL);
+	int step;
+
+	out->count = 0;
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct replica_id id;
+		if (sqlite3_column_bytes(statement, 0) != ID_BYTES)
+			continue;
+		memcpy(id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		vv_set(out, id, (uint64_t)sqlite3_column_int64(statement, 1));
+	}
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_put_op(struct store *store, const struct op *op, const struct buffer *encoded,
+    int64_t replica_number)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_PUT);
+	struct node_id node = op_node(op);
+
+	sqlite3_bind_int64(statement, 1, replica_number);
+	sqlite3_bind_int64(statement, 2, (int64_t)op->id.counter);
+	sqlite3_bind_int64(statement, 3, (int64_t)op->lamport);
+	sqlite3_bind_int(statement, 4, (int)op->kind);
+	if (op->kind == OP_COMMIT)
+		sqlite3_bind_null(statement, 5);
+	else
+		sqlite3_bind_blob(statement, 5, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(statement, 6, encoded->data, (int)encoded->length, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return -1;
+	statement = store_statement(store, SQL_REPLICA_RAISE);
+	sqlite3_bind_int64(statement, 1, replica_number);
+	sqlite3_bind_int64(statement, 2, (int64_t)op->id.counter);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
+    char *error, size_t error_size)
+{
+	int64_t number = store_replica_number(store, id.replica, false);
+	char reason[128];
+
+	if (number <= 0)
+		return 0;
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_GET);
+	sqlite3_bind_int64(statement, 1, number);
+	sqlite3_bind_int64(statement, 2, (int64_t)id.counter);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return 0;
+	const void *body = sqlite3_column_blob(statement, 0);
+	size_t length = (size_t)sqlite3_column_bytes(statement, 0);
+	if (!op_decode(body, length, out, arena, reason, sizeof reason)) {
+		char hex[ID_HEX];
+		replica_id_hex(id.replica, hex);
+		sqlite3_reset(statement);
+		return fail(error, error_size, "%s: op %.8s/%llu does not decode: %s", store->path,
+		    hex, (unsigned long long)id.counter, reason);
+	}
+	sqlite3_reset(statement);
+	return 1;
+}
+
+void
+store_encode_op_ids(struct store *store, const struct op_id *ids, size_t count,
+    struct buffer *out)
+{
+	buffer_reset(out);
+	for (size_t i = 0; i < count; i++) {
+		int64_t number = store_replica_number(store, ids[i].replica, true);
+		buffer_append_varint(out, (uint64_t)number);
+		buffer_append_varint(out, ids[i].counter);
+	}
+}
+
+int
+store_decode_op_ids(struct store *store, const void *data, size_t length, struct op_id **ids,
+    size_t *count, struct arena *arena)
+{
+	struct reader reader;
+	size_t capacity = length / 2 + 1, found = 0;
+	struct op_id *result = arena_alloc(arena, capacity * sizeof *result);
+
+	reader_init(&reader, data, length);
+	while (!reader_at_end(&reader)) {
+		uint64_t number, counter;
+		if (!reader_varint(&reader, &number) || !reader_varint(&reader, &counter) ||
+		    found == capacity)
+			return -1;
+		if (store_replica_id(store, (int64_t)number, &result[found].replica) != 0)
+			return -1;
+		result[found].counter = counter;
+		found++;
+	}
+	*ids = result;
+	*count = found;
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* The store (DESIGN §5): one SQLite database, store.db, holding replicas,
+ * ops, the history, the materialized head state, the working-tree index and
+ * the chunk index; content itself lives in packs (pack.h). This module owns
+ * the schema, its migrations, prepared statements and transactions. */
+#ifndef HEARTH_BACKEND_STORE_H
+#define HEARTH_BACKEND_STORE_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "model/buffer.h"
+#include "model/id.h"
+#include "model/op.h"
+
+/* 'HRTH' */
+#define STORE_APPLICATION_ID 0x48525448
+#define STORE_SCHEMA_VERSION 1
+
+struct store {
+	sqlite3 *db;
+	char path[4096];
+	enum config_durability durability;
+	bool in_transaction;
+	/* Prepared statements, found by the address of their SQL text. */
+	struct store_statement {
+		const char *sql;
+		sqlite3_stmt *statement;
+	} *statements;
+	size_t statement_count, statement_capacity;
+	/* Every replica's id by local number (index = number - 1): the table
+	 * is small and read on every decode of a head list. */
+	struct replica_id *replicas;
+	size_t replica_count;
+};
+
+/* Opens (creating with create) store.db at path and migrates it. */
+int store_open(struct store *store, const char *path, bool create,
+    enum config_durability durability, char *error, size_t error_size);
+void store_close(struct store *store);
+
+/* A cached prepared statement, reset and with bindings cleared. sql must be
+ * a string literal (its address is the cache key). Aborts on a bad
+ * statement: SQL text is ours, so that is a bug, not an input error. */
+sqlite3_stmt *store_statement(struct store *store, const char *sql);
+
+int store_begin(struct store *store, char *error, size_t error_size);
+/* A read snapshot: every query until store_end_read sees one state of the
+ * store, even while a writer commits (WAL). Nests inside nothing. */
+int store_begin_read(struct store *store);
+void store_end_read(struct store *store);
+int store_commit(struct store *store, char *error, size_t error_size);
+void store_rollback(struct store *store);
+/* Runs SQL with no result rows. */
+int store_exec(struct store *store, const char *sql, char *error, size_t error_size);
+/* Writes "what: sqlite message" to error and returns -1. */
+int store_fail(struct store *store, const char *what, char *error, size_t error_size);
+
+/* meta: small named values. */
+int store_meta_get_blob(struct store *store, const char *key, void *out, size_t size);
+int store_meta_get_int(struct store *store, const char *key, int64_t *out);
+int store_meta_get_buffer(struct store *store, const char *key, struct buffer *out);
+int store_meta_set_blob(struct store *store, const char *key, const void *data, size_t size);
+int store_meta_set_int(struct store *store, const char *key, int64_t value);
+int store_meta_add_int(struct store *store, const char *key, int64_t delta);
+
+/* Replicas get small local numbers so ops and heads stay compact. */
+int64_t store_replica_number(struct store *store, struct replica_id id, bool create);
+int store_replica_id(struct store *store, int64_t number, struct replica_id *out);
+/* Highest counter held for a replica (0 if none). */
+uint64_t store_replica_counter(struct store *store, int64_t number);
+uint64_t store_max_lamport(struct store *store);
+/* The version vector of every op held: the head's. */
+int store_head_vv(struct store *store, struct vv *out);
+
+/* Op storage. Ops are written encoded, with their id, lamport, kind and node
+ * broken out for the indexes. */
+int store_put_op(struct store *store, const struct op *op, const struct buffer *encoded,
+    int64_t replica_number);
+/* Loads and decodes one op into arena. Returns 1 found, 0 missing, -1 error. */
+int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
+    char *error, size_t error_size);
+
+/* Compact lists of op ids (heads, seen sets) as (replica number, counter)
+ * varint pairs: the form the node and entry tables keep. */
+void store_encode_op_ids(struct store *store, const struct op_id *ids, size_t count,
+    struct buffer *out);
+int store_decode_op_ids(struct store *store, const void *data, size_t length,
+    struct op_id **ids, size_t *count, struct arena *arena);
+
+/* The cost counters of hearth_stats, kept in meta. */
+int store_count_transaction(struct store *store);
+
+#endif

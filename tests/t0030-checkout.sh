@@ -1,0 +1,99 @@
+#!/bin/sh
+test_description='checkout goes back in time and never destroys unrecorded data'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+
+hearth init home >/dev/null
+cd home
+
+test_expect_success 'three versions to travel between' '
+	mkdir docs && echo one >docs/a && echo keep >b &&
+	hearth record -m v1 >/dev/null &&
+	echo two >docs/a && mv b c && echo new >d &&
+	hearth record -m v2 >/dev/null &&
+	rm -r docs && echo three >d &&
+	hearth record -m v3 >/dev/null &&
+	hearth log --oneline >../log && test $(wc -l <../log) = 3
+'
+
+test_expect_success 'checkout of the first version brings its tree back' '
+	hearth checkout head~2 >../out &&
+	grep "^At version" ../out &&
+	echo one >../expected && test_cmp ../expected docs/a &&
+	echo keep >../expected && test_cmp ../expected b &&
+	test ! -e c && test ! -e d
+'
+
+test_expect_success 'status says which version the tree is at and that head is ahead' '
+	hearth status >../out &&
+	grep "head is" ../out && grep "ahead" ../out &&
+	grep "restore" ../out &&
+	hearth status --porcelain >../out &&
+	v1=$(hearth log --oneline | tail -1 | cut -d" " -f1) &&
+	grep "^# tree $v1" ../out
+'
+
+test_expect_success 'checkout with no version goes back to head' '
+	hearth checkout >/dev/null &&
+	echo three >../expected && test_cmp ../expected d &&
+	echo keep >../expected && test_cmp ../expected c &&
+	test ! -e docs && test ! -e b &&
+	hearth status >../out && grep "(head)" ../out && grep "Nothing changed" ../out
+'
+
+test_expect_success 'checkout refuses to overwrite an unrecorded change and names it' '
+	echo precious >d &&
+	test_expect_code 1 hearth checkout head~1 2>../err &&
+	grep "not recorded" ../err && grep " d$" ../err &&
+	echo precious >../expected && test_cmp ../expected d
+'
+
+test_expect_success 'a new file where the version has a file is refused too' '
+	hearth checkout head~2 2>/dev/null || true &&
+	echo mine >b.new && mv b.new b 2>/dev/null;
+	echo precious >../expected && test_cmp ../expected d
+'
+
+test_expect_success 'checkout --force records the change first, then checks out' '
+	rm -f b &&
+	hearth checkout --force head~2 >../out &&
+	grep "Recorded the unrecorded changes" ../out &&
+	echo one >../expected && test_cmp ../expected docs/a &&
+	hearth show --cat head d >../got && echo precious >../expected && test_cmp ../expected ../got
+'
+
+test_expect_success 'a record after checking out an old version restores it as the new head' '
+	hearth record -m "restore v1" >../out &&
+	hearth status >../out && grep "(head)" ../out &&
+	hearth ls >../top && printf "b\ndocs/\n" >../expected && test_cmp ../expected ../top &&
+	hearth show --cat head docs/a >../got && echo one >../expected && test_cmp ../expected ../got
+'
+
+test_expect_success 'unrelated unrecorded changes survive a checkout' '
+	echo mine >mine.txt &&
+	hearth checkout head~1 >/dev/null &&
+	echo mine >../expected && test_cmp ../expected mine.txt &&
+	hearth checkout >/dev/null && test -e mine.txt
+'
+
+test_expect_success 'a deleted file comes back with checkout, nothing is lost' '
+	rm docs/a &&
+	hearth checkout >/dev/null &&
+	echo one >../expected && test_cmp ../expected docs/a
+'
+
+test_expect_success 'export writes a version into a new folder' '
+	hearth export head~3 ../exported &&
+	echo two >../expected && test_cmp ../expected ../exported/docs/a &&
+	echo keep >../expected && test_cmp ../expected ../exported/c
+'
+
+test_expect_success 'export refuses a folder that is not empty or is inside the Home' '
+	test_expect_code 2 hearth export head ../exported 2>../err && grep "not empty" ../err &&
+	test_expect_code 2 hearth export head inside 2>../err && grep "inside the Home" ../err
+'
+
+test_expect_success 'fsck is clean after all of it' '
+	hearth fsck >../out && grep "no problems" ../out
+'
+
+test_done

@@ -1,0 +1,154 @@
+/* The app's one table of actions, in the manner of tig's REQ_ X-macro and
+ * tmux's key tables: each action has a name, the views it works in, its
+ * default keys, a short hint label and a one-line description. Key dispatch,
+ * the key-hint line, the help overlay and `hearth --dump-actions` (which the
+ * tests compare with the overlay) are all generated from it. */
+#ifndef HEARTH_TUI_ACTION_H
+#define HEARTH_TUI_ACTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <curses.h>
+
+/* Where an action applies: one bit per kind of view. */
+enum action_scope {
+	SCOPE_HISTORY = 1 << 0,
+	SCOPE_VERSION = 1 << 1,		/* a version's changes, over History */
+	SCOPE_CONFLICTS = 1 << 2,
+	SCOPE_HOME = 1 << 3,
+	SCOPE_SYNC = 1 << 4,
+	SCOPE_HELP = 1 << 5,		/* the help overlay */
+	SCOPE_WELCOME = 1 << 6,		/* outside any Home */
+};
+#define SCOPE_TOP_VIEWS (SCOPE_HISTORY | SCOPE_CONFLICTS | SCOPE_HOME | SCOPE_SYNC)
+#define SCOPE_IN_HOME (SCOPE_TOP_VIEWS | SCOPE_VERSION | SCOPE_HELP)
+#define SCOPE_ANYWHERE (SCOPE_IN_HOME | SCOPE_WELCOME)
+
+/* Keys are ints: a character is its code point; a curses function key
+ * (KEY_UP...) has ACTION_FUNCTION_KEY added, since curses codes overlap
+ * code points from U+0101 up. */
+#define ACTION_FUNCTION_KEY 0x40000000
+#define ACTION_FN(curses_key) (ACTION_FUNCTION_KEY | (curses_key))
+#define ACTION_CTRL(letter) ((letter) & 0x1f)
+#define ACTION_ESCAPE 0x1b
+#define ACTION_KEYS_MAX 4
+#define ACTION_KEYS(...) { __VA_ARGS__ }
+
+/* X(ID, name, scope, keys, hint, description): hint is the label on the
+ * key-hint line, or NULL to leave the action off it. */
+#define ACTION_TABLE(X) \
+	X(MOVE_UP, "move-up", SCOPE_ANYWHERE, ACTION_KEYS('k', ACTION_FN(KEY_UP)), NULL, \
+	    "Move the cursor up one line") \
+	X(MOVE_DOWN, "move-down", SCOPE_ANYWHERE, ACTION_KEYS('j', ACTION_FN(KEY_DOWN)), NULL, \
+	    "Move the cursor down one line") \
+	X(MOVE_HALF_UP, "move-half-page-up", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_CTRL('u')), NULL, \
+	    "Move up half a screen") \
+	X(MOVE_HALF_DOWN, "move-half-page-down", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_CTRL('d')), \
+	    NULL, "Move down half a screen") \
+	X(MOVE_PAGE_UP, "move-page-up", SCOPE_ANYWHERE, \
+	    ACTION_KEYS(ACTION_FN(KEY_PPAGE), ACTION_CTRL('b')), NULL, "Move up one screen") \
+	X(MOVE_PAGE_DOWN, "move-page-down", SCOPE_ANYWHERE, \
+	    ACTION_KEYS(ACTION_FN(KEY_NPAGE), ACTION_CTRL('f')), NULL, "Move down one screen") \
+	X(MOVE_FIRST, "move-first", SCOPE_ANYWHERE, ACTION_KEYS('g', ACTION_FN(KEY_HOME)), NULL, \
+	    "Move to the first line") \
+	X(MOVE_LAST, "move-last", SCOPE_ANYWHERE, ACTION_KEYS('G', ACTION_FN(KEY_END)), NULL, \
+	    "Move to the last line (loads everything)") \
+	X(VIEW_HISTORY, "view-history", SCOPE_IN_HOME, ACTION_KEYS('1'), NULL, \
+	    "Show the History view: versions, newest first") \
+	X(VIEW_CONFLICTS, "view-conflicts", SCOPE_IN_HOME, ACTION_KEYS('2'), NULL, \
+	    "Show the Conflicts view") \
+	X(VIEW_HOME, "view-home", SCOPE_IN_HOME, ACTION_KEYS('3'), NULL, \
+	    "Show the Home view: the working tree") \
+	X(VIEW_SYNC, "view-sync", SCOPE_IN_HOME, ACTION_KEYS('4'), NULL, "Show the Sync view") \
+	X(VIEW_NEXT, "view-next", SCOPE_IN_HOME, ACTION_KEYS('\t'), "next view", \
+	    "Show the next view") \
+	X(VIEW_PREVIOUS, "view-previous", SCOPE_IN_HOME, ACTION_KEYS(ACTION_FN(KEY_BTAB)), NULL, \
+	    "Show the previous view") \
+	X(HELP, "help", SCOPE_ANYWHERE, ACTION_KEYS('?'), "help", \
+	    "Show or hide every key binding") \
+	X(REFRESH, "refresh", SCOPE_TOP_VIEWS, ACTION_KEYS('R', ACTION_FN(KEY_F(5))), NULL, \
+	    "Reload the view and the status from the Home") \
+	X(REDRAW, "redraw", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_CTRL('l')), NULL, \
+	    "Redraw the screen") \
+	X(CANCEL, "cancel", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_ESCAPE), NULL, \
+	    "Cancel the running job, or close the pane on top") \
+	X(QUIT, "quit", SCOPE_ANYWHERE, ACTION_KEYS('q'), "quit", \
+	    "Close the pane on top, or quit hearth") \
+	X(QUIT_NOW, "quit-now", SCOPE_ANYWHERE, ACTION_KEYS('Q'), NULL, "Quit hearth at once") \
+	X(OPEN_VERSION, "open-version", SCOPE_HISTORY, \
+	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER)), "changes", \
+	    "Show what the selected version changed") \
+	X(CHECKOUT, "checkout", SCOPE_HISTORY, ACTION_KEYS('c'), "checkout", \
+	    "Check out the selected version (asks first)") \
+	X(SEARCH, "search", SCOPE_HISTORY, ACTION_KEYS('/'), "search", \
+	    "Search version messages as you type") \
+	X(SEARCH_NEXT, "search-next", SCOPE_HISTORY, ACTION_KEYS('n'), NULL, \
+	    "Go to the next version matching the search") \
+	X(SEARCH_PREVIOUS, "search-previous", SCOPE_HISTORY, ACTION_KEYS('N'), NULL, \
+	    "Go to the previous version matching the search") \
+	X(TOGGLE_DIFF, "toggle-diff", SCOPE_VERSION, \
+	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), ' '), "diff", \
+	    "Show or hide the diff of the selected file") \
+	X(CLOSE, "close", SCOPE_VERSION | SCOPE_HELP, \
+	    ACTION_KEYS('h', ACTION_FN(KEY_LEFT), ACTION_FN(KEY_BACKSPACE), 0x7f), "back", \
+	    "Close this pane and go back") \
+	X(EXPAND, "expand", SCOPE_HOME, ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), 'l'), \
+	    "open", "Open or close the selected folder") \
+	X(EXPAND_RIGHT, "expand-only", SCOPE_HOME, ACTION_KEYS(ACTION_FN(KEY_RIGHT)), NULL, \
+	    "Open the selected folder") \
+	X(COLLAPSE, "collapse", SCOPE_HOME, ACTION_KEYS('h', ACTION_FN(KEY_LEFT)), NULL, \
+	    "Close the folder, or go to the folder holding it") \
+	X(MARK, "mark", SCOPE_HOME, ACTION_KEYS(' '), "mark", \
+	    "Mark or unmark the selected path, then move down") \
+	X(UNMARK_ALL, "unmark-all", SCOPE_HOME, ACTION_KEYS('u'), NULL, "Unmark every path") \
+	X(RECORD, "record", SCOPE_HOME, ACTION_KEYS('r'), "record", \
+	    "Record the marked paths (all changes if none) with a message") \
+	X(FILTER, "filter", SCOPE_HOME, ACTION_KEYS('f', '/'), "filter", \
+	    "Show only names containing a text (empty: show all)") \
+	X(INIT, "init", SCOPE_WELCOME, ACTION_KEYS('i'), "make a Home here", \
+	    "Make the current folder a Home") \
+	X(DEMO, "demo", SCOPE_WELCOME, ACTION_KEYS('d'), "demo", \
+	    "Open a demo Home with a few versions (made under $TMPDIR)")
+
+enum action {
+	ACTION_NONE,
+#define ACTION_ENUM(id, name, scope, keys, hint, text) ACTION_##id,
+	ACTION_TABLE(ACTION_ENUM)
+#undef ACTION_ENUM
+	ACTION_COUNT
+};
+
+struct action_info {
+	const char *name;
+	unsigned scope;		/* enum action_scope bits */
+	int keys[ACTION_KEYS_MAX];	/* 0 ends the list early */
+	const char *hint;
+	const char *description;
+};
+
+const struct action_info *action_info(enum action action);
+
+/* The action key is bound to in a view of scope, or ACTION_NONE. */
+enum action action_for_key(int key, enum action_scope scope);
+
+/* How a key is written in help and hints: "j", "Up", "Ctrl-d", "Enter". */
+const char *action_key_name(int key, char *out, size_t size);
+/* All of an action's keys, "j Down", without duplicates by name. */
+const char *action_keys_text(enum action action, char *out, size_t size);
+
+/* Names of the views in a scope: "everywhere", "History", "Version, Help". */
+const char *action_scope_name(unsigned scope, char *out, size_t size);
+
+/* The key-hint line for a scope: "Enter changes  c checkout  ? help". */
+void action_hint_line(enum action_scope scope, char *out, size_t size);
+
+/* One line per binding, as the help overlay shows it (see help.c):
+ * "KEYS  NAME  DESCRIPTION" with fixed columns. */
+void action_format_line(enum action action, char *out, size_t size);
+
+/* Prints every action as the help overlay lists it, for tests and docs. */
+void action_dump(FILE *out);
+
+#endif

@@ -1,0 +1,301 @@
+/* Dispatch for the line-mode CLI: global options, the command table, help,
+ * and what every command shares (opening the Home, errors, paths, colour,
+ * progress). */
+#include "tui/cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/app.h"
+
+static const struct cli_option_help no_options[] = { { NULL, NULL } };
+
+static const struct cli_option_help record_options[] = {
+	{ "-m, --message MSG", "the version's message" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help status_options[] = {
+	{ "--porcelain", "stable output for scripts: one change a line" },
+	{ "-z", "with --porcelain: end entries with NUL, paths unescaped" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help log_options[] = {
+	{ "-n, --max-count N", "show at most N versions" },
+	{ "--oneline", "one line a version: short id and message" },
+	{ "--grep TEXT", "only versions whose message holds TEXT (any case)" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help show_options[] = {
+	{ "-p, --patch", "also show a diff of each small text file changed" },
+	{ "--cat", "write the bytes of the file at PATH in VERSION to standard output" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help ls_options[] = {
+	{ "--tree", "list the working tree as last recorded or checked out" },
+	{ "-l, --long", "also show kind, mode, size, time and root" },
+	{ "--limit N", "at most N entries (a page)" },
+	{ "--after NAME", "start after NAME (the next page)" },
+	{ "-z", "end entries with NUL, names unescaped" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help checkout_options[] = {
+	{ "-f, --force", "record unrecorded changes as a version first, then check out" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help init_options[] = {
+	{ "-c FILE (global)", "make the joined Home FILE describes instead" },
+	{ NULL, NULL },
+};
+
+const struct cli_command cli_commands[] = {
+	{ "init", "[DIR]", "make DIR (default: the current folder) a Home", init_options, cli_init },
+	{ "record", "[-m MSG] [PATH...]", "record what changed (in PATHs) as a new version",
+	    record_options, cli_record },
+	{ "status", "[--porcelain [-z]]", "show what changed since the last version",
+	    status_options, cli_status },
+	{ "log", "[-n N] [--oneline] [--grep TEXT]", "list versions, newest first", log_options,
+	    cli_log },
+	{ "show", "[-p] VERSION [PATH] | --cat VERSION PATH",
+	    "show what a version changed, or a file's bytes in it", show_options, cli_show },
+	{ "ls", "[--tree] [-l] [VERSION] [PATH]", "list a folder of a version (default: head)",
+	    ls_options, cli_ls },
+	{ "checkout", "[-f] [VERSION]", "bring the working tree to VERSION (default: head)",
+	    checkout_options, cli_checkout },
+	{ "export", "VERSION DIR", "write VERSION's tree into an empty folder outside the Home",
+	    no_options, cli_export },
+	{ "fsck", "", "check the store and name anything damaged", no_options, cli_fsck },
+	{ "demo", "", "open the app on a scratch demo Home (made on first use)", no_options,
+	    cli_demo },
+	{ "config", "check", "print the effective config and where it came from", no_options,
+	    cli_config },
+	{ "stats", "", "the store's size and cost counters", no_options, cli_stats },
+	{ "version", "", "print hearth's version", no_options, cli_version },
+	{ "help", "[COMMAND]", "describe hearth's commands, or one of them", no_options, cli_help },
+};
+const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
+
+const struct cli_command *
+cli_find(const char *name)
+{
+	for (size_t i = 0; i < cli_command_count; i++)
+		if (strcmp(cli_commands[i].name, name) == 0)
+			return &cli_commands[i];
+	return NULL;
+}
+
+int
+cli_fail(const struct hearth_error *error)
+{
+	fprintf(stderr, "hearth: %s\n", error->message);
+	return hearth_exit_status(error->code);
+}
+
+int
+cli_usage_error(const struct cli_command *command, const char *format, ...)
+{
+	va_list args;
+
+	fputs("hearth: ", stderr);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fprintf(stderr, "\nusage: hearth %s %s\n", command->name, command->usage);
+	return 2;
+}
+
+void
+cli_print_help(const struct cli_command *command, FILE *out)
+{
+	fprintf(out, "usage: hearth %s %s\n\n%s.\n", command->name, command->usage,
+	    command->summary);
+	if (command->options[0].option != NULL)
+		fputs("\noptions:\n", out);
+	for (const struct cli_option_help *option = command->options; option->option; option++)
+		fprintf(out, "  %-22s %s\n", option->option, option->description);
+	fprintf(out, "\nSee hearth(1) for more.\n");
+}
+
+bool
+cli_wants_help(const struct cli_command *command, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			cli_print_help(command, stdout);
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+cli_open(struct cli *cli)
+{
+	struct hearth_open_options options = { .config_path = cli->config_path };
+	struct hearth_error error;
+
+	if (cli->home != NULL)
+		return 0;
+	if (hearth_open(&cli->home, &options, &error) != 0)
+		return cli_fail(&error);
+	return 0;
+}
+
+void
+cli_print_path(FILE *out, const char *path, bool raw)
+{
+	char escaped[16384];
+
+	if (raw) {
+		fputs(path, out);
+		return;
+	}
+	hearth_escape_name(path, escaped, sizeof escaped);
+	fputs(escaped, out);
+}
+
+const char *
+cli_colour(const struct cli *cli, char kind)
+{
+	if (!cli->colour)
+		return "";
+	switch (kind) {
+	case 'A':
+		return "\033[32m";
+	case 'D':
+		return "\033[31m";
+	case 'M':
+	case 'T':
+		return "\033[33m";
+	case 'R':
+		return "\033[36m";
+	case 'C':
+		return "\033[1;31m";
+	case 'I':
+		return "\033[33m";	/* ids */
+	default:
+		return "";
+	}
+}
+
+const char *
+cli_colour_reset(const struct cli *cli)
+{
+	return cli->colour ? "\033[m" : "";
+}
+
+static void
+show_progress(void *context, const struct hearth_progress_report *report)
+{
+	(void)context;
+	if (report->total > 0)
+		fprintf(stderr, "\r%s: %llu/%llu\033[K", report->phase,
+		    (unsigned long long)report->done, (unsigned long long)report->total);
+	else
+		fprintf(stderr, "\r%s: %llu\033[K", report->phase, (unsigned long long)report->done);
+}
+
+struct hearth_progress
+cli_progress(struct cli *cli)
+{
+	struct hearth_progress progress = { 0 };
+	if (cli->progress)
+		progress.report = show_progress;
+	return progress;
+}
+
+void
+cli_progress_done(struct cli *cli)
+{
+	if (cli->progress)
+		fputs("\r\033[K", stderr);
+}
+
+int
+cli_home_paths(struct cli *cli, int count, char **paths, char ***out)
+{
+	struct hearth_error error;
+	char path[8192];
+
+	*out = calloc((size_t)count + 1, sizeof **out);
+	for (int i = 0; i < count; i++) {
+		if (hearth_home_path(cli->home, paths[i], path, sizeof path, &error) != 0) {
+			cli_free_paths(i, *out);
+			*out = NULL;
+			return cli_fail(&error);
+		}
+		(*out)[i] = strdup(path);
+	}
+	return 0;
+}
+
+void
+cli_free_paths(int count, char **paths)
+{
+	for (int i = 0; paths != NULL && i < count; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+static int
+global_usage(void)
+{
+	fputs("usage: hearth [-c FILE] [COMMAND [ARG...]]\n"
+	      "With no command, hearth opens the full-screen app. `hearth help` lists the "
+	      "commands.\n", stderr);
+	return 2;
+}
+
+int
+cli_run(int argc, char **argv)
+{
+	struct cli cli = { .program = argv[0] };
+	int first = 1;
+
+	cli.colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	cli.progress = isatty(STDERR_FILENO);
+	while (first < argc && argv[first][0] == '-') {
+		if (strcmp(argv[first], "-c") == 0 && first + 1 < argc) {
+			cli.config_path = argv[first + 1];
+			first += 2;
+		} else if (strncmp(argv[first], "--config=", 9) == 0) {
+			cli.config_path = argv[first] + 9;
+			first++;
+		} else if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) {
+			return cli_help(&cli, 1, argv);
+		} else if (strcmp(argv[first], "--version") == 0) {
+			return cli_version(&cli, 1, argv);
+		} else if (strcmp(argv[first], "--dump-actions") == 0) {
+			/* Hidden: the app's key bindings, one a line, for the tests
+			 * that keep help, man page and keymap in step. */
+			return app_dump_actions(stdout);
+		} else {
+			fprintf(stderr, "hearth: unknown option %s\n", argv[first]);
+			return global_usage();
+		}
+	}
+	if (first == argc) {
+		struct hearth_open_options options = { .config_path = cli.config_path };
+		return app_run(&options);
+	}
+	const struct cli_command *command = cli_find(argv[first]);
+	if (command == NULL) {
+		fprintf(stderr, "hearth: '%s' is not a command. See `hearth help`.\n", argv[first]);
+		return 2;
+	}
+	int status;
+	if (cli_wants_help(command, argc - first, argv + first))
+		status = 0;
+	else
+		status = command->run(&cli, argc - first, argv + first);
+	hearth_close(cli.home);
+	if (fflush(stdout) != 0 && status == 0) {
+		perror("hearth: standard output");
+		status = 1;
+	}
+	return status;
+}

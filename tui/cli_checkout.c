@@ -1,0 +1,85 @@
+/* hearth checkout [-f] [VERSION]: bring the working tree to a version, never
+ * overwriting what is not recorded; hearth export VERSION DIR: write a
+ * version's tree into an empty folder elsewhere. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/cli.h"
+
+static void
+print_blocked(const struct hearth_change_list *blocked)
+{
+	fprintf(stderr, "hearth: these paths have changes that are not recorded:\n");
+	for (size_t i = 0; i < blocked->count; i++) {
+		fprintf(stderr, "  %c ", (char)blocked->items[i].kind);
+		cli_print_path(stderr, blocked->items[i].path, false);
+		fputc('\n', stderr);
+	}
+}
+
+int
+cli_checkout(struct cli *cli, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hearth_checkout_options checkout = { 0 };
+	int option;
+
+	optind = 1;
+	opterr = 0;
+	while ((option = getopt_long(argc, argv, "+f", options, NULL)) != -1) {
+		if (option == 'f')
+			checkout.force = true;
+		else
+			return cli_usage_error(cli_find("checkout"), "unknown option %s", argv[optind - 1]);
+	}
+	if (argc - optind > 1)
+		return cli_usage_error(cli_find("checkout"), "checkout takes one VERSION");
+	if (optind < argc)
+		checkout.version = argv[optind];
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+
+	struct hearth_checkout_result result;
+	struct hearth_error error;
+	struct hearth_progress progress = cli_progress(cli);
+	status = hearth_checkout(cli->home, &checkout, &progress, &result, &error);
+	cli_progress_done(cli);
+	if (status == HEARTH_REFUSED)
+		print_blocked(&result.blocked);
+	if (status != 0) {
+		hearth_checkout_result_free(&result);
+		return cli_fail(&error);
+	}
+	if (result.recorded[0] != '\0')
+		printf("Recorded the unrecorded changes first as %.12s\n", result.recorded);
+	if (result.version[0] == '\0')
+		printf("Nothing to check out: no versions yet\n");
+	else
+		printf("At version %.12s: %llu written, %llu removed, %llu moved\n", result.version,
+		    (unsigned long long)result.written, (unsigned long long)result.removed,
+		    (unsigned long long)result.moved);
+	hearth_checkout_result_free(&result);
+	return 0;
+}
+
+int
+cli_export(struct cli *cli, int argc, char **argv)
+{
+	if (argc != 3)
+		return cli_usage_error(cli_find("export"), "export needs VERSION and DIR");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	struct hearth_error error;
+	struct hearth_progress progress = cli_progress(cli);
+	status = hearth_export(cli->home, argv[1], argv[2], &progress, &error);
+	cli_progress_done(cli);
+	if (status != 0)
+		return cli_fail(&error);
+	return 0;
+}

@@ -1,0 +1,121 @@
+/* The small commands: fsck, config check, stats, version, help. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "tui/cli.h"
+
+int
+cli_fsck(struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return cli_usage_error(cli_find("fsck"), "fsck takes no arguments");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	struct hearth_fsck_report report;
+	struct hearth_error error;
+	struct hearth_progress progress = cli_progress(cli);
+	status = hearth_fsck(cli->home, &progress, &report, &error);
+	cli_progress_done(cli);
+	for (size_t i = 0; i < report.problem_count; i++)
+		printf("%s\n", report.problems[i]);
+	printf("checked %llu ops, %llu versions, %llu chunks, %llu packs: %s\n",
+	    (unsigned long long)report.ops_checked, (unsigned long long)report.versions_checked,
+	    (unsigned long long)report.chunks_checked, (unsigned long long)report.packs_checked,
+	    report.problem_count ? "PROBLEMS FOUND" : "no problems");
+	hearth_fsck_report_free(&report);
+	return status == 0 ? 0 : cli_fail(&error);
+}
+
+int
+cli_config(struct cli *cli, int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], "check") != 0)
+		return cli_usage_error(cli_find("config"), "the config command is `config check`");
+	struct hearth_open_options options = { .config_path = cli->config_path };
+	struct hearth_location location;
+	struct hearth_error error;
+
+	if (hearth_locate(&options, &location, &error) != 0)
+		return cli_fail(&error);
+	char message[4096];
+	struct config *config = config_load(location.config_path, message, sizeof message);
+	if (config == NULL) {
+		fprintf(stderr, "hearth: %s\n", message);
+		return 1;
+	}
+	printf("# config: %s (found by %s)\n# state: %s\n", location.config_path, location.found_by,
+	    location.state_path);
+	config_print(config, stdout);
+	config_free(config);
+	return 0;
+}
+
+static void
+print_size(const char *label, unsigned long long bytes)
+{
+	printf("%-24s %llu (%.1f MiB)\n", label, bytes, bytes / 1048576.0);
+}
+
+int
+cli_stats(struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return cli_usage_error(cli_find("stats"), "stats takes no arguments");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	struct hearth_stats stats;
+	struct hearth_error error;
+	if (hearth_stats(cli->home, &stats, &error) != 0)
+		return cli_fail(&error);
+	printf("%-24s %llu\n", "ops", (unsigned long long)stats.ops);
+	printf("%-24s %llu\n", "versions", (unsigned long long)stats.versions);
+	printf("%-24s %llu\n", "nodes", (unsigned long long)stats.nodes);
+	printf("%-24s %llu\n", "index entries", (unsigned long long)stats.entries);
+	printf("%-24s %llu\n", "chunks", (unsigned long long)stats.chunks);
+	printf("%-24s %llu\n", "packs", (unsigned long long)stats.packs);
+	print_size("stored bytes", stats.stored_bytes);
+	print_size("pack bytes", stats.pack_bytes);
+	print_size("database bytes", stats.database_bytes);
+	print_size("bytes written", stats.bytes_written);
+	print_size("content bytes written", stats.content_bytes_written);
+	if (stats.content_bytes_written > 0)
+		printf("%-24s %.3f\n", "written per stored byte",
+		    (double)stats.bytes_written / (double)stats.content_bytes_written);
+	printf("%-24s %llu\n", "packs created", (unsigned long long)stats.packs_created);
+	printf("%-24s %llu\n", "transactions", (unsigned long long)stats.transactions);
+	return 0;
+}
+
+int
+cli_version(struct cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	(void)argc;
+	(void)argv;
+	printf("hearth %s\n", hearth_version_string());
+	return 0;
+}
+
+int
+cli_help(struct cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	if (argc >= 2) {
+		const struct cli_command *command = cli_find(argv[1]);
+		if (command == NULL) {
+			fprintf(stderr, "hearth: '%s' is not a command\n", argv[1]);
+			return 2;
+		}
+		cli_print_help(command, stdout);
+		return 0;
+	}
+	printf("usage: hearth [-c FILE] [COMMAND [ARG...]]\n\n"
+	       "With no command, hearth opens the full-screen app.\n\ncommands:\n");
+	for (size_t i = 0; i < cli_command_count; i++)
+		printf("  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
+	printf("\n`hearth help COMMAND` or `hearth COMMAND --help` tells more; hearth(1) tells all.\n");
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* hearth init [DIR]: make a working single-root Home (state in DIR/.hearth),
+ * or with -c FILE the joined Home that config describes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/cli.h"
+
+int
+cli_init(struct cli *cli, int argc, char **argv)
+{
+	struct hearth_init_options options = { .dir = ".", .config_path = cli->config_path };
+	struct hearth_error error;
+
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && strcmp(argv[1], "-") != 0))
+		return cli_usage_error(cli_find("init"), "init takes at most one folder");
+	if (argc == 2)
+		options.dir = argv[1];
+	if (hearth_init(&options, &error) != 0)
+		return cli_fail(&error);
+	if (cli->config_path != NULL)
+		printf("Made the Home described by %s\n", cli->config_path);
+	else
+		printf("Made a Home at %s (its store is in %s/.hearth)\n", options.dir, options.dir);
+	return 0;
+}

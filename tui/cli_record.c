@@ -1,0 +1,73 @@
+/* hearth record [-m MSG] [PATH...]: record what changed as a new version. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/cli.h"
+
+static void
+print_changes(struct cli *cli, const struct hearth_change_list *changes)
+{
+	for (size_t i = 0; i < changes->count; i++) {
+		const struct hearth_change *change = &changes->items[i];
+		printf(" %s%c%s ", cli_colour(cli, (char)change->kind), (char)change->kind,
+		    cli_colour_reset(cli));
+		if (change->old_path != NULL) {
+			cli_print_path(stdout, change->old_path, false);
+			fputs(" -> ", stdout);
+		}
+		cli_print_path(stdout, change->path, false);
+		putchar('\n');
+	}
+}
+
+int
+cli_record(struct cli *cli, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "message", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *message = "";
+	int option;
+
+	optind = 1;
+	opterr = 0;
+	while ((option = getopt_long(argc, argv, "+m:", options, NULL)) != -1) {
+		if (option == 'm')
+			message = optarg;
+		else
+			return cli_usage_error(cli_find("record"), "unknown option %s", argv[optind - 1]);
+	}
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	char **paths = NULL;
+	int path_count = argc - optind;
+	if (path_count > 0 && (status = cli_home_paths(cli, path_count, argv + optind, &paths)) != 0)
+		return status;
+
+	struct hearth_record_options record = {
+		.message = message, .paths = (const char *const *)paths,
+		.path_count = (size_t)path_count,
+	};
+	struct hearth_record_result result;
+	struct hearth_error error;
+	struct hearth_progress progress = cli_progress(cli);
+	status = hearth_record(cli->home, &record, &progress, &result, &error);
+	cli_progress_done(cli);
+	cli_free_paths(path_count, paths);
+	if (status != 0)
+		return cli_fail(&error);
+	if (result.version[0] == '\0') {
+		printf("Nothing to record: the working tree matches its version.\n");
+	} else {
+		printf("Recorded %s%s%s: %llu change%s, %llu file%s read\n", cli_colour(cli, 'I'),
+		    result.short_id, cli_colour_reset(cli), (unsigned long long)result.ops,
+		    result.ops == 1 ? "" : "s", (unsigned long long)result.files_stored,
+		    result.files_stored == 1 ? "" : "s");
+		print_changes(cli, &result.changes);
+	}
+	hearth_record_result_free(&result);
+	return 0;
+}

@@ -1,0 +1,129 @@
+/* hearth show [-p] VERSION [PATH]: what a version changed (with diffs of
+ * small text files under -p); hearth show --cat VERSION PATH: a file's bytes. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/cli.h"
+
+#define DIFF_MAX_BYTES (1024 * 1024)
+
+static int
+show_cat(struct cli *cli, const char *version, const char *path)
+{
+	struct hearth_error error;
+	char relative[8192];
+
+	if (hearth_home_path(cli->home, path, relative, sizeof relative, &error) != 0)
+		return cli_fail(&error);
+	fflush(stdout);
+	if (hearth_cat(cli->home, version, relative, STDOUT_FILENO, &error) != 0)
+		return cli_fail(&error);
+	return 0;
+}
+
+static void
+show_header(struct cli *cli, const struct hearth_version *version)
+{
+	char when[80];
+
+	cli_format_time(version->time, version->utc_offset, when, sizeof when);
+	printf("%sversion %s%s\nAuthor: %s\nDate:   %s\n\n", cli_colour(cli, 'I'), version->id,
+	    cli_colour_reset(cli), version->author, when);
+	const char *line = version->message;
+	while (*line != '\0') {
+		size_t length = strcspn(line, "\n");
+		printf("    %.*s\n", (int)length, line);
+		line += length + (line[length] == '\n');
+	}
+	putchar('\n');
+}
+
+static void
+show_patch(struct cli *cli, const char *version, const struct hearth_change *change)
+{
+	struct hearth_text diff;
+	struct hearth_error error;
+
+	if (change->entry_kind != HEARTH_FILE || (!change->content_changed && change->kind != HEARTH_DELETED))
+		return;
+	if (hearth_diff(cli->home, version, change->path, DIFF_MAX_BYTES, &diff, &error) != 0) {
+		fprintf(stderr, "hearth: %s\n", error.message);
+		return;
+	}
+	if (diff.binary)
+		printf("    (binary or large: not shown)\n");
+	else
+		fputs(diff.text, stdout);
+	hearth_text_free(&diff);
+}
+
+int
+cli_show(struct cli *cli, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "patch", no_argument, NULL, 'p' },
+		{ "cat", no_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool patch = false, cat = false;
+	int option;
+
+	optind = 1;
+	opterr = 0;
+	while ((option = getopt_long(argc, argv, "+p", options, NULL)) != -1) {
+		if (option == 'p')
+			patch = true;
+		else if (option == 'c')
+			cat = true;
+		else
+			return cli_usage_error(cli_find("show"), "unknown option %s", argv[optind - 1]);
+	}
+	int count = argc - optind;
+	if (count < 1 || count > 2 || (cat && count != 2))
+		return cli_usage_error(cli_find("show"), cat ? "--cat needs VERSION and PATH"
+							     : "show needs a VERSION");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	const char *version = argv[optind];
+	if (cat)
+		return show_cat(cli, version, argv[optind + 1]);
+
+	struct hearth_version_list resolved;
+	struct hearth_change_list changes;
+	struct hearth_error error;
+	char relative[8192];
+	const char *path = NULL;
+	if (count == 2) {
+		if (hearth_home_path(cli->home, argv[optind + 1], relative, sizeof relative, &error) != 0)
+			return cli_fail(&error);
+		path = relative;
+	}
+	if (hearth_resolve(cli->home, version, &resolved, &error) != 0)
+		return cli_fail(&error);
+	show_header(cli, &resolved.items[0]);
+	status = hearth_show(cli->home, resolved.items[0].id, path, &changes, &error);
+	if (status == 0) {
+		for (size_t i = 0; i < changes.count; i++) {
+			const struct hearth_change *change = &changes.items[i];
+			printf("%s%c%s ", cli_colour(cli, (char)change->kind), (char)change->kind,
+			    cli_colour_reset(cli));
+			if (change->old_path) {
+				cli_print_path(stdout, change->old_path, false);
+				fputs(" -> ", stdout);
+			}
+			cli_print_path(stdout, change->path, false);
+			putchar('\n');
+			if (patch)
+				show_patch(cli, resolved.items[0].id, change);
+		}
+		if (changes.count == 0)
+			printf("(no changes)\n");
+		hearth_change_list_free(&changes);
+	}
+	hearth_version_list_free(&resolved);
+	return status == 0 ? 0 : cli_fail(&error);
+}

@@ -1,0 +1,137 @@
+/* hearth status [--porcelain [-z]]: what changed since the last version,
+ * and where the tree stands against head. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/cli.h"
+
+static const char *
+kind_word(enum hearth_change_kind kind)
+{
+	switch (kind) {
+	case HEARTH_ADDED:
+		return "added:   ";
+	case HEARTH_DELETED:
+		return "deleted: ";
+	case HEARTH_MOVED:
+		return "moved:   ";
+	case HEARTH_CONFLICTED:
+		return "conflict:";
+	case HEARTH_TYPE_CHANGED:
+		return "retyped: ";
+	default:
+		return "modified:";
+	}
+}
+
+/* Stable for scripts (hearth(1) documents it): "# key value" lines, then
+ * one line per change: kind letter, space, path ("R old -> new" for moves);
+ * with -z, NUL-terminated and unescaped, a move as "R new\0old\0". */
+static void
+print_porcelain(const struct hearth_status_report *report, bool z)
+{
+	char end = z ? '\0' : '\n';
+
+	printf("# tree %s%c", report->tree_version[0] ? report->tree_version : "none", end);
+	printf("# head %s%c", report->head_version[0] ? report->head_version : "none", end);
+	printf("# ahead %llu%c", (unsigned long long)report->head_ahead, end);
+	printf("# restore %llu%c", (unsigned long long)report->restore_paths, end);
+	printf("# conflicts %llu%c", (unsigned long long)report->conflicts, end);
+	for (size_t i = 0; i < report->changes.count; i++) {
+		const struct hearth_change *change = &report->changes.items[i];
+		printf("%c ", (char)change->kind);
+		if (change->old_path != NULL && z) {
+			cli_print_path(stdout, change->path, true);
+			putchar('\0');
+			cli_print_path(stdout, change->old_path, true);
+		} else {
+			if (change->old_path != NULL) {
+				cli_print_path(stdout, change->old_path, false);
+				fputs(" -> ", stdout);
+			}
+			cli_print_path(stdout, change->path, z);
+		}
+		putchar(end);
+	}
+}
+
+static void
+print_human(struct cli *cli, const struct hearth_status_report *report)
+{
+	if (report->tree_short[0] == '\0')
+		printf("No versions yet.\n");
+	else if (strcmp(report->tree_version, report->head_version) == 0 && report->head_ahead == 0)
+		printf("At version %s%s%s (head).\n", cli_colour(cli, 'I'), report->tree_short,
+		    cli_colour_reset(cli));
+	else
+		printf("At version %s%s%s; head is %s, %llu change%s ahead (`hearth checkout` "
+		       "brings them).\n", cli_colour(cli, 'I'), report->tree_short,
+		    cli_colour_reset(cli), report->head_short, (unsigned long long)report->head_ahead,
+		    report->head_ahead == 1 ? "" : "s");
+	if (report->restore_paths > 0)
+		printf("Recording will restore this version's content for %llu path%s.\n",
+		    (unsigned long long)report->restore_paths, report->restore_paths == 1 ? "" : "s");
+	if (report->conflicts > 0)
+		printf("%llu conflict%s listed.\n", (unsigned long long)report->conflicts,
+		    report->conflicts == 1 ? "" : "s");
+	if (report->changes.count == 0) {
+		printf("Nothing changed since then.\n");
+		return;
+	}
+	printf("Changes not recorded:\n");
+	for (size_t i = 0; i < report->changes.count; i++) {
+		const struct hearth_change *change = &report->changes.items[i];
+		printf("  %s%s ", cli_colour(cli, (char)change->kind), kind_word(change->kind));
+		if (change->old_path != NULL) {
+			cli_print_path(stdout, change->old_path, false);
+			fputs(" -> ", stdout);
+		}
+		cli_print_path(stdout, change->path, false);
+		if (change->entry_kind == HEARTH_DIR)
+			putchar('/');
+		printf("%s\n", cli_colour_reset(cli));
+	}
+}
+
+int
+cli_status(struct cli *cli, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "porcelain", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool porcelain = false, z = false;
+	int option;
+
+	optind = 1;
+	opterr = 0;
+	while ((option = getopt_long(argc, argv, "+z", options, NULL)) != -1) {
+		if (option == 'p')
+			porcelain = true;
+		else if (option == 'z')
+			z = true;
+		else
+			return cli_usage_error(cli_find("status"), "unknown option %s", argv[optind - 1]);
+	}
+	if (optind < argc)
+		return cli_usage_error(cli_find("status"), "status takes no paths");
+	if (z && !porcelain)
+		return cli_usage_error(cli_find("status"), "-z goes with --porcelain");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	struct hearth_status_report report;
+	struct hearth_error error;
+	struct hearth_progress progress = cli_progress(cli);
+	status = hearth_status(cli->home, &progress, &report, &error);
+	cli_progress_done(cli);
+	if (status != 0)
+		return cli_fail(&error);
+	if (porcelain)
+		print_porcelain(&report, z);
+	else
+		print_human(cli, &report);
+	hearth_status_report_free(&report);
+	return 0;
+}

@@ -1,0 +1,288 @@
+/* The changes of one version, opened from History with Enter: its id,
+ * author, time and message, then the paths it added, modified, moved and
+ * deleted (hearth_show), each coloured by its change. Enter on a file
+ * fetches its diff (hearth_diff) once and shows it under the path. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/app.h"
+#include "tui/memory.h"
+#include "tui/view.h"
+
+#define VERSION_DIFF_MAX (512 * 1024)
+
+enum version_row_kind {
+	ROW_TEXT,		/* a line of the header or the message */
+	ROW_CHANGE,		/* a changed path */
+	ROW_DIFF,		/* a line of a path's diff */
+};
+
+struct version_row {
+	enum version_row_kind kind;
+	enum theme_role role;
+	char *text;
+	char mark;			/* ROW_CHANGE: the change kind */
+	char *path;			/* ROW_CHANGE: the path (new path of a move) */
+	enum hearth_entry_kind entry_kind;
+};
+
+struct version_pane {
+	struct hearth_version version;	/* author and message point below */
+	char *author;
+	char *message;
+	size_t change_count;
+};
+
+static void
+free_row(void *data)
+{
+	struct version_row *row = data;
+
+	free(row->text);
+	free(row->path);
+	free(row);
+}
+
+static void
+version_open(struct view *view)
+{
+	view->list = list_new(free_row, NULL);
+	view->private = memory_alloc(1, sizeof(struct version_pane));
+}
+
+static void
+version_close(struct view *view)
+{
+	struct version_pane *pane = view->private;
+
+	list_free(view->list);
+	free(pane->author);
+	free(pane->message);
+	free(pane);
+}
+
+void
+view_version_show(struct view *view, const struct hearth_version *version)
+{
+	struct version_pane *pane = view->private;
+
+	free(pane->author);
+	free(pane->message);
+	pane->version = *version;
+	pane->author = memory_strdup(version->author ? version->author : "");
+	pane->message = memory_strdup(version->message ? version->message : "");
+	pane->version.author = pane->author;
+	pane->version.message = pane->message;
+	list_clear(view->list);
+	view->stale = true;
+}
+
+static struct list_item *
+add_row(struct view *view, struct list_item *parent, enum version_row_kind kind,
+    enum theme_role role, char *text)
+{
+	struct version_row *row = memory_alloc(1, sizeof *row);
+
+	row->kind = kind;
+	row->role = role;
+	row->text = text;
+	return list_append(view->list, parent, row);
+}
+
+static void
+add_header(struct view *view)
+{
+	struct version_pane *pane = view->private;
+	char time[32];
+
+	draw_format_time(pane->version.time, time, sizeof time);
+	add_row(view, NULL, ROW_TEXT, THEME_ID, memory_printf("version  %s", pane->version.id));
+	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_printf("author   %s", pane->author));
+	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_printf("time     %s", time));
+	add_row(view, NULL, ROW_TEXT, THEME_DIM, memory_printf("replica  %s, op %llu",
+	    pane->version.replica, (unsigned long long)pane->version.counter));
+	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_strdup(""));
+	for (const char *line = pane->message; ; ) {
+		size_t length = strcspn(line, "\n");
+		char *text = memory_alloc(length + 5, 1);
+		snprintf(text, length + 5, "    %.*s", (int)length, line);
+		add_row(view, NULL, ROW_TEXT, THEME_NORMAL, text);
+		if (line[length] == '\0')
+			break;
+		line += length + 1;
+	}
+	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_strdup(""));
+}
+
+static void
+add_change(struct view *view, const struct hearth_change *change)
+{
+	char *text;
+
+	if (change->kind == HEARTH_MOVED && change->old_path != NULL)
+		text = memory_printf("%s -> %s%s", change->old_path, change->path,
+		    change->content_changed ? " (and modified)" : "");
+	else
+		text = memory_strdup(change->path);
+	struct list_item *item = add_row(view, NULL, ROW_CHANGE, draw_change_role((char)change->kind),
+	    text);
+	struct version_row *row = item->data;
+	row->mark = (char)change->kind;
+	row->path = memory_strdup(change->path);
+	row->entry_kind = change->entry_kind;
+	/* Folders have no diff; a moved file has one only if it changed. */
+	item->expandable = change->entry_kind != HEARTH_DIR &&
+	    (change->kind != HEARTH_MOVED || change->content_changed);
+}
+
+static void
+version_build(struct view *view)
+{
+	struct version_pane *pane = view->private;
+	struct hearth_change_list changes;
+	struct hearth_error error;
+
+	list_clear(view->list);
+	add_header(view);
+	if (hearth_show(app_home(view->app), pane->version.id, NULL, &changes, &error) != HEARTH_OK) {
+		add_row(view, NULL, ROW_TEXT, THEME_ERROR, memory_printf("%s", error.message));
+		list_refresh(view->list);
+		return;
+	}
+	pane->change_count = changes.count;
+	add_row(view, NULL, ROW_TEXT, THEME_HEADER, memory_printf("%zu path%s changed%s",
+	    changes.count, changes.count == 1 ? "" : "s",
+	    changes.count ? " (Enter on a file shows its diff)" : ""));
+	struct list_item *first = NULL;
+	for (size_t i = 0; i < changes.count; i++) {
+		add_change(view, &changes.items[i]);
+		if (first == NULL)
+			first = view->list->root.children[view->list->root.child_count - 1];
+	}
+	hearth_change_list_free(&changes);
+	list_refresh(view->list);
+	if (first != NULL)
+		list_select(view->list, first);
+}
+
+static enum theme_role
+diff_role(const char *line)
+{
+	if (strncmp(line, "+++", 3) == 0 || strncmp(line, "---", 3) == 0)
+		return THEME_HEADER;
+	switch (line[0]) {
+	case '+':
+		return THEME_ADDED;
+	case '-':
+		return THEME_DELETED;
+	case '@':
+		return THEME_DIFF_HUNK;
+	default:
+		return THEME_NORMAL;
+	}
+}
+
+static void
+load_diff(struct view *view, struct list_item *item)
+{
+	struct version_pane *pane = view->private;
+	struct version_row *row = item->data;
+	struct hearth_text diff;
+	struct hearth_error error;
+
+	item->loaded = true;
+	if (hearth_diff(app_home(view->app), pane->version.id, row->path, VERSION_DIFF_MAX, &diff,
+	    &error) != HEARTH_OK) {
+		add_row(view, item, ROW_DIFF, THEME_ERROR, memory_strdup(error.message));
+		return;
+	}
+	if (diff.binary) {
+		add_row(view, item, ROW_DIFF, THEME_DIM,
+		    memory_strdup("(binary or too large to show as text)"));
+	} else if (diff.length == 0) {
+		add_row(view, item, ROW_DIFF, THEME_DIM, memory_strdup("(no text changes)"));
+	}
+	for (const char *line = diff.binary ? "" : diff.text; *line != '\0';) {
+		size_t length = strcspn(line, "\n");
+		char *text = memory_strndup(line, length);
+		add_row(view, item, ROW_DIFF, diff_role(text), text);
+		line += length;
+		if (*line == '\n')
+			line++;
+	}
+	hearth_text_free(&diff);
+}
+
+static bool
+version_handle(struct view *view, enum action action)
+{
+	struct list_item *item = list_selected(view->list);
+
+	if (action != ACTION_TOGGLE_DIFF || item == NULL)
+		return false;
+	/* On a diff line, the toggle folds the file it belongs to. */
+	if (((struct version_row *)item->data)->kind == ROW_DIFF) {
+		item = item->parent;
+		list_set_expanded(view->list, item, false);
+		list_select(view->list, item);
+		return true;
+	}
+	if (!item->expandable) {
+		app_message(view->app, "No diff here: pick a file that was added, modified or deleted");
+		return true;
+	}
+	if (!item->loaded)
+		load_diff(view, item);
+	list_set_expanded(view->list, item, !item->expanded);
+	return true;
+}
+
+static void
+version_draw_header(struct view *view, int y, int width)
+{
+	struct version_pane *pane = view->private;
+	char *title = memory_printf("Version %s: %.*s", pane->version.short_id,
+	    (int)strcspn(pane->message, "\n"), pane->message);
+
+	draw_fill(y, 0, width, THEME_HEADER);
+	draw_text(y, 2, width - 2, THEME_HEADER, title, 0);
+	free(title);
+}
+
+static void
+version_draw_row(void *context, const struct list_item *item, int y, int x, int width,
+    bool selected)
+{
+	const struct version_row *row = item->data;
+	enum theme_role role = view_role(selected, row->role);
+
+	draw_fill(y, x, width, view_role(selected, THEME_NORMAL));
+	switch (row->kind) {
+	case ROW_TEXT:
+		draw_text(y, x + 2, width - 2, role, row->text, 0);
+		return;
+	case ROW_CHANGE: {
+		char mark[2] = { row->mark, '\0' };
+		const char *fold = !item->expandable ? " " :
+		    item->expanded ? (draw_unicode() ? "\u25be" : "-") : (draw_unicode() ? "\u25b8" : "+");
+		draw_text(y, x + 2, 1, role, mark, 0);
+		draw_text(y, x + 4, 1, view_role(selected, THEME_DIM), fold, 0);
+		draw_text(y, x + 6, width - 6, role, row->text, 0);
+		return;
+	}
+	case ROW_DIFF:
+		draw_text(y, x + 6, width - 6, role, row->text, DRAW_EXPAND_TABS);
+		return;
+	}
+}
+
+const struct view_ops view_version_ops = {
+	.name = "Version",
+	.scope = SCOPE_VERSION,
+	.open = version_open,
+	.close = version_close,
+	.build = version_build,
+	.draw_header = version_draw_header,
+	.draw_row = version_draw_row,
+	.handle = version_handle,
+};
