@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/hash.h"
 #include "backend/io.h"
 
 static const char SQL_PACK_ADD[] = "INSERT INTO pack(name) VALUES(?1)";
@@ -18,6 +19,7 @@ static const char SQL_CHUNK_HAS[] = "SELECT 1 FROM chunk WHERE id = ?1";
 static const char SQL_CHUNK_GET[] = "SELECT pack, frame, offset, length FROM chunk WHERE id = ?1";
 static const char SQL_BLOB_ADD[] = "INSERT OR IGNORE INTO blob(id, size, chunks) VALUES(?1, ?2, ?3)";
 static const char SQL_BLOB_GET[] = "SELECT chunks FROM blob WHERE id = ?1";
+static const char SQL_BLOB_LIST[] = "SELECT size, chunks FROM blob WHERE id = ?1";
 
 static int
 sink_started(void *context, const char *file_name, int64_t *pack_number)
@@ -283,4 +285,76 @@ blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffe
 	buffer_reset(out);
 	int status = each_chunk(home, blob, emit_to_buffer, &target, error);
 	return status == EMIT_STOP ? 0 : status;
+}
+
+/* ---- chunks by id, for sync ------------------------------------------------------ */
+
+int
+blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_CHUNK_GET);
+
+	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return 0;
+	out->pack = sqlite3_column_int64(statement, 0);
+	out->frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
+	out->offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
+	out->length = (uint32_t)sqlite3_column_int64(statement, 3);
+	sqlite3_reset(statement);
+	return 1;
+}
+
+int
+blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size,
+    struct buffer *chunks)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_LIST);
+
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return 0;
+	*size = (uint64_t)sqlite3_column_int64(statement, 0);
+	buffer_append(chunks, sqlite3_column_blob(statement, 1),
+	    (size_t)sqlite3_column_bytes(statement, 1));
+	sqlite3_reset(statement);
+	return 1;
+}
+
+int
+blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
+    size_t length, struct hearth_error *error)
+{
+	struct hash got;
+	char message[1024], hex[HASH_HEX];
+
+	hash_bytes(data, length, &got);
+	if (!hash_equal(&got, chunk)) {
+		hash_hex(chunk, hex);
+		return hearth_fail(error, HEARTH_DAMAGED, "chunk %.16s: its %zu bytes hash to "
+		    "something else", hex, length);
+	}
+	if (ensure_pack(writer) != 0)
+		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	writer->bytes_stored += length;
+	if (pack_writer_holds(writer->pack, chunk))
+		return 0;
+	if (pack_writer_add(writer->pack, chunk, data, length, message, sizeof message) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	return 0;
+}
+
+int
+blob_add_chunk_list(struct hearth *home, const struct hash *blob, uint64_t size,
+    const struct hash *chunks, size_t count, struct hearth_error *error)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_ADD);
+
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 2, (int64_t)size);
+	sqlite3_bind_blob(statement, 3, chunks, (int)(count * HASH_BYTES), SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return hearth_fail(error, HEARTH_FAILED, "cannot index a blob: %s",
+		    sqlite3_errmsg(home->store.db));
+	return 0;
 }

@@ -40,4 +40,21 @@ int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct b
     bool *truncated, struct hearth_error *error);
 bool blob_is_stored(struct hearth *home, const struct hash *blob);
 
+/* ---- chunks by id, for sync ------------------------------------------------------ */
+
+/* Where the store keeps a chunk (its length too): 1 found, 0 not held. */
+int blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out);
+/* A multi-chunk blob's size and chunk list (appended to chunks, HASH_BYTES
+ * each): 1 found, 0 when the store keeps no list for it (a one-chunk blob,
+ * whose only chunk is the blob, or a blob it does not hold). */
+int blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size,
+    struct buffer *chunks);
+/* Stores a chunk that arrived with its id, after checking the bytes hash to
+ * it (HEARTH_DAMAGED when they do not). */
+int blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
+    size_t length, struct hearth_error *error);
+/* Records a multi-chunk blob's chunk list (kept as is when already known). */
+int blob_add_chunk_list(struct hearth *home, const struct hash *blob, uint64_t size,
+    const struct hash *chunks, size_t count, struct hearth_error *error);
+
 #endif

@@ -15,8 +15,12 @@
 #include <unistd.h>
 
 #include "backend/blob.h"
+#include "backend/content.h"
+#include "backend/hash.h"
+#include "backend/checkout.h"
 #include "backend/head.h"
 #include "backend/history.h"
+#include "backend/identity.h"
 #include "backend/io.h"
 #include "backend/scan.h"
 #include "backend/tree.h"
@@ -65,6 +69,12 @@ struct checkout {
 	struct buffer seen;
 	int64_t now_ns;
 	struct hearth_change_list blocked;
+	/* A partial checkout (conflict resolution): only these nodes, sorted;
+	 * the tree's version does not move. NULL for a whole checkout. */
+	const struct node_id *only;
+	size_t only_count;
+	bool limit_deletes;
+	uint32_t max_delete_percent;
 };
 
 /* ---- the index as it stands --------------------------------------------------- */
@@ -193,6 +203,19 @@ content_differs(const struct current *current, const struct tree_node *target)
 	return target->kind == NODE_FILE && (current->mode & 0777) != (target->mode & 0777);
 }
 
+static int
+compare_node_ids(const void *a, const void *b)
+{
+	return node_id_compare(*(const struct node_id *)a, *(const struct node_id *)b);
+}
+
+static bool
+in_scope(const struct checkout *checkout, struct node_id id)
+{
+	return checkout->only == NULL ||
+	    bsearch(&id, checkout->only, checkout->only_count, sizeof id, compare_node_ids) != NULL;
+}
+
 static void
 make_plan(struct checkout *checkout)
 {
@@ -201,6 +224,8 @@ make_plan(struct checkout *checkout)
 	for (size_t i = 0; i < checkout->current_count; i++) {
 		struct current *current = &checkout->currents[i];
 		struct tree_node *target = tree_find(&checkout->target, current->id);
+		if (!in_scope(checkout, current->id))
+			continue;
 		/* Not on disk: the target's version is written afresh. */
 		if (current->restore == 2 || current->gone) {
 			if (target != NULL)
@@ -226,9 +251,25 @@ make_plan(struct checkout *checkout)
 	}
 	for (size_t i = 0; i < checkout->target.count; i++) {
 		struct tree_node *target = &checkout->target.nodes[i];
-		if (find_current(checkout, target->id) == NULL)
+		if (in_scope(checkout, target->id) && find_current(checkout, target->id) == NULL)
 			add_step(checkout, STEP_CREATE, NULL, target, &capacity);
 	}
+}
+
+/* Whether the plan removes more than the allowed share of the tree. */
+static bool
+too_many_removals(struct checkout *checkout, struct hearth_checkout_result *out)
+{
+	out->would_remove = 0;
+	out->tree_paths = 0;
+	for (size_t i = 0; i < checkout->current_count; i++)
+		if (checkout->currents[i].restore != 2)
+			out->tree_paths++;
+	for (size_t i = 0; i < checkout->step_count; i++)
+		if (checkout->steps[i].kind == STEP_REMOVE)
+			out->would_remove++;
+	return out->tree_paths > 0 &&
+	    out->would_remove * 100 > (uint64_t)checkout->max_delete_percent * out->tree_paths;
 }
 
 /* ---- never destroy what is not recorded --------------------------------------------- */
@@ -391,6 +432,8 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		return hearth_fail_errno(error, "cannot create %s", name);
 	int status = node->has_content && node->size > 0
 	    ? blob_write_to_fd(home, &node->blob, fd, error) : 0;
+	/* The id travels with the file through the rename into place. */
+	identity_write_file(fd, node->id);
 	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||
 			       io_futimens(fd, node->mtime_ns) != 0 || (sync && io_fsync(fd) != 0)))
 		status = hearth_fail_errno(error, "cannot finish %s", name);
@@ -503,6 +546,10 @@ remove_current(struct checkout *checkout, struct step *step)
 
 	current_location(checkout, step->current, &dir_fd, path, sizeof path);
 	if (step->current->kind == NODE_DIR) {
+		/* Its identity marker is hearth's own: it goes with the folder. */
+		char marker[4300];
+		snprintf(marker, sizeof marker, "%s/" IDENTITY_MARKER, path);
+		io_unlink(dir_fd, marker);
 		if (io_rmdir(dir_fd, path) != 0 && errno != ENOENT) {
 			/* Files the Home does not track (ignored ones) keep it. */
 			if (errno == ENOTEMPTY || errno == EEXIST)
@@ -534,6 +581,8 @@ place_target(struct checkout *checkout, struct step *step)
 	if (step->target->kind == NODE_DIR) {
 		if (step->kind == STEP_CREATE && io_mkdir(root_fd, path, 0755) != 0 && errno != EEXIST)
 			return hearth_fail_errno(checkout->error, "cannot make %s", path);
+		if (step->kind == STEP_CREATE)
+			identity_write_folder(root_fd, path, step->target->id);
 		return 0;
 	}
 	if (!needs_content(step))
@@ -621,8 +670,11 @@ seen_for(struct checkout *checkout, struct node_id id, int *restore)
 	return found < 0 ? -1 : 0;
 }
 
+/* The index row of a node now on disk as the target has it: its stamp
+ * (known, or read now), and trusted unless the bytes are not the target's. */
 static int
-put_entry(struct checkout *checkout, struct tree_node *target)
+put_entry_stamped(struct checkout *checkout, struct tree_node *target, const struct stat *known,
+    bool trusted)
 {
 	struct hearth *home = checkout->home;
 	int root = root_number(home, target->root);
@@ -631,7 +683,9 @@ put_entry(struct checkout *checkout, struct tree_node *target)
 	int restore;
 
 	memset(&status, 0, sizeof status);
-	if (fstatat(home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) != 0)
+	if (known != NULL)
+		status = *known;
+	else if (fstatat(home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) != 0)
 		return hearth_fail_errno(checkout->error, "cannot stat %s after writing it", path);
 	if (seen_for(checkout, target->id, &restore) != 0)
 		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the head state");
@@ -653,7 +707,7 @@ put_entry(struct checkout *checkout, struct tree_node *target)
 	sqlite3_bind_int64(statement, 11, (int64_t)status.st_ino);
 	sqlite3_bind_int64(statement, 12, (int64_t)status.st_ctim.tv_sec * 1000000000LL +
 	    status.st_ctim.tv_nsec);
-	sqlite3_bind_int64(statement, 13, checkout->now_ns);
+	sqlite3_bind_int64(statement, 13, trusted ? checkout->now_ns : 0);
 	sqlite3_bind_blob(statement, 14, checkout->seen.data ? (void *)checkout->seen.data : "",
 	    (int)checkout->seen.length, SQLITE_STATIC);
 	sqlite3_bind_int(statement, 15, restore);
@@ -661,6 +715,12 @@ put_entry(struct checkout *checkout, struct tree_node *target)
 		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index: %s",
 		    sqlite3_errmsg(home->store.db));
 	return 0;
+}
+
+static int
+put_entry(struct checkout *checkout, struct tree_node *target)
+{
+	return put_entry_stamped(checkout, target, NULL, true);
 }
 
 static int
@@ -730,6 +790,8 @@ update_index(struct checkout *checkout)
 	for (size_t i = 0; i < checkout->current_count; i++) {
 		struct current *current = &checkout->currents[i];
 		struct tree_node *target = tree_find(&checkout->target, current->id);
+		if (!in_scope(checkout, current->id))
+			continue;
 		if (target != NULL && !current->planned && current->restore != 2 &&
 		    refresh_seen(checkout, current) != 0)
 			return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
@@ -837,6 +899,12 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	scan_result_free(&scan);
 	if (status != 0)
 		return status;
+	if (status == 0 && checkout->limit_deletes && too_many_removals(checkout, out))
+		return hearth_fail(checkout->error, HEARTH_REFUSED,
+		    "checkout would remove %llu of the tree's %llu paths, more than max_delete "
+		    "(%u%%); nothing was changed. If that is meant, confirm it",
+		    (unsigned long long)out->would_remove, (unsigned long long)out->tree_paths,
+		    checkout->max_delete_percent);
 	if (checkout->blocked.count > 0) {
 		out->blocked = checkout->blocked;
 		memset(&checkout->blocked, 0, sizeof checkout->blocked);
@@ -857,7 +925,7 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	 * in the index, so status tells the truth and a rerun completes it. */
 	int applied = apply_steps(checkout);
 	status = update_index(checkout);
-	if (applied == 0 && status == 0)
+	if (applied == 0 && status == 0 && checkout->only == NULL)
 		status = history_set_tree(home, vv, id_hex, checkout->error);
 	if (status == 0 && home->config->durability == DURABILITY_GROUP && checkout->written > 0 &&
 	    io_syncfs(home->roots[0].fd) != 0)
@@ -881,6 +949,160 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 }
 
 int
+checkout_nodes(struct hearth *home, const struct node_id *nodes, size_t count,
+    const struct hearth_progress *progress, struct hearth_checkout_result *out,
+    struct hearth_error *error)
+{
+	struct checkout checkout = { .home = home, .progress = progress, .error = error };
+	struct node_id *only = malloc((count ? count : 1) * sizeof *only);
+	char id_hex[HASH_HEX];
+	struct vv vv;
+	struct timespec now;
+
+	memset(out, 0, sizeof *out);
+	memcpy(only, nodes, count * sizeof *only);
+	if (count > 1)
+		qsort(only, count, sizeof *only, compare_node_ids);
+	checkout.only = only;
+	checkout.only_count = count;
+	clock_gettime(CLOCK_REALTIME, &now);
+	checkout.now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+	arena_init(&checkout.arena, 64 * 1024);
+	buffer_init(&checkout.seen);
+	vv_init(&vv);
+	int status = target_of(home, NULL, &vv, id_hex, error);
+	if (status == 0)
+		status = run_checkout(&checkout, &vv, id_hex, out);
+	hearth_change_list_free(&checkout.blocked);
+	checkout_free(&checkout);
+	vv_free(&vv);
+	free(only);
+	return status;
+}
+
+/* ---- adopting what is already there (clone into a full folder) --------------------- */
+
+static int compare_nodes_by_depth(const void *a, const void *b);
+
+/* Whether the bytes at path are the node's content. */
+static bool
+same_content(struct hearth *home, int root_fd, const char *path, const struct tree_node *node)
+{
+	struct hash found;
+	char message[256];
+	uint64_t size;
+
+	if (node->kind == NODE_SYMLINK) {
+		struct arena scratch;
+		char *target;
+		size_t length;
+		arena_init(&scratch, 4096);
+		bool equal = scan_read_link(root_fd, path, &scratch, &target, &length) == 0;
+		if (equal) {
+			hash_bytes(target, length, &found);
+			equal = node->has_content && hash_equal(&found, &node->blob);
+		}
+		arena_free(&scratch);
+		return equal;
+	}
+	int fd = scan_open_file(root_fd, path);
+	if (fd < 0)
+		return false;
+	bool equal = content_hash_fd(fd, &found, &size, message, sizeof message) == 0 &&
+	    node->has_content && hash_equal(&found, &node->blob);
+	if (equal)
+		identity_write_file(fd, node->id);
+	close(fd);
+	(void)home;
+	return equal;
+}
+
+/* Index rows for what the folder already holds where head has it, so that
+ * checkout writes only what is missing and nothing is overwritten: the
+ * same bytes are adopted as they are; other bytes, or another kind of
+ * thing, become this replica's own change, recorded next. */
+static int
+adopt_existing(struct checkout *checkout, uint64_t *adopted)
+{
+	struct hearth *home = checkout->home;
+	struct tree_node **order = malloc((checkout->target.count + 1) * sizeof *order);
+	struct node_id *blocked = malloc((checkout->target.count + 1) * sizeof *blocked);
+	size_t blocked_count = 0;
+	int status = 0;
+
+	for (size_t i = 0; i < checkout->target.count; i++) {
+		order[i] = &checkout->target.nodes[i];
+		tree_path(&checkout->target, order[i]);
+	}
+	qsort(order, checkout->target.count, sizeof *order, compare_nodes_by_depth);
+	for (size_t i = 0; i < checkout->target.count && status == 0; i++) {
+		struct tree_node *node = order[i];
+		int root_fd = home->roots[root_number(home, node->root)].fd;
+		struct stat disk;
+		bool under_blocked = false;
+		for (size_t b = 0; b < blocked_count && !under_blocked; b++)
+			under_blocked = node_id_equal(blocked[b], node->parent);
+		bool exists = fstatat(root_fd, node->path, &disk, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!under_blocked && !exists)
+			continue;	/* missing: the checkout writes it */
+		bool kind_matches = exists &&
+		    ((node->kind == NODE_DIR && S_ISDIR(disk.st_mode)) ||
+			(node->kind == NODE_FILE && S_ISREG(disk.st_mode)) ||
+			(node->kind == NODE_SYMLINK && S_ISLNK(disk.st_mode)));
+		if (under_blocked || !kind_matches) {
+			/* Something else is there (or above): head's node counts as
+			 * present, so the next record deletes it and adds what is. */
+			if (node->kind == NODE_DIR)
+				blocked[blocked_count++] = node->id;
+			struct stat nothing;
+			memset(&nothing, 0, sizeof nothing);
+			status = put_entry_stamped(checkout, node, &nothing, false);
+			continue;
+		}
+		bool same = node->kind == NODE_DIR || same_content(home, root_fd, node->path, node);
+		if (node->kind == NODE_DIR)
+			identity_write_folder(root_fd, node->path, node->id);
+		if (fstatat(root_fd, node->path, &disk, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		status = put_entry_stamped(checkout, node, &disk, same);
+		*adopted += same && node->kind != NODE_DIR;
+	}
+	free(order);
+	free(blocked);
+	return status;
+}
+
+int
+checkout_adopt(struct hearth *home, uint64_t *adopted, struct hearth_error *error)
+{
+	struct checkout checkout = { .home = home, .error = error };
+	char message[1024];
+	struct timespec now;
+
+	*adopted = 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	checkout.now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+	arena_init(&checkout.arena, 64 * 1024);
+	buffer_init(&checkout.seen);
+	int status = tree_load_head(home, &checkout.target, error);
+	if (status == 0) {
+		checkout.head = checkout.target;
+		checkout.target_is_head = true;
+	}
+	if (status == 0 && store_begin(&home->store, message, sizeof message) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	else if (status == 0) {
+		status = adopt_existing(&checkout, adopted);
+		if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
+			status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+		if (status != 0)
+			store_rollback(&home->store);
+	}
+	checkout_free(&checkout);
+	return status;
+}
+
+int
 hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
     const struct hearth_progress *progress, struct hearth_checkout_result *out,
     struct hearth_error *error)
@@ -893,7 +1115,9 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 	hearth_error_clear(error);
 	vv_init(&vv);
 	for (int attempt = 0; attempt < 2; attempt++) {
-		struct checkout checkout = { .home = home, .progress = progress, .error = error };
+		struct checkout checkout = { .home = home, .progress = progress, .error = error,
+			.limit_deletes = options->limit_deletes,
+			.max_delete_percent = options->max_delete_percent };
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
 		checkout.now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
@@ -920,6 +1144,7 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 		hearth_change_list_free(&out->blocked);
 		struct hearth_record_options record = {
 			.message = "Unrecorded changes, recorded by checkout --force",
+			.leave_restores = true,
 		};
 		struct hearth_record_result recorded;
 		hearth_error_clear(error);
@@ -933,6 +1158,36 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 	}
 	vv_free(&vv);
 	return 0;
+}
+
+int
+hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress *progress,
+    struct hearth_checkout_result *out, struct hearth_error *error)
+{
+	struct hearth_checkout_options options = {
+		.limit_deletes = !allow_deletes,
+		.max_delete_percent = home->config->max_delete_percent,
+	};
+	/* Only what was really changed: a tree left at an older version is
+	 * not turned into a restore of it. */
+	struct hearth_record_options record = {
+		.message = "Local changes, recorded before applying a sync",
+		.leave_restores = true,
+	};
+	struct hearth_record_result recorded;
+
+	memset(out, 0, sizeof *out);
+	int status = hearth_record(home, &record, progress, &recorded, error);
+	if (status == 0)
+		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
+	hearth_record_result_free(&recorded);
+	if (status != 0)
+		return status;
+	char kept[HEARTH_ID_HEX];
+	snprintf(kept, sizeof kept, "%s", out->recorded);
+	status = hearth_checkout(home, &options, progress, out, error);
+	snprintf(out->recorded, sizeof out->recorded, "%s", kept);
+	return status;
 }
 
 void

@@ -140,9 +140,9 @@ chunk_scan(const uint8_t *data, size_t from, size_t to, uint64_t *hash, uint64_t
 	return 0;
 }
 
-/* at_end adds nothing to the scan: with fewer than CHUNK_MAX bytes the
- * caller promises they are all that is left, so the last byte given may end
- * the chunk either way. */
+/* at_end adds nothing to the scan: with fewer than CHUNK_MAX bytes, the
+ * last byte given ends the chunk when no cut comes before it, and the
+ * caller knows whether that is the true end (chunk.h). */
 size_t
 chunk_next(const uint8_t *data, size_t length, bool at_end)
 {

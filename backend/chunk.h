@@ -17,5 +17,9 @@
  * true); the result is then in [CHUNK_MIN, CHUNK_MAX], or length when
  * at_end and length <= CHUNK_MIN. Pure and deterministic. */
 size_t chunk_next(const uint8_t *data, size_t length, bool at_end);
+/* A cut depends only on the bytes before it, so a streaming caller may also
+ * pass fewer than CHUNK_MAX bytes with at_end false: a result shorter than
+ * length is the cut any longer input would give; a result equal to length
+ * means more bytes are needed. */
 
 #endif

@@ -24,8 +24,8 @@
 #include "backend/chunk.h"
 #include "backend/hash.h"
 
-/* chunk_next needs CHUNK_MAX bytes ahead; twice that lets each read fill
- * at least CHUNK_MAX before the unread tail is moved to the front. */
+/* A chunk is at most CHUNK_MAX; twice that leaves the reader room to read
+ * ahead while the caller cuts, and bounds memory at about 2 x CHUNK_MAX. */
 #define CONTENT_WINDOW (2 * (size_t)CHUNK_MAX)
 #define CONTENT_WINDOW_FIRST (64 * 1024)
 #define CONTENT_HASH_BLOCK (1024 * 1024)
@@ -186,6 +186,13 @@ struct content_window {
 struct content_view {
 	size_t waiting;
 	bool at_end;
+	int read_error;
+};
+
+/* The next chunk: its length, and whether it ends the file. */
+struct content_cut {
+	size_t length;
+	bool last;
 };
 
 /* Sized from the file's length when it tells one, so a small file costs a
@@ -203,7 +210,9 @@ content_window_first_size(int fd)
 	return size < CONTENT_WINDOW_FIRST ? CONTENT_WINDOW_FIRST : size;
 }
 
-/* The caller's, with the reader idle and caught up (or not running). */
+/* The caller's, with the reader idle and caught up (or not running). A full
+ * window is only moved down once at least CHUNK_MAX of it has been cut (a
+ * caller short of bytes has cut more than that), so this always frees room. */
 static int
 content_window_make_room(struct content_window *window)
 {
@@ -335,50 +344,95 @@ content_window_start_reader(struct content_window *window)
 }
 
 static bool
-content_window_short(const struct content_window *window)
-{
-	return !window->at_end && window->end - window->start < CHUNK_MAX;
-}
-
-static bool
 content_window_full_and_idle(const struct content_window *window)
 {
 	return window->end == window->capacity && !window->busy &&
 	    window->hashed == window->end;
 }
 
-/* Waits until CHUNK_MAX bytes wait to be cut or the file has ended. */
+/* Takes a snapshot. Once a full window has CHUNK_MAX bytes cut, its tail
+ * moves down at once, so the reader never idles waiting for room; moving
+ * no more than was consumed keeps the copying under one pass. */
 static int
-content_window_wait(struct content_window *window, struct content_view *view, char *error,
-    size_t error_size)
+content_window_look(struct content_window *window, struct content_view *view)
 {
 	int status = 0;
 
-	if (window->threaded)
+	if (window->threaded) {
 		pthread_mutex_lock(&window->lock);
-	while (status == 0 && content_window_short(window)) {
-		if (!window->threaded) {
-			if (window->end == window->capacity)
-				status = content_window_make_room(window);
-			if (status == 0)
-				content_window_read(window);
-		} else if (content_window_full_and_idle(window)) {
+		if (content_window_full_and_idle(window) && window->start >= CHUNK_MAX) {
+			status = content_window_make_room(window);
+			pthread_cond_broadcast(&window->changed);
+		}
+	}
+	view->waiting = window->end - window->start;
+	view->at_end = window->at_end;
+	view->read_error = window->read_error;
+	if (window->threaded)
+		pthread_mutex_unlock(&window->lock);
+	return status;
+}
+
+/* Waits until more than seen bytes wait to be cut, or the file has ended;
+ * without the reader, reads once. Room is made only when the window is
+ * full, which a caller short of bytes implies it has mostly cut. */
+static int
+content_window_await(struct content_window *window, size_t seen)
+{
+	int status = 0;
+
+	if (!window->threaded) {
+		if (window->end == window->capacity)
+			status = content_window_make_room(window);
+		if (status == 0)
+			content_window_read(window);
+		return status;
+	}
+	pthread_mutex_lock(&window->lock);
+	while (status == 0 && !window->at_end && window->end - window->start <= seen) {
+		if (content_window_full_and_idle(window)) {
 			status = content_window_make_room(window);
 			pthread_cond_broadcast(&window->changed);
 		} else {
 			pthread_cond_wait(&window->changed, &window->lock);
 		}
 	}
-	view->waiting = window->end - window->start;
-	view->at_end = window->at_end;
-	int read_error = window->read_error;
-	if (window->threaded)
-		pthread_mutex_unlock(&window->lock);
-	if (status != 0)
-		return content_error(error, error_size, "out of memory");
-	if (read_error != 0)
-		return content_error(error, error_size, "read: %s", strerror(read_error));
-	return 0;
+	pthread_mutex_unlock(&window->lock);
+	return status;
+}
+
+/* Finds the next chunk. A cut found in fewer than CHUNK_MAX bytes is final
+ * (chunk.h), so the caller cuts as soon as one shows rather than waiting
+ * for CHUNK_MAX bytes ahead. The bytes being scanned never move: only this
+ * thread moves them, and the reader writes past end. */
+static int
+content_window_next_cut(struct content_window *window, struct content_cut *cut, char *error,
+    size_t error_size)
+{
+	size_t tried = 0;	/* a scan of this many bytes found no cut */
+
+	for (;;) {
+		struct content_view view;
+		if (content_window_look(window, &view) != 0)
+			return content_error(error, error_size, "out of memory");
+		if (view.read_error != 0)
+			return content_error(error, error_size, "read: %s", strerror(view.read_error));
+		const uint8_t *bytes = window->bytes + window->start;
+		if (view.at_end || view.waiting >= CHUNK_MAX) {
+			cut->length = chunk_next(bytes, view.waiting, view.at_end);
+			cut->last = view.at_end && cut->length == view.waiting;
+			return 0;
+		}
+		if (view.waiting > tried) {
+			cut->length = chunk_next(bytes, view.waiting, false);
+			cut->last = false;
+			if (cut->length < view.waiting)
+				return 0;
+			tried = view.waiting;
+		}
+		if (content_window_await(window, view.waiting) != 0)
+			return content_error(error, error_size, "out of memory");
+	}
 }
 
 /* Stops the reader once it has hashed all it read, and writes the digest
@@ -410,23 +464,20 @@ content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, voi
 {
 	struct content_stream stream;
 	struct content_window window = { .fd = fd };
-	struct content_view view = { 0 };
-	size_t cut = 0;
+	struct content_cut cut = { 0 };
 	int status;
 
 	content_stream_init(&stream, writer, known, context, out, error, error_size);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	do {
-		status = content_window_wait(&window, &view, error, error_size);
+		status = content_window_next_cut(&window, &cut, error, error_size);
 		if (status != 0)
 			break;
-		bool first = window.blob == NULL && out->chunk_count == 0;
-		cut = chunk_next(window.bytes + window.start, view.waiting, view.at_end);
-		if (first && !(view.at_end && cut == view.waiting))
+		if (out->chunk_count == 0 && !cut.last)
 			content_window_start_reader(&window);
-		status = content_take_chunk(&stream, window.bytes + window.start, cut);
-		window.start += cut;
-	} while (status == 0 && !(view.at_end && cut == view.waiting));
+		status = content_take_chunk(&stream, window.bytes + window.start, cut.length);
+		window.start += cut.length;
+	} while (status == 0 && !cut.last);
 	bool single = window.blob == NULL;
 	content_window_finish(&window, status == 0 ? &out->blob : NULL);
 	if (status == 0 && single)

@@ -11,6 +11,7 @@
 
 #include "backend/blob.h"
 #include "backend/head.h"
+#include "backend/verify.h"
 #include "model/state.h"
 
 struct fsck {
@@ -175,6 +176,14 @@ check_chunks(struct fsck *fsck)
 	buffer_free(&bytes);
 }
 
+static int
+count_index_entry(void *context, const struct hash *chunk, uint64_t frame_offset,
+    uint32_t offset_in_frame, uint32_t length)
+{
+	(void)context, (void)chunk, (void)frame_offset, (void)offset_in_frame, (void)length;
+	return 0;
+}
+
 static void
 check_packs(struct fsck *fsck)
 {
@@ -196,6 +205,11 @@ check_packs(struct fsck *fsck)
 		fsck->report->packs_checked++;
 		if (sqlite3_column_int(statement, 1) == 0)
 			problem(fsck, "%s/%s was never sealed", home->packs_path, dirent->d_name);
+		/* The pack's own index is what a repair rebuilds from: check it. */
+		char message[1024];
+		if (pack_scan_index(home->packs_fd, dirent->d_name, count_index_entry, NULL, message,
+			sizeof message) != 0)
+			problem(fsck, "%s", message);
 	}
 	if (dir != NULL)
 		closedir(dir);
@@ -215,54 +229,21 @@ check_packs(struct fsck *fsck)
 	sqlite3_reset(statement);
 }
 
-/* The materialized head state must equal the pure derivation. */
+static void
+report_difference(void *context, const char *line)
+{
+	problem(context, "%s", line);
+}
+
+/* The materialized head state must equal the pure derivation (§4.6). */
 static void
 check_head(struct fsck *fsck, const struct op *ops, size_t count)
 {
-	struct hearth *home = fsck->home;
 	struct state state;
-	struct arena arena;
-	char hex[ID_HEX];
 
 	memset(&state, 0, sizeof state);
 	state_derive(ops, count, &state);
-	arena_init(&arena, 64 * 1024);
-	uint64_t head_nodes = 0;
-	sqlite3_stmt *statement = store_statement(&home->store, "SELECT count(*) FROM node");
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		head_nodes = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
-	if (head_nodes != state.node_count)
-		problem(fsck, "the head state holds %llu nodes, the ops make %zu",
-		    (unsigned long long)head_nodes, state.node_count);
-	for (size_t i = 0; i < state.node_count; i++) {
-		const struct state_node *expected = &state.nodes[i];
-		struct head_node held;
-		node_id_hex(expected->id, hex);
-		if (head_get(home, expected->id, &held, &arena) != 1) {
-			problem(fsck, "node %s is missing from the head state", hex);
-			continue;
-		}
-		/* What a deleted node shows is nobody's business but the trash's. */
-		const char *differs = NULL;
-		if (held.live != expected->live)
-			differs = held.live ? "live in the head state only" : "live in the ops only";
-		else if (held.live && !node_id_equal(held.parent, expected->parent))
-			differs = "its folder";
-		else if (held.live && (held.shown_length != expected->shown_name_length ||
-					  memcmp(held.shown, expected->shown_name, held.shown_length) != 0))
-			differs = "its name";
-		else if (held.live && (held.has_content != expected->has_content ||
-					  (held.has_content && !hash_equal(&held.blob, &expected->blob))))
-			differs = "its content";
-		if (differs != NULL)
-			problem(fsck, "node %s: the head state and its ops disagree on %s", hex, differs);
-		if (arena.allocated > (1u << 20)) {
-			arena_free(&arena);
-			arena_init(&arena, 64 * 1024);
-		}
-	}
-	arena_free(&arena);
+	verify_head_state(fsck->home, &state, report_difference, fsck);
 	state_free(&state);
 }
 

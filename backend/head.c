@@ -1,29 +1,101 @@
-/* Reading and advancing the materialized head state (the node and
- * conflict tables). Heads are kept per node as compact op id lists, so a
- * node's row says everything a record of it needs to supersede. */
+/* Reading and writing node rows of the head state. A row says everything
+ * about a node that the rules need without reading its ops: the PLACE in
+ * effect and the last one outside the trash (as place references), the
+ * heads of both registers, the content shown and where it is shown. */
 #include "backend/head.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/state.h"
+#include "model/path.h"
 
-static const char SQL_NODE_GET[] =
-    "SELECT parent, name, shown, kind, root, live, place_heads, content_heads, blob, size, "
-    "mode, mtime FROM node WHERE id = ?1";
+#define NODE_COLUMNS \
+	"id, kind, parent, name, root, place_lamport, place_replica, place_counter, " \
+	"visible_lamport, visible_replica, visible_counter, visible_parent, visible_name, " \
+	"visible_root, place_heads, content_heads, content_replica, content_counter, blob, size, " \
+	"mode, mtime, shown_parent, shown, shown_root, live"
+
+static const char SQL_NODE_GET[] = "SELECT " NODE_COLUMNS " FROM node WHERE id = ?1";
+static const char SQL_NODE_ALL[] = "SELECT " NODE_COLUMNS " FROM node";
 static const char SQL_NODE_PUT[] =
-    "INSERT OR REPLACE INTO node(id, parent, name, shown, kind, root, live, place_heads, "
-    "content_heads, blob, size, mode, mtime) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-    "?11, ?12, ?13)";
-static const char SQL_CONFLICT_PUT[] =
-    "INSERT OR REPLACE INTO conflict(kind, node, ops) VALUES(?1, ?2, ?3)";
-static const char SQL_CONFLICT_DELETE[] = "DELETE FROM conflict WHERE kind = ?1 AND node = ?2";
+    "INSERT OR REPLACE INTO node(" NODE_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+
+static void
+read_id(sqlite3_stmt *statement, int column, struct node_id *out)
+{
+	memset(out->bytes, 0, ID_BYTES);
+	if (sqlite3_column_bytes(statement, column) == ID_BYTES)
+		memcpy(out->bytes, sqlite3_column_blob(statement, column), ID_BYTES);
+}
+
+static const uint8_t *
+read_bytes(sqlite3_stmt *statement, int column, size_t *length, struct arena *arena)
+{
+	*length = (size_t)sqlite3_column_bytes(statement, column);
+	return arena_copy(arena, sqlite3_column_blob(statement, column), *length);
+}
+
+static int
+read_place(struct hearth *home, sqlite3_stmt *statement, int first, int parent_column,
+    struct state_place_ref *out, struct arena *arena)
+{
+	memset(out, 0, sizeof *out);
+	if (sqlite3_column_type(statement, first) == SQLITE_NULL)
+		return 0;
+	out->valid = true;
+	out->lamport = (uint64_t)sqlite3_column_int64(statement, first);
+	if (store_replica_id(&home->store, sqlite3_column_int64(statement, first + 1),
+		&out->op.replica) != 0)
+		return -1;
+	out->op.counter = (uint64_t)sqlite3_column_int64(statement, first + 2);
+	read_id(statement, parent_column, &out->parent);
+	out->name = read_bytes(statement, parent_column + 1, &out->name_length, arena);
+	out->root = arena_strdup(arena, (const char *)sqlite3_column_text(statement, parent_column + 2));
+	return 0;
+}
+
+static int
+read_node(struct hearth *home, sqlite3_stmt *statement, struct head_node *out, struct arena *arena)
+{
+	memset(out, 0, sizeof *out);
+	read_id(statement, 0, &out->id);
+	out->kind = (enum node_kind)sqlite3_column_int(statement, 1);
+	/* place: lamport 5..7, parent/name/root 2..4; visible: 8..10, 11..13 */
+	if (read_place(home, statement, 5, 2, &out->place, arena) != 0 ||
+	    read_place(home, statement, 8, 11, &out->visible, arena) != 0)
+		return -1;
+	if (store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 14),
+		(size_t)sqlite3_column_bytes(statement, 14), &out->place_heads,
+		&out->place_head_count, arena) != 0 ||
+	    store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 15),
+		(size_t)sqlite3_column_bytes(statement, 15), &out->content_heads,
+		&out->content_head_count, arena) != 0)
+		return -1;
+	out->has_content = sqlite3_column_type(statement, 16) != SQLITE_NULL;
+	if (out->has_content) {
+		if (store_replica_id(&home->store, sqlite3_column_int64(statement, 16),
+			&out->content_op.replica) != 0)
+			return -1;
+		out->content_op.counter = (uint64_t)sqlite3_column_int64(statement, 17);
+		if (sqlite3_column_bytes(statement, 18) == HASH_BYTES)
+			memcpy(out->blob.bytes, sqlite3_column_blob(statement, 18), HASH_BYTES);
+	}
+	out->size = (uint64_t)sqlite3_column_int64(statement, 19);
+	out->mode = (uint32_t)sqlite3_column_int(statement, 20);
+	out->mtime_ns = sqlite3_column_int64(statement, 21);
+	read_id(statement, 22, &out->shown_parent);
+	out->shown = read_bytes(statement, 23, &out->shown_length, arena);
+	out->shown_root = arena_strdup(arena, (const char *)sqlite3_column_text(statement, 24));
+	out->live = sqlite3_column_int(statement, 25) != 0;
+	return 0;
+}
 
 int
 head_get(struct hearth *home, struct node_id id, struct head_node *out, struct arena *arena)
 {
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODE_GET);
-	int step;
+	int step, status;
 
 	memset(out, 0, sizeof *out);
 	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_STATIC);
@@ -32,214 +104,104 @@ head_get(struct hearth *home, struct node_id id, struct head_node *out, struct a
 		return 0;
 	if (step != SQLITE_ROW)
 		return -1;
-	out->id = id;
-	memcpy(out->parent.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-	out->name_length = (size_t)sqlite3_column_bytes(statement, 1);
-	out->name = arena_copy(arena, sqlite3_column_blob(statement, 1), out->name_length);
-	out->shown_length = (size_t)sqlite3_column_bytes(statement, 2);
-	out->shown = arena_copy(arena, sqlite3_column_blob(statement, 2), out->shown_length);
-	out->kind = (enum node_kind)sqlite3_column_int(statement, 3);
-	out->root = arena_strdup(arena, (const char *)sqlite3_column_text(statement, 4));
-	out->live = sqlite3_column_int(statement, 5) != 0;
-	if (store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 6),
-		(size_t)sqlite3_column_bytes(statement, 6), &out->place_heads,
-		&out->place_head_count, arena) != 0 ||
-	    store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 7),
-		(size_t)sqlite3_column_bytes(statement, 7), &out->content_heads,
-		&out->content_head_count, arena) != 0) {
-		sqlite3_reset(statement);
-		return -1;
-	}
-	out->has_content = sqlite3_column_bytes(statement, 8) == HASH_BYTES;
-	if (out->has_content)
-		memcpy(out->blob.bytes, sqlite3_column_blob(statement, 8), HASH_BYTES);
-	out->size = (uint64_t)sqlite3_column_int64(statement, 9);
-	out->mode = (uint32_t)sqlite3_column_int(statement, 10);
-	out->mtime_ns = sqlite3_column_int64(statement, 11);
+	status = read_node(home, statement, out, arena);
 	sqlite3_reset(statement);
-	return 1;
+	return status == 0 ? 1 : -1;
+}
+
+int
+head_each(struct hearth *home, int (*visit)(void *context, const struct head_node *node),
+    void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODE_ALL);
+	struct arena arena;
+	int step, status = 0;
+
+	arena_init(&arena, 16 * 1024);
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct head_node node;
+		status = read_node(home, statement, &node, &arena);
+		if (status == 0)
+			status = visit(context, &node);
+		if (arena.allocated > (1u << 20)) {
+			arena_free(&arena);
+			arena_init(&arena, 16 * 1024);
+		}
+	}
+	sqlite3_reset(statement);
+	arena_free(&arena);
+	return status;
 }
 
 static int
+bind_place(struct hearth *home, sqlite3_stmt *statement, int first, int parent_column,
+    const struct state_place_ref *place)
+{
+	if (!place->valid) {
+		for (int column = 0; column < 3; column++) {
+			sqlite3_bind_null(statement, first + column);
+			sqlite3_bind_null(statement, parent_column + column);
+		}
+		return 0;
+	}
+	int64_t replica = store_replica_number(&home->store, place->op.replica, true);
+	if (replica <= 0)
+		return -1;
+	sqlite3_bind_int64(statement, first, (int64_t)place->lamport);
+	sqlite3_bind_int64(statement, first + 1, replica);
+	sqlite3_bind_int64(statement, first + 2, (int64_t)place->op.counter);
+	sqlite3_bind_blob(statement, parent_column, place->parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(statement, parent_column + 1, place->name_length ? (const void *)place->name
+	    : "", (int)place->name_length, SQLITE_TRANSIENT);
+	sqlite3_bind_text(statement, parent_column + 2, place->root ? place->root : "", -1,
+	    SQLITE_TRANSIENT);
+	return 0;
+}
+
+int
 head_put(struct hearth *home, const struct head_node *node)
 {
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODE_PUT);
 	struct buffer place, content;
-	int status;
+	int status = 0;
 
 	buffer_init(&place);
 	buffer_init(&content);
 	store_encode_op_ids(&home->store, node->place_heads, node->place_head_count, &place);
 	store_encode_op_ids(&home->store, node->content_heads, node->content_head_count, &content);
 	sqlite3_bind_blob(statement, 1, node->id.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 2, node->parent.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 3, node->name, (int)node->name_length, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 4, node->shown, (int)node->shown_length, SQLITE_STATIC);
-	sqlite3_bind_int(statement, 5, (int)node->kind);
-	sqlite3_bind_text(statement, 6, node->root, -1, SQLITE_STATIC);
-	sqlite3_bind_int(statement, 7, node->live);
-	sqlite3_bind_blob(statement, 8, place.length ? (void *)place.data : "", (int)place.length,
+	sqlite3_bind_int(statement, 2, (int)node->kind);
+	if (bind_place(home, statement, 6, 3, &node->place) != 0 ||
+	    bind_place(home, statement, 9, 12, &node->visible) != 0)
+		status = -1;
+	sqlite3_bind_blob(statement, 15, place.length ? (void *)place.data : "", (int)place.length,
 	    SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 9, content.length ? (void *)content.data : "",
+	sqlite3_bind_blob(statement, 16, content.length ? (void *)content.data : "",
 	    (int)content.length, SQLITE_STATIC);
-	if (node->has_content)
-		sqlite3_bind_blob(statement, 10, node->blob.bytes, HASH_BYTES, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(statement, 10);
-	sqlite3_bind_int64(statement, 11, (int64_t)node->size);
-	sqlite3_bind_int(statement, 12, (int)node->mode);
-	sqlite3_bind_int64(statement, 13, node->mtime_ns);
-	status = sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	if (node->has_content) {
+		sqlite3_bind_int64(statement, 17,
+		    store_replica_number(&home->store, node->content_op.replica, true));
+		sqlite3_bind_int64(statement, 18, (int64_t)node->content_op.counter);
+		sqlite3_bind_blob(statement, 19, node->blob.bytes, HASH_BYTES, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_null(statement, 17);
+		sqlite3_bind_null(statement, 18);
+		sqlite3_bind_null(statement, 19);
+	}
+	sqlite3_bind_int64(statement, 20, (int64_t)node->size);
+	sqlite3_bind_int(statement, 21, (int)node->mode);
+	sqlite3_bind_int64(statement, 22, node->mtime_ns);
+	sqlite3_bind_blob(statement, 23, node->shown_parent.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 24, node->shown_length ? (const void *)node->shown : "",
+	    (int)node->shown_length, SQLITE_STATIC);
+	sqlite3_bind_text(statement, 25, node->shown_root ? node->shown_root : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 26, node->live);
+	if (status == 0 && sqlite3_step(statement) != SQLITE_DONE)
+		status = -1;
+	sqlite3_reset(statement);
 	buffer_free(&place);
 	buffer_free(&content);
 	return status;
-}
-
-static bool
-superseded(const struct op *op, struct op_id id)
-{
-	for (size_t i = 0; i < op->supersedes_count; i++)
-		if (op_id_equal(op->supersedes[i], id))
-			return true;
-	return false;
-}
-
-/* heads := heads - what op supersedes + op (op is last in total order). */
-static void
-advance_heads(const struct op *op, struct op_id **heads, size_t *count, struct arena *arena)
-{
-	struct op_id *next = arena_alloc(arena, (*count + 1) * sizeof *next);
-	size_t kept = 0;
-
-	for (size_t i = 0; i < *count; i++)
-		if (!superseded(op, (*heads)[i]))
-			next[kept++] = (*heads)[i];
-	next[kept++] = op->id;
-	*heads = next;
-	*count = kept;
-}
-
-static int
-update_conflict(struct hearth *home, enum conflict_kind kind, struct node_id node,
-    const struct op_id *heads, size_t count)
-{
-	sqlite3_stmt *statement;
-
-	if (count < 2) {
-		statement = store_statement(&home->store, SQL_CONFLICT_DELETE);
-		sqlite3_bind_int(statement, 1, (int)kind);
-		sqlite3_bind_blob(statement, 2, node.bytes, ID_BYTES, SQLITE_STATIC);
-		return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
-	}
-	struct buffer ops;
-	buffer_init(&ops);
-	store_encode_op_ids(&home->store, heads, count, &ops);
-	statement = store_statement(&home->store, SQL_CONFLICT_PUT);
-	sqlite3_bind_int(statement, 1, (int)kind);
-	sqlite3_bind_blob(statement, 2, node.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 3, ops.data, (int)ops.length, SQLITE_STATIC);
-	int status = sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
-	buffer_free(&ops);
-	return status;
-}
-
-static void
-apply_place(struct head_node *node, const struct op *op, struct arena *arena)
-{
-	const struct op_place *place = &op->u.place;
-
-	node->parent = place->parent;
-	node->name = node->shown = place->name;
-	node->name_length = node->shown_length = place->name_length;
-	node->root = place->root;
-	node->live = !node_id_equal(place->parent, NODE_TRASH);
-	advance_heads(op, &node->place_heads, &node->place_head_count, arena);
-	if (node->live)
-		return;
-	/* A delete also supersedes the content heads its author saw. */
-	struct op_id *kept = arena_alloc(arena, (node->content_head_count + 1) * sizeof *kept);
-	size_t count = 0;
-	for (size_t i = 0; i < node->content_head_count; i++)
-		if (!superseded(op, node->content_heads[i]))
-			kept[count++] = node->content_heads[i];
-	node->content_heads = kept;
-	node->content_head_count = count;
-}
-
-static void
-apply_set(struct head_node *node, const struct op *op, struct arena *arena)
-{
-	const struct op_set *set = &op->u.set;
-
-	node->has_content = true;
-	node->blob = set->blob;
-	node->size = set->size;
-	node->mode = set->mode;
-	node->mtime_ns = set->mtime_ns;
-	advance_heads(op, &node->content_heads, &node->content_head_count, arena);
-}
-
-/* Applies ops[0..count), all about one node: one read and one write of
- * its row however many ops (a new file is a PLACE and a SET). */
-static int
-apply_node_ops(struct hearth *home, const struct op *ops, size_t count, struct arena *arena)
-{
-	struct node_id id = op_node(&ops[0]);
-	struct head_node node;
-	int found = head_get(home, id, &node, arena);
-
-	if (found < 0)
-		return -1;
-	if (found == 0) {
-		if (ops[0].kind != OP_PLACE)
-			return -1;	/* a local SET always follows its node's PLACE */
-		node.id = id;
-		node.kind = ops[0].u.place.kind;
-	}
-	for (size_t i = 0; i < count; i++) {
-		if (ops[i].kind == OP_PLACE)
-			apply_place(&node, &ops[i], arena);
-		else
-			apply_set(&node, &ops[i], arena);
-	}
-	if (head_put(home, &node) != 0 ||
-	    update_conflict(home, CONFLICT_MOVE, id, node.place_heads, node.place_head_count) != 0)
-		return -1;
-	return update_conflict(home, CONFLICT_CONTENT, id, node.content_heads,
-	    node.content_head_count);
-}
-
-int
-head_apply_local(struct hearth *home, const struct op *ops, size_t count,
-    struct hearth_error *error)
-{
-	struct arena arena;
-	int status = 0;
-	size_t start = 0;
-
-	arena_init(&arena, 16 * 1024);
-	while (start < count && status == 0) {
-		if (ops[start].kind == OP_COMMIT) {
-			start++;
-			continue;
-		}
-		size_t end = start + 1;
-		while (end < count && ops[end].kind != OP_COMMIT &&
-		    node_id_equal(op_node(&ops[end]), op_node(&ops[start])))
-			end++;
-		status = apply_node_ops(home, ops + start, end - start, &arena);
-		start = end;
-		/* A record of 100k files would otherwise keep every row here. */
-		if (arena.allocated > (1u << 20)) {
-			arena_free(&arena);
-			arena_init(&arena, 16 * 1024);
-		}
-	}
-	arena_free(&arena);
-	if (status != 0)
-		return hearth_fail(error, HEARTH_FAILED, "cannot update the head state: %s",
-		    sqlite3_errmsg(home->store.db));
-	return 0;
 }
 
 void
@@ -278,4 +240,44 @@ head_decode_seen(struct hearth *home, const uint8_t *data, size_t length,
 		return -1;
 	return store_decode_op_ids(&home->store, data + reader.offset, length - reader.offset,
 	    content, content_count, arena);
+}
+
+/* One step up the head state's shown tree, for path_from_parents. */
+static const char SQL_SHOWN_PLACE[] = "SELECT shown_parent, shown FROM node WHERE id = ?1";
+
+static bool
+head_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
+    size_t *name_length)
+{
+	struct hearth *home = context;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_SHOWN_PLACE);
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return false;
+	memcpy(parent->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	*name = sqlite3_column_blob(statement, 1);
+	*name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	return true;
+}
+
+int
+head_path(struct hearth *home, struct node_id id, struct buffer *out)
+{
+	enum path_end end = path_from_parents(id, head_step, home, out);
+
+	store_statement(&home->store, SQL_SHOWN_PLACE);	/* resets it: no read left open */
+	if (end == PATH_IN_TRASH) {
+		struct buffer inner;
+		buffer_init(&inner);
+		buffer_append(&inner, "(deleted)", 9);
+		if (out->length > 0)
+			buffer_append_byte(&inner, '/');
+		buffer_append(&inner, out->data, out->length);
+		buffer_reset(out);
+		buffer_append(out, inner.data, inner.length);
+		buffer_string(out);
+		buffer_free(&inner);
+	}
+	return end == PATH_BROKEN ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /* The materialized head state (DESIGN §4.6): the node table holds
- * state(all ops) and is brought forward as ops arrive, so opening a Home
- * never replays its history. */
+ * state(all ops) and integrate.c brings it forward as ops arrive, so
+ * opening a Home never replays its history. This module reads and writes
+ * one node row and the seen sets the working-tree index keeps. */
 #ifndef HEARTH_BACKEND_HEAD_H
 #define HEARTH_BACKEND_HEAD_H
 
@@ -10,33 +11,43 @@
 #include "backend/home.h"
 #include "model/arena.h"
 #include "model/op.h"
+#include "model/state.h"
 
-/* A node as the head state holds it. */
+/* A node as the head state holds it; strings and lists in an arena. */
 struct head_node {
-	struct node_id id, parent;
-	const uint8_t *name, *shown;
-	size_t name_length, shown_length;
+	struct node_id id;
 	enum node_kind kind;
-	const char *root;
-	bool live;
+	struct state_place_ref place;	/* in effect after placement (§4.1) */
+	struct state_place_ref visible;	/* last applied PLACE outside the trash */
 	struct op_id *place_heads, *content_heads;
 	size_t place_head_count, content_head_count;
 	bool has_content;
+	struct op_id content_op;
 	struct hash blob;
 	uint64_t size;
 	uint32_t mode;
 	int64_t mtime_ns;
+	/* As shown, after revives and name clashes. */
+	struct node_id shown_parent;
+	const uint8_t *shown;
+	size_t shown_length;
+	const char *shown_root;
+	bool live;
 };
 
-/* Loads one node (strings and lists in arena). 1 found, 0 not, -1 error. */
+/* Loads one node. 1 found, 0 not, -1 error. */
 int head_get(struct hearth *home, struct node_id id, struct head_node *out, struct arena *arena);
+/* Writes one node (insert or replace). */
+int head_put(struct hearth *home, const struct head_node *node);
 
-/* Applies ops this replica just made. They are greater than every op held
- * (a new lamport), so each lands at the end of the total order: placement
- * is the op itself and each register's heads lose what it supersedes and
- * gain it. Ops from other replicas go through integrate instead. */
-int head_apply_local(struct hearth *home, const struct op *ops, size_t count,
-    struct hearth_error *error);
+/* The path a node is shown at, from the top ("(deleted)/name" for one in
+ * the trash). */
+int head_path(struct hearth *home, struct node_id id, struct buffer *out);
+
+/* Calls visit for every node (for the finishing rules and fsck); the node
+ * and its strings are valid only during the call. */
+int head_each(struct hearth *home, int (*visit)(void *context, const struct head_node *node),
+    void *context);
 
 /* The seen set an index row keeps: the placement heads and content heads
  * the tree had seen, which is what a record of that node supersedes. */

@@ -83,12 +83,22 @@ int hearth_open(hearth **out, const struct hearth_open_options *options,
     struct hearth_error *error);
 void hearth_close(hearth *home);
 
+/* What the config module cannot check alone: every ignore: pattern and
+ * place: glob compiles. HEARTH_FAILED naming the file, the key and the
+ * entry otherwise. */
+int hearth_validate_config(const struct config *config, struct hearth_error *error);
+
 /* The effective config of an open Home (never NULL). */
 const struct config *hearth_config(const hearth *home);
 
 struct hearth_init_options {
 	const char *dir;		/* the Home's only root; made if missing */
 	const char *config_path;	/* a joined Home's config; NULL for DIR/.hearth */
+	/* The Home's id, hex: set by clone (a new replica of an existing
+	 * Home); NULL makes a new Home. */
+	const char *home_id;
+	/* Set by clone: the source, written into the config as peer "origin". */
+	const char *origin;
 };
 
 /* Makes a working single-root Home at dir with its state in dir/.hearth/,
@@ -170,6 +180,9 @@ struct hearth_change {
 	const char *old_path;	/* for HEARTH_MOVED, else NULL */
 	bool content_changed;	/* a move that also changed content */
 	uint64_t size;
+	/* The root that holds it, and for a move the one it was in (NULL when
+	 * not known, as in a version's changes). */
+	const char *root, *old_root;
 };
 
 struct hearth_change_list {
@@ -206,6 +219,10 @@ struct hearth_record_options {
 	const char *message;		/* NULL: "" */
 	const char *const *paths;	/* limit to these paths (and below); NULL: all */
 	size_t path_count;
+	/* After checking out an older version, a record makes it head's
+	 * content again (a restore); with this, only what was edited since is
+	 * recorded (checkout --force saving edits before moving on). */
+	bool leave_restores;
 };
 
 struct hearth_record_result {
@@ -227,10 +244,16 @@ void hearth_record_result_free(struct hearth_record_result *result);
 struct hearth_checkout_options {
 	const char *version;	/* NULL: head */
 	bool force;		/* record unrecorded changes first, then check out */
+	/* With limit_deletes, refuse (HEARTH_REFUSED, nothing done) when the
+	 * checkout would remove more than max_delete_percent of the tree's
+	 * paths: a vanished disk on one machine must not empty the others. */
+	bool limit_deletes;
+	uint32_t max_delete_percent;
 };
 
 struct hearth_checkout_result {
 	char version[HEARTH_ID_HEX];
+	uint64_t would_remove, tree_paths;	/* when refused for max_delete_percent */
 	char recorded[HEARTH_ID_HEX];	/* the version --force recorded first, or "" */
 	uint64_t written, removed, moved;
 	/* When refused (HEARTH_REFUSED): the unrecorded paths it would clobber. */
@@ -294,6 +317,13 @@ struct hearth_text {
  * replica; files over max_bytes or with NUL bytes give binary = true. */
 int hearth_diff(hearth *home, const char *version, const char *path, size_t max_bytes,
     struct hearth_text *out, struct hearth_error *error);
+/* A unified diff between two contents named by their ids (the hash of a
+ * struct hearth_conflict_side; NULL or "" for no content), with the labels
+ * on its ---/+++ lines. Contents over max_bytes or with NUL bytes give
+ * binary = true and no text. */
+int hearth_diff_blobs(hearth *home, const char *old_hash, const char *new_hash,
+    const char *old_label, const char *new_label, size_t max_bytes, struct hearth_text *out,
+    struct hearth_error *error);
 void hearth_text_free(struct hearth_text *text);
 
 /* ---- the Home at a glance ----------------------------------------------------------- */
@@ -354,5 +384,210 @@ void hearth_fsck_report_free(struct hearth_fsck_report *report);
 size_t hearth_escape_name(const char *name, char *out, size_t out_size);
 
 const char *hearth_version_string(void);
+
+/* ---- sync (DESIGN §8) ------------------------------------------------------------------ */
+
+/* Which ways a sync goes; both by default. */
+enum hearth_sync_direction {
+	HEARTH_SYNC_BOTH = 0,
+	HEARTH_SYNC_PULL = 1,	/* only take in what the peer has */
+	HEARTH_SYNC_PUSH = 2,	/* only give the peer what it lacks */
+};
+
+struct hearth_sync_options {
+	/* A name from the config's peers:, a path to another Home (its
+	 * folder, its .hearth folder or its config file), or
+	 * ssh://[user@]host[:port]/path. */
+	const char *peer;
+	enum hearth_sync_direction direction;
+	/* The program a local peer runs as `PROGRAM serve PATH`; NULL: this
+	 * program (/proc/self/exe). */
+	const char *program;
+};
+
+struct hearth_sync_result {
+	char peer_name[4096];	/* the config's name, or the URL */
+	char url[4096];
+	char peer_software[65];	/* "hearth 0.1.0" as the peer reports it */
+	char peer_replica[33];
+	uint32_t protocol;	/* the version both sides spoke */
+	/* Ops, versions and chunks that travelled each way, and the bytes on
+	 * the wire (frames included). */
+	uint64_t ops_sent, ops_received;
+	uint64_t versions_sent, versions_received;
+	uint64_t chunks_sent, chunks_received;
+	uint64_t chunk_bytes_sent, chunk_bytes_received;
+	uint64_t bytes_sent, bytes_received;
+	/* After the sync: ops this replica holds that the peer lacks, and the
+	 * other way (both 0 unless someone recorded meanwhile). */
+	uint64_t local_ahead, remote_ahead;
+	/* Ops the head holds that the working tree lacks: `checkout` applies
+	 * them; sync never touches the tree. */
+	uint64_t head_ahead;
+};
+
+/* Syncs with a peer in one connection: takes in the ops this replica
+ * lacks (and the chunks of their content it lacks, into one new pack),
+ * then gives the peer what it lacks. Each side commits what it received in
+ * one transaction after its pack is durable, so an interruption at any
+ * point leaves both as they were or with a complete first half; running
+ * the sync again completes it. The working tree is not changed. The
+ * outcome is kept in the peer table (hearth_peers), on failure too.
+ * progress reports phases "connecting", "receiving ops", "receiving
+ * chunks", "integrating", "sending ops", "sending chunks"; a set cancel
+ * flag stops at the next frame (HEARTH_CANCELLED, nothing half-done).
+ * Ignores SIGPIPE in the calling process from then on. */
+int hearth_sync(hearth *home, const struct hearth_sync_options *options,
+    const struct hearth_progress *progress, struct hearth_sync_result *out,
+    struct hearth_error *error);
+
+struct hearth_serve_options {
+	/* The Home to serve: its folder, its .hearth folder or its config
+	 * file; a leading "~/" is the user's home folder. */
+	const char *path;
+	int in_fd, out_fd;	/* the protocol's two directions */
+};
+
+/* The other end of hearth_sync (`hearth serve PATH`): answers one client
+ * on in_fd/out_fd, writing nothing else to out_fd. Returns when the client
+ * is done or gone; on failure the client is sent the message too. */
+int hearth_serve(const struct hearth_serve_options *options, struct hearth_error *error);
+
+struct hearth_peer_status {
+	const char *name;
+	const char *url;
+	bool configured;	/* in the config's peers: (else synced with by URL) */
+	char replica[33];	/* "" before the first successful contact */
+	int64_t last_attempt, last_success;	/* unix seconds, 0 for never */
+	const char *last_error;	/* "" when the last attempt succeeded */
+	uint64_t ops_sent, ops_received, bytes_sent, bytes_received;	/* last success */
+	uint64_t local_ahead, remote_ahead;	/* as of the last attempt */
+};
+
+struct hearth_peer_list {
+	struct hearth_peer_status *items;
+	size_t count;
+	struct hearth_storage *storage;
+};
+
+/* The config's peers in their order, then any other peer synced with by
+ * URL, each with what its last sync did. Reads only. */
+int hearth_peers(hearth *home, struct hearth_peer_list *out, struct hearth_error *error);
+void hearth_peer_list_free(struct hearth_peer_list *list);
+
+/* ---- conflicts ----------------------------------------------------------------------- */
+
+enum hearth_conflict_kind {
+	HEARTH_CONFLICT_CONTENT = 1,	/* edited on two replicas at once */
+	HEARTH_CONFLICT_MOVE,		/* moved or renamed two ways at once */
+	HEARTH_CONFLICT_CYCLE,		/* a folder move skipped: it would have looped */
+	HEARTH_CONFLICT_EDIT_REVIVED,	/* deleted on one replica, edited on another: kept */
+	HEARTH_CONFLICT_REVIVED,	/* a deleted folder kept for what was added inside */
+	HEARTH_CONFLICT_NAME,		/* two files, one name, one folder: both kept */
+	HEARTH_CONFLICT_INVALID_OP,	/* an op that could not apply (a broken peer) */
+};
+
+/* One side of a conflict: an op, who made it and what it would mean. */
+struct hearth_conflict_side {
+	char replica[33];
+	uint64_t counter;	/* the op on that replica */
+	bool mine;		/* made by this replica */
+	bool shown;		/* the side the working tree holds */
+	const char *author;	/* of the version that recorded it ("" if unknown) */
+	int64_t time;		/* of that version, unix seconds (0 if unknown) */
+	const char *what;	/* "edit", "delete", "move to a/b", "create", "name a/b" */
+	const char *path;	/* where this side puts the node */
+	bool has_content;
+	uint64_t size;
+	char hash[HEARTH_ID_HEX];	/* content id, "" without content */
+};
+
+struct hearth_conflict {
+	char id[40];		/* for resolve: "<kind letter><16 hex of the node>", stable */
+	char node[33];		/* the node, hex */
+	enum hearth_conflict_kind kind;
+	const char *kind_name;	/* "content", "move", "cycle", "edit-revived", ... */
+	const char *path;	/* where the node is shown now */
+	enum hearth_entry_kind entry_kind;
+	struct hearth_conflict_side *sides;	/* in total order: the winner last */
+	size_t side_count;
+};
+
+struct hearth_conflict_list {
+	struct hearth_conflict *items;	/* sorted by path, then kind */
+	size_t count;
+	struct hearth_storage *storage;
+};
+
+int hearth_conflicts(hearth *home, struct hearth_conflict_list *out, struct hearth_error *error);
+void hearth_conflict_list_free(struct hearth_conflict_list *list);
+
+enum hearth_resolution {
+	HEARTH_KEEP_MINE = 1,	/* this replica's side wins */
+	HEARTH_KEEP_THEIRS,	/* the other replicas' side wins */
+	HEARTH_KEEP_BOTH,	/* content: the others beside it as name~hex; names: keep both */
+	HEARTH_KEEP_VERSION,	/* content: as it was at a version */
+};
+
+struct hearth_resolve_options {
+	/* Conflicts to settle: ids from hearth_conflicts, or paths, or globs
+	 * of paths ("Documents/ *.txt", no space). */
+	const char *const *targets;
+	size_t target_count;
+	enum hearth_resolution resolution;
+	const char *version;	/* for HEARTH_KEEP_VERSION */
+	const char *message;	/* of the version the resolution records; NULL: a default */
+};
+
+struct hearth_resolve_result {
+	char version[HEARTH_ID_HEX];	/* the version recorded, "" if nothing was */
+	size_t resolved;
+	struct hearth_change_list changes;	/* what changed in the working tree */
+};
+
+/* Settles conflicts with new ops (a version recorded at once) and writes
+ * the outcome to the working tree for those paths only. Refuses, changing
+ * nothing, when a path it would write holds an unrecorded change
+ * (HEARTH_REFUSED), or when a target names no conflict (HEARTH_USAGE). */
+int hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *options,
+    const struct hearth_progress *progress, struct hearth_resolve_result *out,
+    struct hearth_error *error);
+void hearth_resolve_result_free(struct hearth_resolve_result *result);
+
+/* After a sync, with auto_checkout in the config: records what the working
+ * tree holds that is not recorded, then checks out head, unless that would
+ * remove more than the config's max_delete share of the tree and
+ * allow_deletes is false (HEARTH_REFUSED, with the counts in out). */
+int hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress *progress,
+    struct hearth_checkout_result *out, struct hearth_error *error);
+
+/* ---- more replicas ------------------------------------------------------------------- */
+
+struct hearth_clone_options {
+	const char *source;	/* a peer: path, ssh:// URL */
+	const char *dir;	/* the new replica's only root; may hold files already */
+};
+
+struct hearth_clone_result {
+	char replica[33];
+	uint64_t ops;		/* ops received */
+	uint64_t adopted;	/* files already there with the same content */
+	uint64_t written;	/* files written */
+	char recorded[HEARTH_ID_HEX];	/* files there that differ, recorded as this
+					 * replica's own changes ("" if none) */
+};
+
+/* Makes a new replica of SOURCE's Home at dir with its own replica id,
+ * syncs, and brings the tree to head without overwriting anything: a file
+ * already at its path with the same content is adopted as is; one that
+ * differs, and files head does not have, are recorded as this replica's
+ * own changes. */
+int hearth_clone(const struct hearth_clone_options *options,
+    const struct hearth_progress *progress, struct hearth_clone_result *out,
+    struct hearth_error *error);
+
+/* Gives this replica (a copied state folder) a fresh id; ops it makes from
+ * now on carry it. Writes the new id's hex to replica. */
+int hearth_reid(hearth *home, char replica[33], struct hearth_error *error);
 
 #endif

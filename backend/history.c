@@ -35,7 +35,7 @@ static const char SQL_VERSION_KEY[] =
 
 int
 history_add_version(struct hearth *home, const struct op *commit, const struct buffer *encoded,
-    uint64_t changes, char id_hex[HASH_HEX], struct hearth_error *error)
+    char id_hex[HASH_HEX], struct hearth_error *error)
 {
 	struct hash id;
 	sqlite3_stmt *statement;
@@ -62,7 +62,8 @@ history_add_version(struct hearth *home, const struct op *commit, const struct b
 	sqlite3_bind_text(statement, 8, commit->u.commit.author, -1, SQLITE_STATIC);
 	sqlite3_bind_text(statement, 9, commit->u.commit.message, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(statement, 10, (int64_t)previous);
-	sqlite3_bind_int64(statement, 11, (int64_t)changes);
+	/* A version's changes: the ops its author made since its last one. */
+	sqlite3_bind_int64(statement, 11, (int64_t)(commit->id.counter - previous - 1));
 	if (sqlite3_step(statement) != SQLITE_DONE)
 		return hearth_fail(error, HEARTH_FAILED, "cannot add the version: %s",
 		    sqlite3_errmsg(home->store.db));

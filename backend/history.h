@@ -25,7 +25,7 @@ struct history_version {
 /* Adds the row for a COMMIT op just stored (encoded is its encoding);
  * writes the new id's hex to id_hex. */
 int history_add_version(struct hearth *home, const struct op *commit, const struct buffer *encoded,
-    uint64_t changes, char id_hex[HASH_HEX], struct hearth_error *error);
+    char id_hex[HASH_HEX], struct hearth_error *error);
 
 /* Records where the working tree stands. */
 int history_set_tree(struct hearth *home, const struct vv *vv, const char *version_hex,

@@ -370,8 +370,22 @@ inside_a_home(const char *dir, char *found, size_t size)
 	return true;
 }
 
+/* A new Home's id, or the one clone was given. */
 static int
-init_single_root(const char *dir, struct hearth_error *error)
+choose_home_id(const char *given, uint8_t out[ID_BYTES], struct hearth_error *error)
+{
+	if (given == NULL) {
+		home_random(out, ID_BYTES);
+		return 0;
+	}
+	if (!hex_decode(given, out, ID_BYTES))
+		return hearth_fail(error, HEARTH_USAGE, "'%s' is not a Home id", given);
+	return 0;
+}
+
+static int
+init_single_root(const char *dir, const char *given_id, const char *origin,
+    struct hearth_error *error)
 {
 	char top[PATH_MAX], path[PATH_MAX + 64], found[4096], message[4096];
 	uint8_t home_id[ID_BYTES];
@@ -388,14 +402,15 @@ init_single_root(const char *dir, struct hearth_error *error)
 		return hearth_fail(error, HEARTH_FAILED,
 		    "%s is inside the Home whose config is %s; a Home cannot hold another", top, found);
 
-	home_random(home_id, sizeof home_id);
+	if (choose_home_id(given_id, home_id, error) != 0)
+		return error->code;
 	hex_encode(home_id, ID_BYTES, home_hex);
 	if (make_state(path, home_id, DURABILITY_GROUP, error) != 0)
 		return error->code;
 	/* Relative to the config's own folder (top/.hearth), so the Home can
 	 * be moved or renamed as a whole. */
 	snprintf(path, sizeof path, "%s/" HOME_DIR_NAME "/config.yaml", top);
-	if (config_write_single_root(path, "..", ".", message, sizeof message) != 0)
+	if (config_write_single_root(path, "..", ".", origin, message, sizeof message) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", message);
 	/* The marker last: until it exists, nothing takes this folder for a Home. */
 	return marker_write(top, home_hex, "main", HOME_DIR_NAME "/config.yaml", HOME_DIR_NAME,
@@ -403,7 +418,7 @@ init_single_root(const char *dir, struct hearth_error *error)
 }
 
 static int
-init_joined(const char *config_path, struct hearth_error *error)
+init_joined(const char *config_path, const char *given_id, struct hearth_error *error)
 {
 	char message[4096], absolute[PATH_MAX];
 	struct config *config = config_load(config_path, message, sizeof message);
@@ -420,6 +435,8 @@ init_joined(const char *config_path, struct hearth_error *error)
 		    "%s: a joined Home needs 'roots:' and 'state:'", config_path);
 		goto done;
 	}
+	if ((status = hearth_validate_config(config, error)) != 0)
+		goto done;
 	for (size_t i = 0; i < config->root_count; i++) {
 		char marker_path[PATH_MAX + 32];
 		snprintf(marker_path, sizeof marker_path, "%s/" HOME_DIR_NAME "/" HOME_MARKER_NAME,
@@ -431,7 +448,10 @@ init_joined(const char *config_path, struct hearth_error *error)
 			goto done;
 		}
 	}
-	home_random(home_id, sizeof home_id);
+	if (choose_home_id(given_id, home_id, error) != 0) {
+		status = error->code;
+		goto done;
+	}
 	hex_encode(home_id, ID_BYTES, home_hex);
 	if (make_state(config->state, home_id, config->durability, error) != 0) {
 		status = error->code;
@@ -456,10 +476,10 @@ hearth_init(const struct hearth_init_options *options, struct hearth_error *erro
 {
 	hearth_error_clear(error);
 	if (options->config_path != NULL)
-		return init_joined(options->config_path, error);
+		return init_joined(options->config_path, options->home_id, error);
 	if (options->dir == NULL || options->dir[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "init needs a folder");
-	return init_single_root(options->dir, error);
+	return init_single_root(options->dir, options->home_id, options->origin, error);
 }
 
 /* ---- opening a Home --------------------------------------------------------------- */
@@ -587,17 +607,56 @@ open_state(struct hearth *home, struct hearth_error *error)
 	return 0;
 }
 
+static struct ignore_set *
+compile_patterns(const struct config *config, struct hearth_error *error)
+{
+	const char *file = config->source_path ? config->source_path : "config";
+	char message[1024];
+
+	/* One at a time first, so the error can say which entry is wrong. */
+	for (size_t i = 0; i < config->ignore_count; i++) {
+		const char *one = config->ignore[i];
+		struct ignore_set *single = ignore_compile(&one, 1, message, sizeof message);
+		if (single == NULL) {
+			hearth_fail(error, HEARTH_FAILED, "%s: ignore: entry %zu (\"%s\"): %s", file, i + 1,
+			    config->ignore[i], message);
+			return NULL;
+		}
+		ignore_free(single);
+	}
+	for (size_t i = 0; i < config->place_count; i++) {
+		const char *one = config->place[i].pattern;
+		struct ignore_set *single = ignore_compile(&one, 1, message, sizeof message);
+		if (single == NULL) {
+			hearth_fail(error, HEARTH_FAILED, "%s: place: entry %zu (\"%s\"): %s", file, i + 1,
+			    config->place[i].pattern, message);
+			return NULL;
+		}
+		ignore_free(single);
+	}
+	struct ignore_set *set = ignore_compile((const char *const *)config->ignore,
+	    config->ignore_count, message, sizeof message);
+	if (set == NULL)
+		hearth_fail(error, HEARTH_FAILED, "%s: ignore: %s", file, message);
+	return set;
+}
+
+int
+hearth_validate_config(const struct config *config, struct hearth_error *error)
+{
+	hearth_error_clear(error);
+	struct ignore_set *set = compile_patterns(config, error);
+	if (set == NULL)
+		return error->code;
+	ignore_free(set);
+	return 0;
+}
+
 static int
 compile_ignore(struct hearth *home, struct hearth_error *error)
 {
-	char message[1024];
-
-	home->ignore = ignore_compile((const char *const *)home->config->ignore,
-	    home->config->ignore_count, message, sizeof message);
-	if (home->ignore == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "%s: ignore: %s",
-		    home->config->source_path ? home->config->source_path : "config", message);
-	return 0;
+	home->ignore = compile_patterns(home->config, error);
+	return home->ignore == NULL ? error->code : 0;
 }
 
 int
@@ -845,6 +904,17 @@ hearth_home_path(hearth *home, const char *user_path, char *out, size_t out_size
 		    (out[strlen(HOME_DIR_NAME)] == '\0' || out[strlen(HOME_DIR_NAME)] == '/'))
 			return hearth_fail(error, HEARTH_USAGE, "%s is hearth's own folder, never recorded",
 			    user_path);
+		return 0;
+	}
+	/* Typed from outside every root, a relative path means the Home's. */
+	if (user_path[0] != '/' && strstr(user_path, "..") == NULL) {
+		const char *relative = user_path;
+		while (strncmp(relative, "./", 2) == 0)
+			relative += 2;
+		snprintf(out, out_size, "%s", strcmp(relative, ".") == 0 ? "" : relative);
+		size_t end = strlen(out);
+		while (end > 0 && out[end - 1] == '/')
+			out[--end] = '\0';
 		return 0;
 	}
 	return hearth_fail(error, HEARTH_USAGE, "%s is outside the Home (%s)", user_path,

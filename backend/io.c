@@ -135,6 +135,14 @@ io_fsync(int fd)
 }
 
 int
+io_start_writeback(int fd, off_t offset, off_t length)
+{
+	if (injected_fault())
+		return -1;
+	return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
+int
 io_fdatasync(int fd)
 {
 	if (injected_fault())

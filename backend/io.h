@@ -13,6 +13,8 @@ int io_open(int dir_fd, const char *path, int flags, mode_t mode);	/* returns fd
 int io_write_all(int fd, const void *data, size_t length);
 int io_pwrite_all(int fd, const void *data, size_t length, off_t offset);
 int io_fsync(int fd);
+/* Starts writeback of a range early (no durability promise of its own). */
+int io_start_writeback(int fd, off_t offset, off_t length);
 int io_fdatasync(int fd);
 int io_syncfs(int fd);
 int io_close(int fd);

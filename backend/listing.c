@@ -15,10 +15,10 @@ static const char SQL_INDEX_PAGE[] =
     "SELECT name, kind, root, size, mtime, mode, node, restore FROM entry "
     "WHERE parent = ?1 AND (?2 IS NULL OR name > ?2) ORDER BY name LIMIT ?3";
 static const char SQL_HEAD_CHILD[] =
-    "SELECT id, kind FROM node WHERE parent = ?1 AND shown = ?2 AND live = 1 LIMIT 1";
+    "SELECT id, kind FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1 LIMIT 1";
 static const char SQL_HEAD_PAGE[] =
-    "SELECT shown, kind, root, size, mtime, mode, id, 0 FROM node "
-    "WHERE parent = ?1 AND live = 1 AND (?2 IS NULL OR shown > ?2) ORDER BY shown LIMIT ?3";
+    "SELECT shown, kind, shown_root, size, mtime, mode, id, 0 FROM node "
+    "WHERE shown_parent = ?1 AND live = 1 AND (?2 IS NULL OR shown > ?2) ORDER BY shown LIMIT ?3";
 
 /* Finds the folder at path by walking names down from the top. */
 static int

@@ -10,10 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/author.h"
 #include "backend/blob.h"
 #include "backend/hash.h"
 #include "backend/head.h"
 #include "backend/history.h"
+#include "backend/identity.h"
 #include "backend/scan.h"
 
 #define READ_RETRIES 3
@@ -24,13 +26,12 @@ struct recorder {
 	const struct hearth_progress *progress;
 	struct hearth_error *error;
 	struct blob_writer blobs;
-	struct arena arena;		/* ops and lists of the node in hand */
-	struct buffer encoded, seen;
-	uint64_t counter;		/* last counter used by this replica */
-	uint64_t lamport;		/* largest lamport known */
-	uint64_t ops;
+	struct author author;
+	struct arena arena;		/* scratch for the change in hand */
+	struct buffer seen;
 	uint64_t files_stored, bytes_stored;
 	int64_t now_ns;
+	bool leave_restores;
 };
 
 static int64_t
@@ -97,6 +98,9 @@ store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_tr
 		if (fd < 0)
 			return hearth_fail_errno(recorder->error, "cannot read %s/%s", root->path,
 			    change->path);
+		/* Its id first: the xattr moves ctime, and the stamp comes after. */
+		if (change->identity_stale && identity_write_file(fd, change->node))
+			change->identity_stale = false;
 		if (fstat(fd, &before) != 0 || !S_ISREG(before.st_mode)) {
 			close(fd);
 			return hearth_fail(recorder->error, HEARTH_FAILED,
@@ -161,81 +165,28 @@ settle_content(struct recorder *recorder, struct scan_change *change, bool *trus
 
 /* ---- ops -------------------------------------------------------------------- */
 
-static struct op *
-new_op(struct recorder *recorder, enum op_kind kind, const struct op_id *supersedes,
-    size_t supersedes_count)
-{
-	struct op *op = arena_alloc(&recorder->arena, sizeof *op);
+/* The ids of the ops made for one change: a PLACE and/or a SET. */
+struct change_ops {
+	bool placed, set;
+	struct op_id place, content;
+};
 
-	memset(op, 0, sizeof *op);
-	op->kind = kind;
-	op->id.replica = recorder->home->replica;
-	op->id.counter = ++recorder->counter;
-	op->lamport = ++recorder->lamport;
-	op->supersedes = supersedes;
-	op->supersedes_count = supersedes_count;
-	return op;
-}
-
-static int
-save_op(struct recorder *recorder, const struct op *op)
-{
-	buffer_reset(&recorder->encoded);
-	op_encode(op, &recorder->encoded);
-	if (store_put_op(&recorder->home->store, op, &recorder->encoded,
-		recorder->home->replica_number) != 0)
-		return hearth_fail(recorder->error, HEARTH_FAILED, "cannot store an op: %s",
-		    sqlite3_errmsg(recorder->home->store.db));
-	if (op->kind != OP_COMMIT)
-		recorder->ops++;
-	return 0;
-}
-
-static struct op *
-place_op(struct recorder *recorder, const struct scan_change *change, struct node_id parent,
+static struct op_id
+place_change(struct recorder *recorder, const struct scan_change *change, struct node_id parent,
     const struct op_id *supersedes, size_t count)
 {
-	struct op *op = new_op(recorder, OP_PLACE, supersedes, count);
-	const struct home_root *root = &recorder->home->roots[change->root];
-
-	op->u.place.node = change->node;
-	op->u.place.parent = parent;
-	op->u.place.name = change->name;
-	op->u.place.name_length = change->name_length;
-	op->u.place.kind = change->node_kind;
-	op->u.place.root = root->name;
-	return op;
+	return author_place(&recorder->author, change->node, parent, change->name,
+	    change->name_length, change->node_kind, recorder->home->roots[change->root].name,
+	    supersedes, count);
 }
 
-static struct op *
-set_op(struct recorder *recorder, const struct scan_change *change, const struct op_id *supersedes,
-    size_t count)
+static struct op_id
+set_change(struct recorder *recorder, const struct scan_change *change,
+    const struct op_id *supersedes, size_t count)
 {
-	struct op *op = new_op(recorder, OP_SET, supersedes, count);
-
-	op->u.set.node = change->node;
-	op->u.set.blob = change->blob;
-	op->u.set.size = change->stamp.size;
-	op->u.set.mode = change->node_kind == NODE_FILE ? change->stamp.mode & 0777 : 0;
-	op->u.set.mtime_ns = change->stamp.mtime_ns;
-	return op;
-}
-
-/* A delete supersedes the placement and the content its author saw; what
- * it did not see (an edit elsewhere) revives the node (DESIGN §4.3). */
-static struct op *
-delete_op(struct recorder *recorder, const struct scan_change *change,
-    const struct op_id *place, size_t place_count, const struct op_id *content,
-    size_t content_count)
-{
-	struct op_id *all = arena_alloc(&recorder->arena,
-	    (place_count + content_count + 1) * sizeof *all);
-
-	if (place_count > 0)
-		memcpy(all, place, place_count * sizeof *all);
-	if (content_count > 0)
-		memcpy(all + place_count, content, content_count * sizeof *all);
-	return place_op(recorder, change, NODE_TRASH, all, place_count + content_count);
+	uint32_t mode = change->node_kind == NODE_FILE ? change->stamp.mode & 0777 : 0;
+	return author_set(&recorder->author, change->node, &change->blob, change->stamp.size, mode,
+	    change->stamp.mtime_ns, supersedes, count);
 }
 
 /* The name a node had in the index (deleted nodes keep their last name, so
@@ -250,54 +201,62 @@ name_from_path(struct scan_change *change)
 	change->name_length = strlen(name);
 }
 
-/* Adds the ops for one change to ops[] (at most two). */
+/* Makes the ops for one change. */
 static int
-build_ops(struct recorder *recorder, struct scan_change *change, struct op **ops, size_t *count)
+make_ops(struct recorder *recorder, struct scan_change *change, struct change_ops *made)
 {
 	struct op_id *seen_place = NULL, *seen_content = NULL;
 	size_t place_count = 0, content_count = 0;
+	bool deleting = change->kind == SCAN_DELETED ||
+	    (change->kind == SCAN_RESTORE && change->restore == 2);
 
-	*count = 0;
+	memset(made, 0, sizeof *made);
 	if (change->seen != NULL &&
 	    head_decode_seen(recorder->home, change->seen, change->seen_length, &seen_place,
 		&place_count, &seen_content, &content_count, &recorder->arena) != 0)
 		return hearth_fail(recorder->error, HEARTH_DAMAGED,
 		    "the index row of %s is damaged (run hearth fsck)", change->path);
-
+	if (deleting) {
+		/* Restoring an older version deletes what it lacked. */
+		name_from_path(change);
+		made->place = author_delete(&recorder->author, change->node, change->name,
+		    change->name_length, change->node_kind, recorder->home->roots[change->root].name,
+		    seen_place, place_count, seen_content, content_count);
+		made->placed = true;
+		return 0;
+	}
 	switch (change->kind) {
 	case SCAN_ADDED:
-		ops[(*count)++] = place_op(recorder, change, change->parent, NULL, 0);
-		if (change->node_kind != NODE_DIR)
-			ops[(*count)++] = set_op(recorder, change, NULL, 0);
-		return 0;
-	case SCAN_DELETED:
-		name_from_path(change);
-		ops[(*count)++] = delete_op(recorder, change, seen_place, place_count, seen_content,
-		    content_count);
-		return 0;
+		made->place = place_change(recorder, change, change->parent, NULL, 0);
+		made->placed = true;
+		if (change->node_kind != NODE_DIR) {
+			made->content = set_change(recorder, change, NULL, 0);
+			made->set = true;
+		}
+		break;
 	case SCAN_MOVED:
-		ops[(*count)++] = place_op(recorder, change, change->parent, seen_place, place_count);
-		if (change->content_changed || change->mode_changed)
-			ops[(*count)++] = set_op(recorder, change, seen_content, content_count);
-		return 0;
 	case SCAN_MODIFIED:
-		if (change->content_changed || change->mode_changed)
-			ops[(*count)++] = set_op(recorder, change, seen_content, content_count);
-		return 0;
+		if (change->kind == SCAN_MOVED) {
+			made->place = place_change(recorder, change, change->parent, seen_place,
+			    place_count);
+			made->placed = true;
+		}
+		if (change->content_changed || change->mode_changed) {
+			made->content = set_change(recorder, change, seen_content, content_count);
+			made->set = true;
+		}
+		break;
 	case SCAN_RESTORE:
 		/* The tree holds an older version: make head match it again. */
-		if (change->restore == 2) {
-			name_from_path(change);
-			ops[(*count)++] = delete_op(recorder, change, seen_place, place_count, seen_content,
-			    content_count);
-			return 0;
+		made->place = place_change(recorder, change, change->parent, seen_place, place_count);
+		made->placed = true;
+		if (change->node_kind != NODE_DIR) {
+			made->content = set_change(recorder, change, seen_content, content_count);
+			made->set = true;
 		}
-		ops[(*count)++] = place_op(recorder, change, change->parent, seen_place, place_count);
-		if (change->node_kind != NODE_DIR)
-			ops[(*count)++] = set_op(recorder, change, seen_content, content_count);
-		return 0;
-	case SCAN_STAMP:
-		return 0;
+		break;
+	default:
+		break;
 	}
 	return 0;
 }
@@ -313,8 +272,7 @@ static const char SQL_ENTRY_DELETE[] = "DELETE FROM entry WHERE node = ?1";
 /* What the tree has now seen of this node: the ops just made for it, and
  * for a register they left alone, what it had seen before. */
 static void
-new_seen(struct recorder *recorder, const struct scan_change *change, struct op **ops,
-    size_t count)
+new_seen(struct recorder *recorder, const struct scan_change *change, struct change_ops *made)
 {
 	struct op_id *place = NULL, *content = NULL;
 	size_t place_count = 0, content_count = 0;
@@ -322,14 +280,13 @@ new_seen(struct recorder *recorder, const struct scan_change *change, struct op 
 	if (change->seen != NULL)
 		head_decode_seen(recorder->home, change->seen, change->seen_length, &place,
 		    &place_count, &content, &content_count, &recorder->arena);
-	for (size_t i = 0; i < count; i++) {
-		if (ops[i]->kind == OP_PLACE) {
-			place = &ops[i]->id;
-			place_count = 1;
-		} else {
-			content = &ops[i]->id;
-			content_count = 1;
-		}
+	if (made->placed) {
+		place = &made->place;
+		place_count = 1;
+	}
+	if (made->set) {
+		content = &made->content;
+		content_count = 1;
 	}
 	head_encode_seen(recorder->home, place, place_count, content, content_count,
 	    &recorder->seen);
@@ -375,31 +332,51 @@ update_entry(struct recorder *recorder, const struct scan_change *change, bool s
 
 /* ---- one change, start to end --------------------------------------------------- */
 
+/* Marks a file or folder with its node id where it does not carry it yet
+ * (new, moved by inode evidence, or a copy carrying another's id). Where
+ * the file system has no xattrs, identity rests on the index alone. */
+static void
+write_identity(struct recorder *recorder, struct scan_change *change)
+{
+	const struct home_root *root = &recorder->home->roots[change->root];
+
+	if (!change->identity_stale ||
+	    (change->kind != SCAN_ADDED && change->kind != SCAN_MOVED))
+		return;
+	if (change->node_kind == NODE_DIR) {
+		identity_write_folder(root->fd, change->path, change->node);
+		return;
+	}
+	if (change->node_kind != NODE_FILE)
+		return;
+	int fd = scan_open_file(root->fd, change->path);
+	struct stat status;
+	if (fd < 0)
+		return;
+	if (identity_write_file(fd, change->node) && fstat(fd, &status) == 0)
+		stamp_from(&change->stamp, &status);
+	close(fd);
+}
+
 static int
 record_change(struct recorder *recorder, struct scan_change *change)
 {
-	struct op *ops[2];
-	size_t count;
+	struct change_ops made;
 	bool trusted;
 
 	if (settle_content(recorder, change, &trusted) != 0 ||
-	    build_ops(recorder, change, ops, &count) != 0)
+	    make_ops(recorder, change, &made) != 0)
 		return recorder->error->code;
-	for (size_t i = 0; i < count; i++)
-		if (save_op(recorder, ops[i]) != 0)
-			return recorder->error->code;
-	if (count > 0) {
-		struct op batch[2];
-		for (size_t i = 0; i < count; i++)
-			batch[i] = *ops[i];
-		if (head_apply_local(recorder->home, batch, count, recorder->error) != 0)
-			return recorder->error->code;
-	}
-	if (change->seen != NULL || count > 0)
-		new_seen(recorder, change, ops, count);
+	write_identity(recorder, change);
+	if (change->seen != NULL || made.placed || made.set)
+		new_seen(recorder, change, &made);
 	else
 		buffer_reset(&recorder->seen);
-	return update_entry(recorder, change, trusted);
+	int status = update_entry(recorder, change, trusted);
+	/* Scratch of this change; the author keeps its own copies. */
+	arena_free(&recorder->arena);
+	arena_init(&recorder->arena, 16 * 1024);
+	return status;
 }
 
 static int
@@ -407,11 +384,12 @@ compare_for_recording(const void *a, const void *b)
 {
 	const struct scan_change *x = a, *y = b;
 	/* Deletes first: a file replaced by a folder frees its name before
-	 * the folder takes it. Then by path, so parents precede children. */
+	 * the folder takes it; and deepest first, so a folder goes to the
+	 * trash after what it held. Then by path, so parents precede children. */
 	bool x_delete = x->kind == SCAN_DELETED, y_delete = y->kind == SCAN_DELETED;
 	if (x_delete != y_delete)
 		return x_delete ? -1 : 1;
-	return strcmp(x->path, y->path);
+	return x_delete ? strcmp(y->path, x->path) : strcmp(x->path, y->path);
 }
 
 static int
@@ -425,6 +403,8 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 		total += scan->changes[i].needs_content;
 	for (size_t i = 0; i < scan->count; i++) {
 		struct scan_change *change = &scan->changes[i];
+		if (recorder->leave_restores && change->kind == SCAN_RESTORE)
+			continue;
 		if (change->needs_content && (++done % 64 == 0 || done == total))
 			report(recorder, "storing", done, total, change->path);
 		if (cancelled(recorder))
@@ -432,45 +412,8 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 			    "record cancelled; nothing was recorded");
 		if (record_change(recorder, change) != 0)
 			return recorder->error->code;
-		/* Ops of finished changes are in SQLite now. */
-		if (recorder->arena.allocated > (4u << 20)) {
-			arena_free(&recorder->arena);
-			arena_init(&recorder->arena, 64 * 1024);
-		}
 	}
-	return 0;
-}
-
-static int
-record_commit(struct recorder *recorder, const char *message, struct hearth_record_result *out)
-{
-	struct hearth *home = recorder->home;
-	struct vv vv;
-	struct op *commit = new_op(recorder, OP_COMMIT, NULL, 0);
-	struct tm local;
-	time_t now = (time_t)(recorder->now_ns / 1000000000LL);
-
-	vv_init(&vv);
-	if (store_head_vv(&home->store, &vv) != 0) {
-		vv_free(&vv);
-		return hearth_fail(recorder->error, HEARTH_FAILED, "cannot read the version vector");
-	}
-	vv_set(&vv, home->replica, commit->id.counter);
-	localtime_r(&now, &local);
-	commit->u.commit.message = message;
-	commit->u.commit.author = home->author;
-	commit->u.commit.time = (int64_t)now;
-	commit->u.commit.utc_offset = (int32_t)local.tm_gmtoff;
-	commit->u.commit.vv_entries = vv.entries;
-	commit->u.commit.vv_count = vv.count;
-	int status = save_op(recorder, commit);
-	if (status == 0)
-		status = history_add_version(home, commit, &recorder->encoded, recorder->ops,
-		    out->version, recorder->error);
-	if (status == 0)
-		status = history_set_tree(home, &vv, out->version, recorder->error);
-	vv_free(&vv);
-	return status;
+	return author_flush(&recorder->author);
 }
 
 static int
@@ -506,7 +449,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
     const struct hearth_progress *progress, struct hearth_record_result *out,
     struct hearth_error *error)
 {
-	struct recorder recorder = { .home = home, .progress = progress, .error = error };
+	struct recorder recorder = { .home = home, .progress = progress, .error = error,
+		.leave_restores = options->leave_restores };
 	struct scan_result scan;
 	char **paths;
 	size_t path_count;
@@ -518,12 +462,20 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 		return status;
 	if ((status = home_lock(home, "record", error)) != 0)
 		goto done_paths;
+	if ((status = home_require_roots(home, error)) != 0)
+		goto done_lock;
+	for (size_t i = 0; i < path_count; i++) {
+		if (!scan_path_known(home, paths[i])) {
+			status = hearth_fail(error, HEARTH_USAGE,
+			    "no such path: %s (neither on disk nor recorded)", paths[i]);
+			goto done_lock;
+		}
+	}
 	status = scan_tree(home, (const char *const *)paths, path_count, progress, &scan, error);
 	if (status != 0)
 		goto done_lock;
 
 	arena_init(&recorder.arena, 64 * 1024);
-	buffer_init(&recorder.encoded);
 	buffer_init(&recorder.seen);
 	blob_writer_begin(home, &recorder.blobs);
 	recorder.now_ns = wall_clock_ns();
@@ -532,11 +484,11 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
 		goto done_scan;
 	}
-	recorder.counter = store_replica_counter(&home->store, home->replica_number);
-	recorder.lamport = store_max_lamport(&home->store);
+	author_begin(&recorder.author, home, error);
 	status = record_changes(&recorder, &scan);
-	if (status == 0 && recorder.ops > 0)
-		status = record_commit(&recorder, options->message ? options->message : "", out);
+	if (status == 0 && recorder.author.ops > 0)
+		status = author_commit(&recorder.author, options->message ? options->message : "",
+		    out->version);
 	if (status == 0)
 		status = blob_writer_finish(&recorder.blobs, error);
 	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
@@ -550,15 +502,15 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	}
 	if (recorder.blobs.pack != NULL)
 		pack_writer_free(recorder.blobs.pack);
-	out->ops = recorder.ops;
+	out->ops = recorder.author.ops;
 	out->files_stored = recorder.files_stored;
 	out->bytes_stored = recorder.blobs.bytes_stored;
 	if (out->version[0] != '\0')
 		history_short_id(home, out->version, out->short_id);
-	scan_to_change_list(&scan, &out->changes);
+	scan_to_change_list(&scan, !options->leave_restores, &out->changes);
 done_scan:
 	arena_free(&recorder.arena);
-	buffer_free(&recorder.encoded);
+	author_end(&recorder.author);
 	buffer_free(&recorder.seen);
 	scan_result_free(&scan);
 done_lock:

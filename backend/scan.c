@@ -21,6 +21,9 @@
 
 #include "backend/content.h"
 #include "backend/hash.h"
+#include "backend/identity.h"
+#include "model/array.h"
+#include "model/path.h"
 #include "model/buffer.h"
 
 #define RACY_WINDOW_NS (2 * 1000000000LL)
@@ -142,12 +145,25 @@ stamp_from_stat(const struct stat *status, struct scan_stamp *stamp)
 	stamp->inode = (uint64_t)status->st_ino;
 }
 
+/* The order both sides of a folder are joined in: by name, then (files
+ * only) by root, since one name in two roots is two files while a folder
+ * in several roots is one folder. */
+static int
+compare_places(const char *name_a, enum node_kind kind_a, int root_a, const char *name_b,
+    enum node_kind kind_b, int root_b)
+{
+	int order = strcmp(name_a, name_b);
+	if (order != 0)
+		return order;
+	int key_a = kind_a == NODE_DIR ? -1 : root_a, key_b = kind_b == NODE_DIR ? -1 : root_b;
+	return (key_a > key_b) - (key_a < key_b);
+}
+
 static int
 compare_disk_items(const void *a, const void *b)
 {
 	const struct disk_item *x = a, *y = b;
-	int order = strcmp(x->name, y->name);
-	return order ? order : x->root - y->root;
+	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
 }
 
 struct walk {
@@ -165,6 +181,7 @@ struct walk {
 		uint64_t device, inode;
 		int64_t mtime_ns;
 		char *path;
+		int root;
 		bool claimed;
 	} *missing;
 	size_t missing_count, missing_capacity;
@@ -173,28 +190,15 @@ struct walk {
 	size_t claimed_count, claimed_capacity;
 };
 
-static void *
-grow(void *array, size_t *capacity, size_t needed, size_t element)
-{
-	if (needed <= *capacity)
-		return array;
-	size_t count = *capacity ? *capacity * 2 : 64;
-	while (count < needed)
-		count *= 2;
-	void *grown = realloc(array, count * element);
-	if (grown == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	*capacity = count;
-	return grown;
-}
-
 static bool
 is_hidden_from_history(const char *folder_path, const char *name)
 {
 	/* .hearth/ holds markers and state: never recorded, at the top of
-	 * every root. */
+	 * every root. A folder's identity marker (and one being replaced)
+	 * belongs to hearth, not to the folder's contents. */
+	if (strncmp(name, IDENTITY_MARKER, sizeof IDENTITY_MARKER - 1) == 0 &&
+	    (name[sizeof IDENTITY_MARKER - 1] == '\0' || name[sizeof IDENTITY_MARKER - 1] == '.'))
+		return true;
 	return folder_path[0] == '\0' && strcmp(name, HOME_DIR_NAME) == 0;
 }
 
@@ -250,7 +254,7 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		child_path(&walk->path, folder_path, name);
 		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 			continue;
-		*items = grow(*items, capacity, *count + 1, sizeof **items);
+		*items = array_grow(*items, capacity, *count + 1, sizeof **items);
 		struct disk_item *item = &(*items)[(*count)++];
 		item->name_length = strlen(name);
 		item->name = arena_strndup(&walk->result->arena, name, item->name_length);
@@ -277,6 +281,13 @@ struct entry_row {
 	size_t seen_length;
 	int restore;
 };
+
+static int
+compare_entry_rows(const void *a, const void *b)
+{
+	const struct entry_row *x = a, *y = b;
+	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
+}
 
 static const char SQL_ENTRY_CHILDREN[] =
     "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
@@ -325,7 +336,7 @@ load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, 
 
 	sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_STATIC);
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		*rows = grow(*rows, capacity, *count + 1, sizeof **rows);
+		*rows = array_grow(*rows, capacity, *count + 1, sizeof **rows);
 		entry_row_from_statement(walk, statement, &(*rows)[(*count)++]);
 	}
 	if (step != SQLITE_DONE) {
@@ -377,11 +388,12 @@ add_change(struct walk *walk, enum scan_change_kind kind, const char *path)
 {
 	struct scan_result *result = walk->result;
 
-	result->changes = grow(result->changes, &result->capacity, result->count + 1,
+	result->changes = array_grow(result->changes, &result->capacity, result->count + 1,
 	    sizeof *result->changes);
 	struct scan_change *change = &result->changes[result->count++];
 	memset(change, 0, sizeof *change);
 	change->kind = kind;
+	change->old_root = -1;
 	change->path = arena_strdup(&result->arena, path);
 	return change;
 }
@@ -402,6 +414,7 @@ fill_from_entry(struct scan_change *change, const struct entry_row *row)
 {
 	change->has_entry = true;
 	change->node = row->node;
+	change->old_root = row->root;
 	change->old_blob = row->blob;
 	change->old_mode = row->stamp.mode;
 	change->restore = row->restore;
@@ -414,7 +427,7 @@ fill_from_entry(struct scan_change *change, const struct entry_row *row)
 static void
 remember_missing(struct walk *walk, const struct entry_row *row, const char *path)
 {
-	walk->missing = grow(walk->missing, &walk->missing_capacity, walk->missing_count + 1,
+	walk->missing = array_grow(walk->missing, &walk->missing_capacity, walk->missing_count + 1,
 	    sizeof *walk->missing);
 	struct missing *missing = &walk->missing[walk->missing_count++];
 	missing->node = row->node;
@@ -423,13 +436,14 @@ remember_missing(struct walk *walk, const struct entry_row *row, const char *pat
 	missing->inode = row->stamp.inode;
 	missing->mtime_ns = row->stamp.mtime_ns;
 	missing->path = arena_strdup(&walk->result->arena, path);
+	missing->root = row->root;
 	missing->claimed = false;
 }
 
 static void
 remember_claim(struct walk *walk, struct node_id node)
 {
-	walk->claimed = grow(walk->claimed, &walk->claimed_capacity, walk->claimed_count + 1,
+	walk->claimed = array_grow(walk->claimed, &walk->claimed_capacity, walk->claimed_count + 1,
 	    sizeof *walk->claimed);
 	walk->claimed[walk->claimed_count++] = node;
 }
@@ -495,6 +509,24 @@ compare_file(struct walk *walk, const struct disk_item *item, const struct entry
 	change->needs_content = true;
 }
 
+static bool
+load_entry_by_node(struct walk *walk, struct node_id node, struct entry_row *out)
+{
+	static const char SQL_ENTRY_BY_NODE[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE node = ?1 AND restore != 2";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY_BY_NODE);
+	bool found = false;
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		entry_row_from_statement(walk, statement, out);
+		found = true;
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
 /* Looks for an index folder with this inode whose own place no longer holds
  * it: then the folder on disk is that node, moved. */
 static bool
@@ -516,79 +548,101 @@ find_moved_folder(struct walk *walk, const struct disk_item *item, struct entry_
 	return found;
 }
 
+/* One step up the working-tree index, for path_from_parents. */
+static const char SQL_INDEX_PLACE[] = "SELECT parent, name FROM entry WHERE node = ?1";
+
+static bool
+index_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
+    size_t *name_length)
+{
+	struct walk *walk = context;
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_INDEX_PLACE);
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return false;
+	memcpy(parent->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	*name = sqlite3_column_blob(statement, 1);
+	*name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	return true;
+}
+
 /* The path the index holds for a node (for reporting moves and deletes). */
 static int
 index_path(struct walk *walk, struct node_id node, struct buffer *out)
 {
-	static const char SQL_PLACE[] = "SELECT parent, name FROM entry WHERE node = ?1";
-	struct buffer reversed;
-	int depth = 0;
+	enum path_end end = path_from_parents(node, index_step, walk, out);
 
-	buffer_init(&reversed);
-	buffer_reset(out);
-	while (!node_id_equal(node, NODE_ROOT) && depth++ < 10000) {
-		sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_PLACE);
-		sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_STATIC);
-		if (sqlite3_step(statement) != SQLITE_ROW) {
-			buffer_free(&reversed);
-			return -1;
-		}
-		memcpy(node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		size_t length = (size_t)sqlite3_column_bytes(statement, 1);
-		/* Components are gathered last-first, each followed by its length. */
-		buffer_append(&reversed, sqlite3_column_blob(statement, 1), length);
-		buffer_append(&reversed, &length, sizeof length);
-		sqlite3_reset(statement);
-	}
-	size_t end = reversed.length;
-	while (end > 0) {
-		size_t length;
-		memcpy(&length, reversed.data + end - sizeof length, sizeof length);
-		end -= sizeof length + length;
-		if (out->length > 0)
-			buffer_append_byte(out, '/');
-		buffer_append(out, reversed.data + end, length);
-	}
-	buffer_string(out);
-	buffer_free(&reversed);
-	return 0;
+	store_statement(&walk->home->store, SQL_INDEX_PLACE);	/* resets it */
+	return end == PATH_AT_TOP ? 0 : -1;
 }
 
-/* A folder present on disk, absent from the index here. */
+/* Whether the index's place of a folder still holds it: by marker, or
+ * (without one) by inode. */
+static bool
+folder_still_there(struct walk *walk, const struct entry_row *row, struct buffer *old_path)
+{
+	struct stat status;
+	struct node_id claimed;
+	int fd = walk->home->roots[row->root].fd;
+
+	if (index_path(walk, row->node, old_path) != 0)
+		return false;
+	if (fstatat(fd, (const char *)old_path->data, &status, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISDIR(status.st_mode))
+		return false;
+	if (identity_read_folder(fd, (const char *)old_path->data, &claimed))
+		return node_id_equal(claimed, row->node);
+	return (uint64_t)status.st_ino == row->stamp.inode;
+}
+
+static int
+record_moved_folder(struct walk *walk, const struct disk_item *item, struct node_id parent,
+    const char *path, const struct entry_row *moved, const char *old_path, bool has_marker)
+{
+	struct scan_change *change = add_change(walk, SCAN_MOVED, path);
+
+	fill_from_disk(change, item, parent);
+	fill_from_entry(change, moved);
+	change->old_path = arena_strdup(&walk->result->arena, old_path);
+	change->has_identity = has_marker;
+	change->identity = moved->node;
+	change->identity_stale = !has_marker;
+	remember_claim(walk, moved->node);
+	return walk_folder(walk, moved->node, path);
+}
+
+/* A folder present on disk, absent from the index here: the node its
+ * marker names, moved; else one with its inode, moved; else a new one (a
+ * copied marker names a folder still in its place: the copy is new). */
 static int
 handle_new_folder(struct walk *walk, const struct disk_item *item, struct node_id parent,
     const char *path)
 {
 	struct entry_row moved;
 	struct buffer old_path;
+	struct node_id claimed;
+	bool has_marker = identity_read_folder(walk->home->roots[item->root].fd, path, &claimed);
+	int status = -2;
 
-	if (find_moved_folder(walk, item, &moved)) {
-		buffer_init(&old_path);
-		if (index_path(walk, moved.node, &old_path) == 0) {
-			struct stat status;
-			/* Still there too (a bind mount, a copy with the same inode
-			 * number on another device): not a move. */
-			bool still_there = false;
-			int root = moved.root;
-			if (fstatat(walk->home->roots[root].fd, (const char *)old_path.data, &status,
-				AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)status.st_ino == moved.stamp.inode)
-				still_there = true;
-			if (!still_there) {
-				struct scan_change *change = add_change(walk, SCAN_MOVED, path);
-				fill_from_disk(change, item, parent);
-				fill_from_entry(change, &moved);
-				change->old_path = arena_strdup(&walk->result->arena,
-				    (const char *)old_path.data);
-				remember_claim(walk, moved.node);
-				buffer_free(&old_path);
-				return walk_folder(walk, moved.node, path);
-			}
-		}
-		buffer_free(&old_path);
-	}
+	buffer_init(&old_path);
+	if (has_marker && load_entry_by_node(walk, claimed, &moved) && moved.kind == NODE_DIR &&
+	    !is_claimed(walk, moved.node) && !folder_still_there(walk, &moved, &old_path))
+		status = record_moved_folder(walk, item, parent, path, &moved,
+		    (const char *)old_path.data, true);
+	else if (!has_marker && find_moved_folder(walk, item, &moved) &&
+	    !folder_still_there(walk, &moved, &old_path))
+		status = record_moved_folder(walk, item, parent, path, &moved,
+		    (const char *)old_path.data, false);
+	buffer_free(&old_path);
+	if (status != -2)
+		return status;
 	struct scan_change *change = add_change(walk, SCAN_ADDED, path);
 	fill_from_disk(change, item, parent);
 	change->node = home_new_node_id();
+	change->has_identity = has_marker;
+	change->identity = claimed;
+	change->identity_stale = true;
 	return walk_folder(walk, change->node, path);
 }
 
@@ -601,6 +655,10 @@ handle_new_file(struct walk *walk, const struct disk_item *item, struct node_id 
 	change->node = home_new_node_id();
 	change->needs_content = true;
 	change->content_changed = true;
+	change->identity_stale = item->kind == NODE_FILE;
+	if (item->kind == NODE_FILE)
+		change->has_identity = identity_read_file(walk->home->roots[item->root].fd, path,
+		    &change->identity);
 }
 
 static int
@@ -644,11 +702,8 @@ join_folder(struct walk *walk, struct node_id node, const char *folder_path,
 		else if (j == row_count)
 			order = -1;
 		else
-			order = strcmp(items[i].name, rows[j].name);
-		/* Two roots with one name: the row's own root matches first. */
-		if (order == 0 && items[i].kind != NODE_DIR && items[i].root != rows[j].root &&
-		    i + 1 < item_count && strcmp(items[i + 1].name, rows[j].name) == 0)
-			order = -1;
+			order = compare_places(items[i].name, items[i].kind, items[i].root, rows[j].name,
+			    rows[j].kind, rows[j].root);
 		child_path(&path, folder_path, order <= 0 ? items[i].name : rows[j].name);
 		const char *child = (const char *)path.data;
 		bool report = in_scope(walk, child);
@@ -695,6 +750,8 @@ walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
 		    &item_capacity);
 	if (status == 0)
 		status = load_entries(walk, node, &rows, &row_count, &row_capacity);
+	if (status == 0 && row_count > 1)
+		qsort(rows, row_count, sizeof *rows, compare_entry_rows);
 	if (status == 0) {
 		if (item_count > 1)
 			qsort(items, item_count, sizeof *items, compare_disk_items);
@@ -743,10 +800,49 @@ expand_missing_folder(struct walk *walk, struct node_id node, const char *path)
  * (rename keeps both; an edit changes mtime, and then it is a delete and
  * an add: identity is never guessed from content). */
 static void
+claim_move(struct scan_change *added, struct missing *missing)
+{
+	missing->claimed = true;
+	added->kind = SCAN_MOVED;
+	added->old_path = missing->path;
+	added->old_root = missing->root;
+	added->node = missing->node;
+	added->has_entry = true;
+}
+
+/* A vanished file whose id an appeared one carries moved there, whatever
+ * else changed (across devices and roots too). */
+static void
+match_by_identity(struct walk *walk)
+{
+	struct scan_result *result = walk->result;
+
+	for (size_t i = 0; i < result->count; i++) {
+		struct scan_change *added = &result->changes[i];
+		if (added->kind != SCAN_ADDED || !added->has_identity || added->node_kind == NODE_DIR)
+			continue;
+		for (size_t j = 0; j < walk->missing_count; j++) {
+			struct missing *missing = &walk->missing[j];
+			if (missing->claimed || missing->kind != added->node_kind ||
+			    !node_id_equal(missing->node, added->identity))
+				continue;
+			claim_move(added, missing);
+			added->identity_stale = false;
+			/* Same bytes? Only its stamp can say without reading. */
+			added->needs_content = missing->mtime_ns != added->stamp.mtime_ns ||
+			    missing->inode != added->stamp.inode;
+			added->content_changed = false;
+			break;
+		}
+	}
+}
+
+static void
 match_moved_files(struct walk *walk)
 {
 	struct scan_result *result = walk->result;
 
+	match_by_identity(walk);
 	for (size_t i = 0; i < result->count; i++) {
 		struct scan_change *added = &result->changes[i];
 		if (added->kind != SCAN_ADDED || added->node_kind == NODE_DIR)
@@ -758,13 +854,10 @@ match_moved_files(struct walk *walk)
 			    missing->device != added->stamp.device ||
 			    missing->mtime_ns != added->stamp.mtime_ns)
 				continue;
-			missing->claimed = true;
-			added->kind = SCAN_MOVED;
-			added->old_path = missing->path;
-			added->node = missing->node;
-			added->has_entry = true;
+			claim_move(added, missing);
 			added->needs_content = false;
 			added->content_changed = false;
+			added->identity_stale = !added->has_identity;
 			break;
 		}
 	}
@@ -800,7 +893,9 @@ record_deletions(struct walk *walk)
 	 * deleted folder can still be matched. */
 	size_t initial = walk->missing_count;
 	for (size_t i = 0; i < initial; i++) {
-		if (walk->missing[i].kind == NODE_DIR && !walk->missing[i].claimed) {
+		/* A folder that moved was walked where it is now. */
+		if (walk->missing[i].kind == NODE_DIR && !walk->missing[i].claimed &&
+		    !is_claimed(walk, walk->missing[i].node)) {
 			int status = expand_missing_folder(walk, walk->missing[i].node,
 			    walk->missing[i].path);
 			if (status != 0)
@@ -888,6 +983,12 @@ scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
 	}
 	if (out->count > 1)
 		qsort(out->changes, out->count, sizeof *out->changes, compare_changes);
+	for (size_t i = 0; i < out->count; i++) {
+		struct scan_change *change = &out->changes[i];
+		change->root_name = home->roots[change->root].name;
+		if (change->old_root >= 0 && (size_t)change->old_root < home->root_count)
+			change->old_root_name = home->roots[change->old_root].name;
+	}
 	return 0;
 }
 
@@ -952,30 +1053,39 @@ public_kind(const struct scan_change *change)
 	}
 }
 
+static bool
+listed(const struct scan_change *change, bool restores)
+{
+	return change->kind != SCAN_STAMP && (restores || change->kind != SCAN_RESTORE);
+}
+
 void
-scan_to_change_list(const struct scan_result *result, struct hearth_change_list *out)
+scan_to_change_list(const struct scan_result *result, bool restores,
+    struct hearth_change_list *out)
 {
 	size_t count = 0;
 
 	memset(out, 0, sizeof *out);
 	out->storage = storage_new();
 	for (size_t i = 0; i < result->count; i++)
-		if (result->changes[i].kind != SCAN_STAMP && result->changes[i].kind != SCAN_RESTORE)
-			count++;
+		count += listed(&result->changes[i], restores);
 	out->items = storage_alloc(out->storage, (count ? count : 1) * sizeof *out->items);
 	for (size_t i = 0; i < result->count; i++) {
 		const struct scan_change *change = &result->changes[i];
-		if (change->kind == SCAN_STAMP || change->kind == SCAN_RESTORE)
+		if (!listed(change, restores))
 			continue;
 		struct hearth_change *item = &out->items[out->count++];
 		memset(item, 0, sizeof *item);
-		item->kind = public_kind(change);
+		item->kind = change->kind == SCAN_RESTORE && change->restore == 2 ? HEARTH_DELETED
+		    : public_kind(change);
 		item->entry_kind = (enum hearth_entry_kind)change->node_kind;
 		item->path = storage_strdup(out->storage, change->path);
 		if (change->old_path != NULL)
 			item->old_path = storage_strdup(out->storage, change->old_path);
 		item->content_changed = change->content_changed || change->mode_changed;
 		item->size = change->stamp.size;
+		item->root = change->root_name;
+		item->old_root = change->old_root_name;
 	}
 }
 
@@ -984,4 +1094,35 @@ hearth_change_list_free(struct hearth_change_list *list)
 {
 	storage_free(list->storage);
 	memset(list, 0, sizeof *list);
+}
+
+bool
+scan_path_known(struct hearth *home, const char *path)
+{
+	struct stat status;
+	struct node_id parent = NODE_ROOT;
+	const char *cursor = path;
+
+	if (path[0] == '\0')
+		return true;
+	for (size_t i = 0; i < home->root_count; i++)
+		if (home->roots[i].fd >= 0 && fstatat(home->roots[i].fd, path, &status,
+			AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+	/* Not on disk: known if the index holds it (a deleted path). */
+	while (*cursor != '\0') {
+		size_t length = strcspn(cursor, "/");
+		sqlite3_stmt *statement = store_statement(&home->store,
+		    "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 LIMIT 1");
+		sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(statement, 2, cursor, (int)length, SQLITE_STATIC);
+		bool found = sqlite3_step(statement) == SQLITE_ROW;
+		if (found)
+			memcpy(parent.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		sqlite3_reset(statement);
+		if (!found)
+			return false;
+		cursor += length + (cursor[length] == '/');
+	}
+	return true;
 }

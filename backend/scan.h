@@ -41,6 +41,8 @@ struct scan_change {
 	const char *path;		/* Home-relative, on disk now (or as it was, deleted) */
 	const char *old_path;		/* where the index had it, for moved */
 	int root;			/* index into home->roots */
+	int old_root;			/* where the index had it; -1 if nowhere */
+	const char *root_name, *old_root_name;	/* the same, by name (NULL: none) */
 	struct scan_stamp stamp;	/* on disk now */
 	/* Content: needs_content when the stamp cannot tell and the bytes must
 	 * be hashed; content_changed once known different. */
@@ -55,6 +57,12 @@ struct scan_change {
 	int restore;
 	const uint8_t *seen;		/* encoded op ids the tree had seen */
 	size_t seen_length;
+	/* The id the file's xattr or the folder's marker claims (read for what
+	 * the index does not hold where it is); identity_stale when the item
+	 * does not carry its own node's id yet and a record should write it. */
+	bool has_identity;
+	struct node_id identity;
+	bool identity_stale;
 };
 
 struct scan_result {
@@ -83,8 +91,12 @@ int scan_open_file(int root_fd, const char *relative_path);
 int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
     size_t *length);
 
-/* The user-facing list (stamp refreshes and restores left out). */
-void scan_to_change_list(const struct scan_result *result, struct hearth_change_list *out);
+/* The user-facing list: stamp refreshes left out, restores (the tree at an
+ * older version than head) only when asked. */
+void scan_to_change_list(const struct scan_result *result, bool restores,
+    struct hearth_change_list *out);
+/* Whether a Home-relative path is on disk in some root or in the index. */
+bool scan_path_known(struct hearth *home, const char *path);
 
 /* Whether the racy rule forbids trusting a stamp: the file changed within
  * 2 s of when the stamp was taken (DESIGN §6, as git does). */

@@ -143,7 +143,14 @@ hearth_show(hearth *home, const char *version, const char *path, struct hearth_c
 	}
 	if (out->count > 1)
 		qsort(out->items, out->count, sizeof *out->items, compare_changes);
+	bool known = path == NULL || path[0] == '\0' || out->count > 0 ||
+	    tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
 	free_pair(&pair);
+	if (!known) {
+		hearth_change_list_free(out);
+		return hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
+		    path, version);
+	}
 	return 0;
 }
 

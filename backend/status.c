@@ -50,7 +50,7 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 		return status;
 	status = settle_unknown_content(home, &scan, progress, error);
 	if (status == 0)
-		scan_to_change_list(&scan, &out->changes);
+		scan_to_change_list(&scan, false, &out->changes);
 	scan_result_free(&scan);
 	if (status != 0) {
 		store_end_read(&home->store);

@@ -19,16 +19,20 @@ static const char SCHEMA[] =
     "  number INTEGER PRIMARY KEY,"
     "  id BLOB NOT NULL UNIQUE,"
     "  counter INTEGER NOT NULL DEFAULT 0);"
-    /* The op log (DESIGN §3), in its canonical encoding. */
+    /* The op log (DESIGN §3), in its canonical encoding. status says what
+     * placement made of a PLACE or SET: 0 applied, 1 skipped (a folder
+     * move into its own subtree), 2 invalid, 3 pending (no parent). */
     "CREATE TABLE op("
     "  replica INTEGER NOT NULL,"
     "  counter INTEGER NOT NULL,"
     "  lamport INTEGER NOT NULL,"
     "  kind INTEGER NOT NULL,"
     "  node BLOB,"
+    "  status INTEGER NOT NULL DEFAULT 0,"
     "  body BLOB NOT NULL,"
     "  PRIMARY KEY(replica, counter)) WITHOUT ROWID;"
     "CREATE INDEX op_by_lamport ON op(lamport);"
+    "CREATE INDEX op_by_node ON op(node) WHERE node IS NOT NULL;"
     /* The history: one row per COMMIT op. previous is the counter of the
      * same replica's COMMIT before it (0 for its first). */
     "CREATE TABLE version("
@@ -45,28 +49,67 @@ static const char SCHEMA[] =
     "  changes INTEGER NOT NULL,"
     "  UNIQUE(replica, counter)) WITHOUT ROWID;"
     "CREATE INDEX version_order ON version(lamport, replica_id, counter);"
-    /* The materialized head state (DESIGN §4.6): what state(all ops) is,
-     * kept current as ops arrive so no command replays history. */
+    /* The materialized head state (DESIGN §4.6): state(all ops), kept
+     * current as ops arrive so no command replays history. Per node: the
+     * PLACE in effect after placement (§4.1; parent is the trash for a
+     * deleted node), the last applied PLACE outside the trash (where a
+     * revive returns it), the heads of both registers, the content shown,
+     * and where and under which name it is shown after revives and name
+     * clashes (§4.3, §4.4). Places are (lamport, replica number, counter). */
     "CREATE TABLE node("
     "  id BLOB PRIMARY KEY,"
+    "  kind INTEGER NOT NULL,"
     "  parent BLOB NOT NULL,"
     "  name BLOB NOT NULL,"
-    "  shown BLOB NOT NULL,"
-    "  kind INTEGER NOT NULL,"
     "  root TEXT NOT NULL,"
-    "  live INTEGER NOT NULL,"
+    "  place_lamport INTEGER NOT NULL,"
+    "  place_replica INTEGER NOT NULL,"
+    "  place_counter INTEGER NOT NULL,"
+    "  visible_lamport INTEGER,"
+    "  visible_replica INTEGER,"
+    "  visible_counter INTEGER,"
+    "  visible_parent BLOB,"
+    "  visible_name BLOB,"
+    "  visible_root TEXT,"
     "  place_heads BLOB NOT NULL,"
     "  content_heads BLOB NOT NULL,"
+    "  content_replica INTEGER,"
+    "  content_counter INTEGER,"
     "  blob BLOB,"
     "  size INTEGER NOT NULL DEFAULT 0,"
     "  mode INTEGER NOT NULL DEFAULT 0,"
-    "  mtime INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
-    "CREATE INDEX node_children ON node(parent, shown);"
+    "  mtime INTEGER NOT NULL DEFAULT 0,"
+    "  shown_parent BLOB NOT NULL,"
+    "  shown BLOB NOT NULL,"
+    "  shown_root TEXT NOT NULL,"
+    "  live INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX node_children ON node(shown_parent, shown);"
+    "CREATE INDEX node_by_parent ON node(parent);"
+    /* Conflicts (§4): phase 1 from placement and heads (move, content,
+     * skipped cycle, invalid-op), phase 2 from the finishing rules
+     * (revived, edit-revived, revive cycle, name). Keyed by the first op. */
     "CREATE TABLE conflict("
     "  kind INTEGER NOT NULL,"
     "  node BLOB NOT NULL,"
+    "  op_replica INTEGER NOT NULL,"
+    "  op_counter INTEGER NOT NULL,"
+    "  phase INTEGER NOT NULL,"
     "  ops BLOB NOT NULL,"
-    "  PRIMARY KEY(kind, node)) WITHOUT ROWID;"
+    "  PRIMARY KEY(kind, node, op_replica, op_counter)) WITHOUT ROWID;"
+    /* Sync peers and what the last syncs did (DESIGN §8). */
+    "CREATE TABLE peer("
+    "  name TEXT PRIMARY KEY,"
+    "  url TEXT NOT NULL,"
+    "  replica BLOB,"
+    "  last_attempt INTEGER NOT NULL DEFAULT 0,"
+    "  last_success INTEGER NOT NULL DEFAULT 0,"
+    "  last_error TEXT NOT NULL DEFAULT '',"
+    "  ops_sent INTEGER NOT NULL DEFAULT 0,"
+    "  ops_received INTEGER NOT NULL DEFAULT 0,"
+    "  bytes_sent INTEGER NOT NULL DEFAULT 0,"
+    "  bytes_received INTEGER NOT NULL DEFAULT 0,"
+    "  local_ahead INTEGER NOT NULL DEFAULT 0,"
+    "  remote_ahead INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
     /* The working-tree index: each node as the tree held it when last
      * recorded or checked out, its stat stamp, and the heads the tree had
      * seen (what a record of it supersedes). restore: 1 = the tree holds an

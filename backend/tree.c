@@ -11,8 +11,8 @@
 #include "model/state.h"
 
 static const char SQL_LIVE_NODES[] =
-    "SELECT id, parent, shown, kind, root, blob, size, mode, mtime, place_heads, content_heads "
-    "FROM node WHERE live = 1 ORDER BY id";
+    "SELECT id, shown_parent, shown, kind, shown_root, blob, size, mode, mtime, place_heads, "
+    "content_heads FROM node WHERE live = 1 ORDER BY id";
 static const char SQL_OPS_OF_REPLICA[] =
     "SELECT body FROM op WHERE replica = ?1 AND counter <= ?2 AND kind != 3";
 

@@ -80,11 +80,13 @@ void config_free(struct config *config);
 void config_print(const struct config *config, FILE *out);
 
 /* Writes a config file for a single-root Home (its root named "main") at
- * top with state at state; relative paths are written as given and so are
- * taken from the config's folder when it is read. Written to a temporary file and renamed over path, so a reader
- * sees the old file or the new one. Returns 0, or -1 with error filled. */
+ * top with state at state, and with origin (a URL or absolute path; NULL
+ * for none) as its one peer, "origin". Relative paths are written as given
+ * and so are taken from the config's folder when it is read. Written to a
+ * temporary file and renamed over path, so a reader sees the old file or
+ * the new one. Returns 0, or -1 with error filled. */
 int config_write_single_root(const char *path, const char *top, const char *state,
-    char *error, size_t error_size);
+    const char *origin, char *error, size_t error_size);
 
 const char *config_durability_name(enum config_durability durability);
 

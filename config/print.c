@@ -145,7 +145,7 @@ config_write_fail(char *error, size_t error_size, const char *path, const char *
 }
 
 static char *
-config_single_root_text(const char *top, const char *state, size_t *length)
+config_single_root_text(const char *top, const char *state, const char *origin, size_t *length)
 {
 	char *text = NULL;
 	FILE *out = open_memstream(&text, length);
@@ -169,6 +169,16 @@ config_single_root_text(const char *top, const char *state, size_t *length)
 	    "state: ");
 	config_print_quoted(out, state);
 	fprintf(out, "\n");
+	if (origin != NULL) {
+		fprintf(out,
+		    "\n"
+		    "# The replica this one was cloned from: `hearth sync origin`.\n"
+		    "peers:\n"
+		    "  - name: origin\n"
+		    "    url: ");
+		config_print_quoted(out, origin);
+		fprintf(out, "\n");
+	}
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;
@@ -254,7 +264,7 @@ config_replace_file(const char *path, const char *text, size_t length, char *err
 
 int
 config_write_single_root(const char *path, const char *top, const char *state,
-    char *error, size_t error_size)
+    const char *origin, char *error, size_t error_size)
 {
 	if (path == NULL || path[0] == '\0')
 		return config_write_fail(error, error_size, "(config)", "no file named", NULL);
@@ -271,10 +281,11 @@ config_write_single_root(const char *path, const char *top, const char *state,
 	int result = -1;
 	if (top_path == NULL || state_path == NULL || folder == NULL)
 		config_write_fail(error, error_size, path, "out of memory", NULL);
-	else if (!config_utf8_is_valid(top_path) || !config_utf8_is_valid(state_path))
+	else if (!config_utf8_is_valid(top_path) || !config_utf8_is_valid(state_path) ||
+	    (origin != NULL && !config_utf8_is_valid(origin)))
 		config_write_fail(error, error_size, path,
-		    "the root and state paths must be valid UTF-8 to be written as YAML", NULL);
-	else if ((text = config_single_root_text(top_path, state_path, &length)) == NULL)
+		    "the root, state and peer paths must be valid UTF-8 to be written as YAML", NULL);
+	else if ((text = config_single_root_text(top_path, state_path, origin, &length)) == NULL)
 		config_write_fail(error, error_size, path, "out of memory", NULL);
 	else {
 		/* Never write a config that hearth would then refuse to read. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/array.h"
+
 const struct node_id NODE_ROOT = { { 0, 0, 0, 0, 0, 0, 0x70, 0, 0x80, 0, 0, 0, 0, 0, 0, 1 } };
 const struct node_id NODE_TRASH = { { 0, 0, 0, 0, 0, 0, 0x70, 0, 0x80, 0, 0, 0, 0, 0, 0, 2 } };
 
@@ -177,18 +179,7 @@ vv_free(struct vv *vv)
 static void
 vv_reserve(struct vv *vv, size_t count)
 {
-	if (count <= vv->capacity)
-		return;
-	size_t capacity = vv->capacity ? vv->capacity * 2 : 4;
-	while (capacity < count)
-		capacity *= 2;
-	struct vv_entry *entries = realloc(vv->entries, capacity * sizeof *entries);
-	if (entries == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	vv->entries = entries;
-	vv->capacity = capacity;
+	vv->entries = array_grow(vv->entries, &vv->capacity, count, sizeof *vv->entries);
 }
 
 void

@@ -9,16 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/array.h"
+
 /* Node indices are uint32_t to halve the scratch arrays; the top values
  * stand for "no node" and for the two fixed folders. */
 #define NO_INDEX UINT32_MAX
 #define PARENT_ROOT (UINT32_MAX - 1)
 #define PARENT_TRASH (UINT32_MAX - 2)
 #define INDEX_LIMIT (UINT32_MAX - 3)
-
-/* A clash keeps at most this many hex digits, then numbers the name. */
-#define NAME_HEX_FIRST 8
-#define NAME_HEX_LAST (ID_BYTES * 2)
 
 /* The sort key of an op, unpacked so sorting touches no op memory. */
 struct order_key {
@@ -27,13 +25,6 @@ struct order_key {
 	uint64_t replica_low;
 	uint64_t counter;
 	const struct op *op;
-};
-
-enum liveness {
-	LIVENESS_UNKNOWN = 0,
-	LIVENESS_VISITING,
-	LIVENESS_LIVE,
-	LIVENESS_DEAD,
 };
 
 struct derive_node {
@@ -47,10 +38,6 @@ struct derive_node {
 	uint32_t content_head_count;
 	struct op_id *place_heads;	/* in the output arena */
 	struct op_id *content_heads;
-	const uint8_t *shown_name;	/* set only for the losers of a clash */
-	size_t shown_name_length;
-	uint8_t liveness;
-	bool queued;		/* waiting in the revive heap */
 };
 
 struct derive_conflict {
@@ -87,34 +74,6 @@ struct derive {
 	const char *roots[8];
 	size_t root_next;
 };
-
-static void *
-state_allocate(size_t count, size_t size)
-{
-	void *memory = calloc(count ? count : 1, size);
-	if (memory == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	return memory;
-}
-
-static void *
-state_grow(void *memory, size_t *capacity, size_t needed, size_t size)
-{
-	if (needed <= *capacity)
-		return memory;
-	size_t grown = *capacity ? *capacity * 2 : 16;
-	while (grown < needed)
-		grown *= 2;
-	memory = realloc(memory, grown * size);
-	if (memory == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	*capacity = grown;
-	return memory;
-}
 
 /* qsort, which must not see the NULL of an empty list. */
 static void
@@ -252,7 +211,7 @@ derive_sorted_keys(const struct op *ops, size_t count, size_t *key_count)
 		fputs("hearth: too many ops for one derivation\n", stderr);
 		abort();
 	}
-	struct order_key *keys = state_allocate(wanted, sizeof *keys);
+	struct order_key *keys = array_zeroed(wanted, sizeof *keys);
 	size_t filled = 0;
 	for (size_t i = 0; i < count; i++) {
 		if (ops[i].kind != OP_PLACE && ops[i].kind != OP_SET)
@@ -296,9 +255,9 @@ derive_unique_ops(struct derive *derive, const struct op *ops, size_t count)
 	size_t key_count;
 	struct order_key *keys = derive_sorted_keys(ops, count, &key_count);
 
-	derive->ops = state_allocate(key_count, sizeof *derive->ops);
+	derive->ops = array_zeroed(key_count, sizeof *derive->ops);
 	derive->op_table_mask = table_size_for(key_count) - 1;
-	derive->op_table = state_allocate(derive->op_table_mask + 1, sizeof *derive->op_table);
+	derive->op_table = array_zeroed(derive->op_table_mask + 1, sizeof *derive->op_table);
 	for (size_t i = 0; i < key_count; i++) {
 		size_t slot = op_table_slot(derive, keys[i].op->id);
 		if (derive->op_table[slot] != 0)
@@ -314,7 +273,7 @@ derive_unique_ops(struct derive *derive, const struct op *ops, size_t count)
 static void
 derive_mark_superseded(struct derive *derive)
 {
-	derive->superseded = state_allocate(derive->op_count, 1);
+	derive->superseded = array_zeroed(derive->op_count, 1);
 	for (uint32_t i = 0; i < derive->op_count; i++) {
 		const struct op *op = derive->ops[i];
 		for (size_t j = 0; j < op->supersedes_count; j++) {
@@ -349,7 +308,7 @@ static uint32_t
 node_create(struct derive *derive, struct node_id id, enum node_kind kind)
 {
 	size_t capacity = derive->node_capacity;
-	derive->nodes = state_grow(derive->nodes, &capacity, derive->node_count + 1,
+	derive->nodes = array_grow(derive->nodes, &capacity, derive->node_count + 1,
 	    sizeof *derive->nodes);
 	derive->node_capacity = (uint32_t)capacity;
 	uint32_t index = derive->node_count++;
@@ -365,22 +324,12 @@ node_create(struct derive *derive, struct node_id id, enum node_kind kind)
 	return index;
 }
 
-static struct node_id
-parent_id(const struct derive *derive, uint32_t parent)
-{
-	if (parent == PARENT_ROOT)
-		return NODE_ROOT;
-	if (parent == PARENT_TRASH)
-		return NODE_TRASH;
-	return derive->nodes[parent].id;
-}
-
 /* ops are op indices in total order; the conflict copies their ids. */
 static void
 conflict_add(struct derive *derive, enum conflict_kind kind, struct node_id node,
     const uint32_t *ops, size_t op_count)
 {
-	derive->conflicts = state_grow(derive->conflicts, &derive->conflict_capacity,
+	derive->conflicts = array_grow(derive->conflicts, &derive->conflict_capacity,
 	    derive->conflict_count + 1, sizeof *derive->conflicts);
 	struct op_id *ids = arena_alloc(derive->arena, op_count * sizeof *ids);
 	for (size_t i = 0; i < op_count; i++)
@@ -480,7 +429,10 @@ derive_place_one(struct derive *derive, uint32_t op_index)
 		return;
 	}
 	if (derive->nodes[node].kind == NODE_DIR && node_is_under(derive, node, parent)) {
-		conflict_add_one(derive, CONFLICT_CYCLE, op_index);
+		/* Listed until a later PLACE of the folder (the user's choice of
+		 * where it goes) supersedes the skipped move. */
+		if (!derive->superseded[op_index])
+			conflict_add_one(derive, CONFLICT_CYCLE, op_index);
 		return;
 	}
 	node_apply_place(derive, node, parent, op_index);
@@ -490,12 +442,12 @@ static void
 derive_placement(struct derive *derive, size_t place_count)
 {
 	derive->node_table_mask = table_size_for(place_count) - 1;
-	derive->node_table = state_allocate(derive->node_table_mask + 1, sizeof *derive->node_table);
+	derive->node_table = array_zeroed(derive->node_table_mask + 1, sizeof *derive->node_table);
 	for (uint32_t i = 0; i < derive->op_count; i++)
 		if (derive->ops[i]->kind == OP_PLACE)
 			derive_place_one(derive, i);
 
-	derive->op_nodes = state_allocate(derive->op_count, sizeof *derive->op_nodes);
+	derive->op_nodes = array_zeroed(derive->op_count, sizeof *derive->op_nodes);
 	for (uint32_t i = 0; i < derive->op_count; i++)
 		derive->op_nodes[i] = node_find(derive, op_node(derive->ops[i]));
 }
@@ -580,348 +532,19 @@ derive_head_conflicts(struct derive *derive)
 	for (uint32_t n = 0; n < derive->node_count; n++) {
 		const struct derive_node *node = &derive->nodes[n];
 		if (node->place_head_count >= 2) {
-			ops = state_grow(ops, &capacity, node->place_head_count, sizeof *ops);
+			ops = array_grow(ops, &capacity, node->place_head_count, sizeof *ops);
 			for (uint32_t i = 0; i < node->place_head_count; i++)
 				ops[i] = op_table_find(derive, node->place_heads[i]);
 			conflict_add(derive, CONFLICT_MOVE, node->id, ops, node->place_head_count);
 		}
 		if (node->content_head_count >= 2) {
-			ops = state_grow(ops, &capacity, node->content_head_count, sizeof *ops);
+			ops = array_grow(ops, &capacity, node->content_head_count, sizeof *ops);
 			for (uint32_t i = 0; i < node->content_head_count; i++)
 				ops[i] = op_table_find(derive, node->content_heads[i]);
 			conflict_add(derive, CONFLICT_CONTENT, node->id, ops, node->content_head_count);
 		}
 	}
 	free(ops);
-}
-
-/* ---- revives (§4.3) ----------------------------------------------------- */
-
-/* A min-heap of node indices keyed by their deleting op: revives happen in
- * total order of the deletes they undo. */
-struct revive_heap {
-	uint32_t *nodes;
-	size_t count;
-	struct derive *derive;
-};
-
-static bool
-revive_before(const struct revive_heap *heap, size_t a, size_t b)
-{
-	return heap->derive->nodes[heap->nodes[a]].place < heap->derive->nodes[heap->nodes[b]].place;
-}
-
-static void
-revive_swap(struct revive_heap *heap, size_t a, size_t b)
-{
-	uint32_t swap = heap->nodes[a];
-	heap->nodes[a] = heap->nodes[b];
-	heap->nodes[b] = swap;
-}
-
-static void
-revive_push(struct revive_heap *heap, uint32_t node)
-{
-	struct derive_node *entry = &heap->derive->nodes[node];
-	if (entry->queued)
-		return;
-	entry->queued = true;
-	size_t at = heap->count++;
-	heap->nodes[at] = node;
-	while (at > 0 && revive_before(heap, at, (at - 1) / 2)) {
-		revive_swap(heap, at, (at - 1) / 2);
-		at = (at - 1) / 2;
-	}
-}
-
-static uint32_t
-revive_pop(struct revive_heap *heap)
-{
-	uint32_t top = heap->nodes[0];
-	heap->nodes[0] = heap->nodes[--heap->count];
-	for (size_t at = 0;;) {
-		size_t least = at, left = 2 * at + 1, right = left + 1;
-		if (left < heap->count && revive_before(heap, left, least))
-			least = left;
-		if (right < heap->count && revive_before(heap, right, least))
-			least = right;
-		if (least == at)
-			break;
-		revive_swap(heap, at, least);
-		at = least;
-	}
-	return top;
-}
-
-static uint32_t
-derive_parent_of_op(const struct derive *derive, uint32_t op)
-{
-	struct node_id parent = derive->ops[op]->u.place.parent;
-	if (node_id_equal(parent, NODE_ROOT))
-		return PARENT_ROOT;
-	if (node_id_equal(parent, NODE_TRASH))
-		return PARENT_TRASH;
-	return node_find(derive, parent);
-}
-
-/* A node never placed outside the trash has no old place to return to and
- * is revived at the top; so is a folder whose old place is now inside it. */
-static void
-derive_revive_one(struct derive *derive, struct revive_heap *heap, uint32_t index)
-{
-	struct derive_node *node = &derive->nodes[index];
-	uint32_t delete_op = node->place;
-	uint32_t target = PARENT_ROOT;
-	bool cycle = false;
-
-	if (node->visible_place != NO_INDEX) {
-		target = derive_parent_of_op(derive, node->visible_place);
-		node->place = node->visible_place;
-		if (node->kind == NODE_DIR && node_is_under(derive, index, target)) {
-			target = PARENT_ROOT;
-			cycle = true;
-		}
-	}
-	node->parent = target;
-	conflict_add_one(derive, node->content_head_count > 0 ? CONFLICT_EDIT_REVIVED
-	    : CONFLICT_REVIVED, delete_op);
-	if (cycle)
-		conflict_add_one(derive, CONFLICT_CYCLE, delete_op);
-	if (target != PARENT_ROOT && derive->nodes[target].parent == PARENT_TRASH)
-		revive_push(heap, target);
-}
-
-static void
-derive_revives(struct derive *derive)
-{
-	struct revive_heap heap = {
-		.nodes = state_allocate(derive->node_count, sizeof *heap.nodes),
-		.derive = derive,
-	};
-
-	for (uint32_t n = 0; n < derive->node_count; n++) {
-		const struct derive_node *node = &derive->nodes[n];
-		if (node->parent == PARENT_TRASH && node->content_head_count > 0)
-			revive_push(&heap, n);
-		if (node->parent != PARENT_TRASH && node->parent != PARENT_ROOT &&
-		    derive->nodes[node->parent].parent == PARENT_TRASH)
-			revive_push(&heap, node->parent);
-	}
-	while (heap.count > 0) {
-		uint32_t index = revive_pop(&heap);
-		if (derive->nodes[index].parent == PARENT_TRASH)
-			derive_revive_one(derive, &heap, index);
-	}
-	free(heap.nodes);
-}
-
-/* ---- liveness ----------------------------------------------------------- */
-
-/* Walks up to the first node whose liveness is known, then marks the path.
- * A cycle cannot happen (placement and revives refuse them); the VISITING
- * mark would still end such a walk, marking the loop dead. */
-static void
-derive_liveness_of(struct derive *derive, uint32_t start, uint32_t *path)
-{
-	size_t length = 0;
-	uint32_t at = start;
-	bool live;
-
-	for (;;) {
-		if (at == PARENT_ROOT) {
-			live = true;
-			break;
-		}
-		if (at == PARENT_TRASH || derive->nodes[at].liveness == LIVENESS_VISITING) {
-			live = false;
-			break;
-		}
-		if (derive->nodes[at].liveness != LIVENESS_UNKNOWN) {
-			live = derive->nodes[at].liveness == LIVENESS_LIVE;
-			break;
-		}
-		derive->nodes[at].liveness = LIVENESS_VISITING;
-		path[length++] = at;
-		at = derive->nodes[at].parent;
-	}
-	while (length > 0)
-		derive->nodes[path[--length]].liveness = live ? LIVENESS_LIVE : LIVENESS_DEAD;
-}
-
-static void
-derive_liveness(struct derive *derive)
-{
-	uint32_t *path = state_allocate(derive->node_count, sizeof *path);
-	for (uint32_t n = 0; n < derive->node_count; n++)
-		derive_liveness_of(derive, n, path);
-	free(path);
-}
-
-/* ---- names (§4.4) ------------------------------------------------------- */
-
-struct name_entry {
-	uint32_t parent;
-	uint32_t node;
-	uint32_t naming_op;
-	const uint8_t *name;
-	size_t length;
-};
-
-static int
-name_entry_compare(const void *left, const void *right)
-{
-	const struct name_entry *a = left, *b = right;
-	int order = compare_u64(a->parent, b->parent);
-	if (order == 0)
-		order = compare_bytes(a->name, a->length, b->name, b->length);
-	if (order == 0)
-		order = compare_u64(a->naming_op, b->naming_op);
-	return order;
-}
-
-/* Names taken in some folder: the kept names and the ones handed out. */
-struct name_set {
-	struct name_entry *entries;
-	size_t count;
-	uint32_t *slots;
-	size_t mask;
-};
-
-static uint64_t
-name_hash(uint32_t parent, const uint8_t *name, size_t length)
-{
-	uint64_t hash = 0xcbf29ce484222325ULL ^ parent;
-	for (size_t i = 0; i < length; i++)
-		hash = (hash ^ name[i]) * 0x100000001b3ULL;
-	return hash_mix(hash);
-}
-
-static size_t
-name_set_slot(const struct name_set *set, uint32_t parent, const uint8_t *name, size_t length)
-{
-	size_t slot = name_hash(parent, name, length) & set->mask;
-	while (set->slots[slot] != 0) {
-		const struct name_entry *entry = &set->entries[set->slots[slot] - 1];
-		if (entry->parent == parent && compare_bytes(entry->name, entry->length, name, length) == 0)
-			break;
-		slot = (slot + 1) & set->mask;
-	}
-	return slot;
-}
-
-/* false when the name was taken already. */
-static bool
-name_set_add(struct name_set *set, uint32_t parent, const uint8_t *name, size_t length)
-{
-	size_t slot = name_set_slot(set, parent, name, length);
-	if (set->slots[slot] != 0)
-		return false;
-	set->entries[set->count] = (struct name_entry){ .parent = parent, .name = name, .length = length };
-	set->slots[slot] = (uint32_t)++set->count;
-	return true;
-}
-
-static const struct op_place *
-node_naming_place(const struct derive *derive, uint32_t node)
-{
-	return &derive->ops[derive->nodes[node].place]->u.place;
-}
-
-static void state_numbered_name(const uint8_t *name, size_t name_length, struct node_id id,
-    int hex_digits, uint64_t number, struct buffer *out);
-
-/* The first free name among name~<8 hex>, ~<9 hex>, ... ~<32 hex>, then
- * ~<32 hex>-2, -3...: the later forms only exist if a person named files
- * after other nodes' ids, but they keep every shown name unique. */
-static void
-name_give_loser(struct derive *derive, struct name_set *set, const struct name_entry *loser,
-    struct buffer *scratch)
-{
-	struct node_id id = derive->nodes[loser->node].id;
-
-	for (uint64_t attempt = 0;; attempt++) {
-		int digits = NAME_HEX_FIRST + (int)attempt;
-		uint64_t number = 0;
-		if (digits > NAME_HEX_LAST) {
-			number = (uint64_t)(digits - NAME_HEX_LAST) + 1;
-			digits = NAME_HEX_LAST;
-		}
-		buffer_reset(scratch);
-		state_numbered_name(loser->name, loser->length, id, digits, number, scratch);
-		size_t slot = name_set_slot(set, loser->parent, scratch->data, scratch->length);
-		if (set->slots[slot] != 0)
-			continue;
-		uint8_t *shown = arena_copy(derive->arena, scratch->data, scratch->length);
-		name_set_add(set, loser->parent, shown, scratch->length);
-		derive->nodes[loser->node].shown_name = shown;
-		derive->nodes[loser->node].shown_name_length = scratch->length;
-		return;
-	}
-}
-
-/* One name conflict per loser, listing the naming PLACE of every node of
- * its clash group in total order, so each renamed file is listed where the
- * user will see it and resolving one loser leaves the others listed. */
-static void
-name_resolve_group(struct derive *derive, struct name_set *set, const struct name_entry *group,
-    size_t count, struct buffer *scratch)
-{
-	uint32_t *ops = state_allocate(count, sizeof *ops);
-	for (size_t i = 0; i < count; i++)
-		ops[i] = group[i].naming_op;
-	for (size_t i = 1; i < count; i++) {
-		name_give_loser(derive, set, &group[i], scratch);
-		conflict_add(derive, CONFLICT_NAME, derive->nodes[group[i].node].id, ops, count);
-	}
-	free(ops);
-}
-
-static bool
-name_same_group(const struct name_entry *a, const struct name_entry *b)
-{
-	return a->parent == b->parent && compare_bytes(a->name, a->length, b->name, b->length) == 0;
-}
-
-static void
-derive_names(struct derive *derive)
-{
-	struct name_entry *live = state_allocate(derive->node_count, sizeof *live);
-	size_t live_count = 0;
-
-	for (uint32_t n = 0; n < derive->node_count; n++) {
-		if (derive->nodes[n].liveness != LIVENESS_LIVE)
-			continue;
-		const struct op_place *place = node_naming_place(derive, n);
-		live[live_count++] = (struct name_entry){ .parent = derive->nodes[n].parent,
-			.node = n, .naming_op = derive->nodes[n].place, .name = place->name,
-			.length = place->name_length };
-	}
-	state_sort(live, live_count, sizeof *live, name_entry_compare);
-
-	bool clash = false;
-	for (size_t i = 1; i < live_count && !clash; i++)
-		clash = name_same_group(&live[i - 1], &live[i]);
-	if (clash) {
-		struct name_set set = {
-			.entries = state_allocate(2 * live_count, sizeof *set.entries),
-			.mask = table_size_for(2 * live_count) - 1,
-		};
-		struct buffer scratch;
-		set.slots = state_allocate(set.mask + 1, sizeof *set.slots);
-		buffer_init(&scratch);
-		for (size_t i = 0; i < live_count; i++)
-			name_set_add(&set, live[i].parent, live[i].name, live[i].length);
-		for (size_t start = 0, end; start < live_count; start = end) {
-			for (end = start + 1; end < live_count && name_same_group(&live[start], &live[end]); end++)
-				;
-			if (end - start > 1)
-				name_resolve_group(derive, &set, live + start, end - start, &scratch);
-		}
-		buffer_free(&scratch);
-		free(set.entries);
-		free(set.slots);
-	}
-	free(live);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -946,29 +569,50 @@ output_root(struct derive *derive, const char *root)
 	return copy;
 }
 
-static void
-output_node(struct derive *derive, uint32_t index, struct state_node *out)
+/* The finishing rules' view of a node: its placement and last placement
+ * outside the trash, as PLACE references. */
+static struct state_place_ref
+place_ref(const struct derive *derive, uint32_t op)
 {
-	const struct derive_node *node = &derive->nodes[index];
-	const struct op_place *place = node_naming_place(derive, index);
+	if (op == NO_INDEX)
+		return (struct state_place_ref){ .valid = false };
+	const struct op *place = derive->ops[op];
+	return (struct state_place_ref){
+		.valid = true, .op = place->id, .lamport = place->lamport,
+		.parent = place->u.place.parent, .name = place->u.place.name,
+		.name_length = place->u.place.name_length, .root = place->u.place.root,
+	};
+}
+
+static void
+output_node(struct derive *derive, const struct state_finish_node *finished,
+    struct state_node *out)
+{
+	const struct derive_node *node = &derive->nodes[node_find(derive, finished->id)];
+	const struct state_place_ref *place = &finished->effective;
 	struct arena *arena = derive->arena;
 
 	*out = (struct state_node){
 		.id = node->id,
 		.kind = node->kind,
-		.parent = parent_id(derive, node->parent),
+		.parent = finished->shown_parent,
 		.name = arena_copy(arena, place->name, place->name_length),
 		.name_length = place->name_length,
 		.root = output_root(derive, place->root),
-		.live = node->liveness == LIVENESS_LIVE,
-		.place_op = derive->ops[node->place]->id,
+		.live = finished->live,
+		.place_op = place->op,
 		.place_heads = node->place_heads,
 		.place_head_count = node->place_head_count,
 		.content_heads = node->content_heads,
 		.content_head_count = node->content_head_count,
 	};
-	out->shown_name = node->shown_name ? node->shown_name : out->name;
-	out->shown_name_length = node->shown_name ? node->shown_name_length : out->name_length;
+	if (finished->shown_name == place->name) {
+		out->shown_name = out->name;
+		out->shown_name_length = out->name_length;
+	} else {
+		out->shown_name = finished->shown_name;
+		out->shown_name_length = finished->shown_name_length;
+	}
 	if (node->content != NO_INDEX) {
 		const struct op *set = derive->ops[node->content];
 		out->has_content = true;
@@ -978,6 +622,36 @@ output_node(struct derive *derive, uint32_t index, struct state_node *out)
 		out->mode = set->u.set.mode;
 		out->mtime_ns = set->u.set.mtime_ns;
 	}
+}
+
+/* Runs the finishing rules (revives, liveness, names) over every node and
+ * adds their conflicts to the derivation's. */
+static struct state_finish_node *
+derive_finish(struct derive *derive)
+{
+	struct state_finish_node *nodes = array_zeroed(derive->node_count, sizeof *nodes);
+	struct state_conflict *conflicts = NULL;
+	size_t conflict_count = 0;
+
+	for (uint32_t n = 0; n < derive->node_count; n++) {
+		const struct derive_node *node = &derive->nodes[n];
+		nodes[n] = (struct state_finish_node){
+			.id = node->id, .kind = node->kind,
+			.place = place_ref(derive, node->place),
+			.visible = place_ref(derive, node->visible_place),
+			.content_head_count = node->content_head_count,
+		};
+	}
+	state_finish(nodes, derive->node_count, derive->arena, &conflicts, &conflict_count);
+	for (size_t i = 0; i < conflict_count; i++) {
+		uint32_t *ops = array_zeroed(conflicts[i].op_count, sizeof *ops);
+		for (size_t j = 0; j < conflicts[i].op_count; j++)
+			ops[j] = op_table_find(derive, conflicts[i].ops[j]);
+		conflict_add(derive, conflicts[i].kind, conflicts[i].node, ops, conflicts[i].op_count);
+		free(ops);
+	}
+	free(conflicts);
+	return nodes;
 }
 
 /* Conflicts in (kind, node, first op in total order): unique, since each
@@ -1001,12 +675,12 @@ op_index_compare(const void *left, const void *right)
 }
 
 static void
-derive_output(struct derive *derive, struct state *out)
+derive_output(struct derive *derive, const struct state_finish_node *finished, struct state *out)
 {
 	out->node_count = derive->node_count;
 	out->nodes = arena_alloc(&out->arena, derive->node_count * sizeof *out->nodes);
 	for (uint32_t n = 0; n < derive->node_count; n++)
-		output_node(derive, n, &out->nodes[n]);
+		output_node(derive, &finished[n], &out->nodes[n]);
 	state_sort(out->nodes, out->node_count, sizeof *out->nodes, state_node_compare);
 
 	state_sort(derive->conflicts, derive->conflict_count, sizeof *derive->conflicts, conflict_compare);
@@ -1047,7 +721,7 @@ state_derive(const struct op *ops, size_t count, struct state *out)
 	arena_init(&out->arena, 256 * 1024);
 	derive_unique_ops(&derive, ops, count);
 	derive_mark_superseded(&derive);
-	derive.pending = state_allocate(derive.op_count, sizeof *derive.pending);
+	derive.pending = array_zeroed(derive.op_count, sizeof *derive.pending);
 	for (uint32_t i = 0; i < derive.op_count; i++)
 		place_count += derive.ops[i]->kind == OP_PLACE;
 
@@ -1055,10 +729,9 @@ state_derive(const struct op *ops, size_t count, struct state *out)
 	derive_content(&derive);
 	derive_heads(&derive);
 	derive_head_conflicts(&derive);
-	derive_revives(&derive);
-	derive_liveness(&derive);
-	derive_names(&derive);
-	derive_output(&derive, out);
+	struct state_finish_node *finished = derive_finish(&derive);
+	derive_output(&derive, finished, out);
+	free(finished);
 	derive_free(&derive);
 }
 
@@ -1247,65 +920,3 @@ state_dump(const struct state *state, struct buffer *out)
 	buffer_string(out);
 }
 
-/* ---- disambiguated names ------------------------------------------------ */
-
-/* Where the extension starts: the last '.', unless it is the first byte
- * (".bashrc" has none). length when there is no extension. */
-static size_t
-name_extension_start(const uint8_t *name, size_t length)
-{
-	for (size_t i = length; i > 1; i--)
-		if (name[i - 1] == '.')
-			return i - 1;
-	return length;
-}
-
-/* Backs a cut off the middle of a UTF-8 sequence, so a shortened name
- * stays as valid as the original was. */
-static size_t
-utf8_cut(const uint8_t *bytes, size_t cut)
-{
-	size_t back = cut;
-	while (back > 0 && (bytes[back] & 0xc0) == 0x80)
-		back--;
-	return back > 0 ? back : cut;
-}
-
-static void
-state_numbered_name(const uint8_t *name, size_t name_length, struct node_id id,
-    int hex_digits, uint64_t number, struct buffer *out)
-{
-	char hex[ID_HEX], suffix[ID_HEX + 32];
-	size_t extension = name_extension_start(name, name_length);
-
-	if (hex_digits < 1)
-		hex_digits = 1;
-	if (hex_digits > NAME_HEX_LAST)
-		hex_digits = NAME_HEX_LAST;
-	node_id_hex(id, hex);
-	int suffix_length = number > 0
-	    ? snprintf(suffix, sizeof suffix, "~%.*s-%llu", hex_digits, hex, (unsigned long long)number)
-	    : snprintf(suffix, sizeof suffix, "~%.*s", hex_digits, hex);
-
-	/* Names stay within OP_NAME_MAX so they can be written to disk: the
-	 * stem is shortened first; an extension too long to keep is treated
-	 * as part of the stem. */
-	size_t room = OP_NAME_MAX - (size_t)suffix_length;
-	if (name_length - extension >= room)
-		extension = name_length;
-	size_t stem = extension;
-	size_t extension_length = name_length - extension;
-	if (stem + extension_length > room)
-		stem = utf8_cut(name, room - extension_length);
-	buffer_append(out, name, stem);
-	buffer_append(out, suffix, (size_t)suffix_length);
-	buffer_append(out, name + extension, extension_length);
-	buffer_string(out);
-}
-
-void
-state_disambiguated_name(const uint8_t *name, size_t name_length, struct node_id id,
-    int hex_digits, struct buffer *out)
-{
-	state_numbered_name(name, name_length, id, hex_digits, 0, out);
-}

@@ -52,7 +52,8 @@ struct state_node {
 enum conflict_kind {
 	CONFLICT_CONTENT = 1,	/* two or more content heads */
 	CONFLICT_MOVE,		/* two or more placement heads */
-	CONFLICT_CYCLE,		/* a folder move skipped, or a revive put at the top */
+	CONFLICT_CYCLE,		/* a folder move skipped (listed while that move is
+				 * still a placement head), or a revive put at the top */
 	CONFLICT_EDIT_REVIVED,	/* deleted while edited elsewhere: revived */
 	CONFLICT_REVIVED,	/* deleted folder revived for a live descendant */
 	CONFLICT_NAME,		/* two live nodes, one name, one folder */
@@ -134,5 +135,47 @@ void state_disambiguated_name(const uint8_t *name, size_t name_length, struct no
     int hex_digits, struct buffer *out);
 
 const char *conflict_kind_name(enum conflict_kind kind);
+
+/* ---- the finishing rules, shared by state_derive and the backend's
+ * incremental integration: revives (§4.3), liveness and names (§4.4) are
+ * a function of each node's placement and content heads alone, so both
+ * run this one implementation. ----------------------------------------- */
+
+/* A PLACE as the finishing rules need it. */
+struct state_place_ref {
+	bool valid;
+	struct op_id op;
+	uint64_t lamport;
+	struct node_id parent;		/* a node, NODE_ROOT or NODE_TRASH */
+	const uint8_t *name;
+	size_t name_length;
+	const char *root;
+};
+
+struct state_finish_node {
+	/* In: */
+	struct node_id id;
+	enum node_kind kind;
+	struct state_place_ref place;	/* the PLACE in effect after §4.1 */
+	struct state_place_ref visible;	/* last applied PLACE outside the trash */
+	uint32_t content_head_count;
+	/* Out: the PLACE in effect after revives (its name and root are the
+	 * node's), where it is shown, whether it is live, its shown name. */
+	struct state_place_ref effective;
+	struct node_id shown_parent;
+	bool live;
+	const uint8_t *shown_name;
+	size_t shown_name_length;
+};
+
+/* Applies the finishing rules to every node (any order; the array is
+ * sorted by id on return). Conflicts of kinds revived, edit-revived, name
+ * and the revive-made cycle are appended to *conflicts (malloc'd array,
+ * its op lists in arena), sorted by (kind, node, first op); shown names of
+ * clash losers live in arena. */
+void state_finish(struct state_finish_node *nodes, size_t count, struct arena *arena,
+    struct state_conflict **conflicts, size_t *conflict_count);
+/* Order of two places' ops in the total order. */
+int state_place_compare(const struct state_place_ref *a, const struct state_place_ref *b);
 
 #endif

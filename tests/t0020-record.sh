@@ -80,6 +80,15 @@ test_expect_success 'a moved folder keeps its contents without new ops for them'
 	hearth show --cat head moved-tree/inner/a >../got && echo a >../expected && test_cmp ../expected ../got
 '
 
+test_expect_success 'a folder moved below a folder that sorts after it keeps its contents' '
+	mkdir -p early/sub && echo e >early/sub/file && mkdir -p zzz/inner &&
+	hearth record -m "early and zzz" >/dev/null &&
+	mv early zzz/inner/early &&
+	hearth status --porcelain >../out &&
+	grep "^R early -> zzz/inner/early" ../out &&
+	test $(grep -vc "^#" ../out) = 1
+'
+
 test_expect_success 'a file replaced by a folder of the same name' '
 	echo plain >thing && hearth record -m thing >/dev/null &&
 	rm thing && mkdir thing && echo inside >thing/file &&

@@ -174,7 +174,7 @@ theme_executable_folder(char *folder, size_t folder_size)
 	return true;
 }
 
-#define THEME_FOLDERS 3
+#define THEME_FOLDERS 4
 
 /* The folders searched for NAME.yaml, in order; returns how many. */
 static size_t
@@ -187,9 +187,15 @@ theme_search_folders(char folders[THEME_FOLDERS][PATH_MAX])
 	    (size_t)snprintf(folders[count], PATH_MAX, "%s/themes", source) < PATH_MAX)
 		count++;
 	char executable[PATH_MAX];
-	if (theme_executable_folder(executable, sizeof executable) &&
-	    (size_t)snprintf(folders[count], PATH_MAX, "%s/themes", executable) < PATH_MAX)
-		count++;
+	if (theme_executable_folder(executable, sizeof executable)) {
+		if ((size_t)snprintf(folders[count], PATH_MAX, "%s/themes", executable) < PATH_MAX)
+			count++;
+		/* Installed under another PREFIX than the build was told: BIN is
+		 * PREFIX/bin, the themes PREFIX/share/hearth/themes. */
+		if ((size_t)snprintf(folders[count], PATH_MAX, "%s/../share/hearth/themes",
+			executable) < PATH_MAX)
+			count++;
+	}
 	snprintf(folders[count], PATH_MAX, "%s", HEARTH_DATADIR "/themes");
 	count++;
 	return count;
@@ -199,7 +205,7 @@ static struct theme *
 theme_not_found(const char *name, char folders[THEME_FOLDERS][PATH_MAX], size_t count,
     char *error, size_t error_size)
 {
-	char looked[3 * PATH_MAX + 16] = "";
+	char looked[THEME_FOLDERS * PATH_MAX + 16] = "";
 	size_t bundled = sizeof theme_bundled_names / sizeof *theme_bundled_names;
 	const char *nearest = config_nearest_word(name, theme_bundled_names, bundled);
 

@@ -22,6 +22,7 @@ static const struct {
 	{ SCOPE_HISTORY, "History" },
 	{ SCOPE_VERSION, "Version" },
 	{ SCOPE_CONFLICTS, "Conflicts" },
+	{ SCOPE_SIDES, "Sides" },
 	{ SCOPE_HOME, "Home" },
 	{ SCOPE_SYNC, "Sync" },
 	{ SCOPE_HELP, "Help" },

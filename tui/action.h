@@ -21,9 +21,12 @@ enum action_scope {
 	SCOPE_SYNC = 1 << 4,
 	SCOPE_HELP = 1 << 5,		/* the help overlay */
 	SCOPE_WELCOME = 1 << 6,		/* outside any Home */
+	SCOPE_SIDES = 1 << 7,		/* one conflict's sides, over Conflicts */
 };
 #define SCOPE_TOP_VIEWS (SCOPE_HISTORY | SCOPE_CONFLICTS | SCOPE_HOME | SCOPE_SYNC)
-#define SCOPE_IN_HOME (SCOPE_TOP_VIEWS | SCOPE_VERSION | SCOPE_HELP)
+#define SCOPE_IN_HOME (SCOPE_TOP_VIEWS | SCOPE_VERSION | SCOPE_SIDES | SCOPE_HELP)
+/* Settling conflicts works in the list and in the Sides pane of one. */
+#define SCOPE_SETTLE (SCOPE_CONFLICTS | SCOPE_SIDES)
 #define SCOPE_ANYWHERE (SCOPE_IN_HOME | SCOPE_WELCOME)
 
 /* Keys are ints: a character is its code point; a curses function key
@@ -91,22 +94,38 @@ enum action_scope {
 	X(TOGGLE_DIFF, "toggle-diff", SCOPE_VERSION, \
 	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), ' '), "diff", \
 	    "Show or hide the diff of the selected file") \
-	X(CLOSE, "close", SCOPE_VERSION | SCOPE_HELP, \
+	X(CLOSE, "close", SCOPE_VERSION | SCOPE_SIDES | SCOPE_HELP, \
 	    ACTION_KEYS('h', ACTION_FN(KEY_LEFT), ACTION_FN(KEY_BACKSPACE), 0x7f), "back", \
 	    "Close this pane and go back") \
+	X(OPEN_CONFLICT, "open-conflict", SCOPE_CONFLICTS, \
+	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER)), "sides", \
+	    "Show the sides of the selected conflict, with a diff") \
+	X(KEEP_MINE, "keep-mine", SCOPE_SETTLE, ACTION_KEYS('m'), "mine", \
+	    "Settle the selected (or marked) conflicts: keep mine") \
+	X(KEEP_THEIRS, "keep-theirs", SCOPE_SETTLE, ACTION_KEYS('t'), "theirs", \
+	    "Settle the selected (or marked) conflicts: keep theirs") \
+	X(KEEP_BOTH, "keep-both", SCOPE_SETTLE, ACTION_KEYS('b'), "both", \
+	    "Settle the selected (or marked) conflicts: keep both") \
+	X(DECIDE_LATER, "decide-later", SCOPE_SETTLE, ACTION_KEYS('l', 'n'), "later", \
+	    "Leave this conflict for later; go to the next one") \
 	X(EXPAND, "expand", SCOPE_HOME, ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), 'l'), \
 	    "open", "Open or close the selected folder") \
 	X(EXPAND_RIGHT, "expand-only", SCOPE_HOME, ACTION_KEYS(ACTION_FN(KEY_RIGHT)), NULL, \
 	    "Open the selected folder") \
 	X(COLLAPSE, "collapse", SCOPE_HOME, ACTION_KEYS('h', ACTION_FN(KEY_LEFT)), NULL, \
 	    "Close the folder, or go to the folder holding it") \
-	X(MARK, "mark", SCOPE_HOME, ACTION_KEYS(' '), "mark", \
+	X(MARK, "mark", SCOPE_CONFLICTS | SCOPE_HOME, ACTION_KEYS(' '), "mark", \
 	    "Mark or unmark the selected path, then move down") \
-	X(UNMARK_ALL, "unmark-all", SCOPE_HOME, ACTION_KEYS('u'), NULL, "Unmark every path") \
+	X(UNMARK_ALL, "unmark-all", SCOPE_CONFLICTS | SCOPE_HOME, ACTION_KEYS('u'), NULL, \
+	    "Unmark every path") \
 	X(RECORD, "record", SCOPE_HOME, ACTION_KEYS('r'), "record", \
 	    "Record the marked paths (all changes if none) with a message") \
 	X(FILTER, "filter", SCOPE_HOME, ACTION_KEYS('f', '/'), "filter", \
 	    "Show only names containing a text (empty: show all)") \
+	X(SYNC, "sync", SCOPE_SYNC, ACTION_KEYS('s'), "sync", \
+	    "Sync with the selected peer, both ways (Esc cancels)") \
+	X(SYNC_ALL, "sync-all", SCOPE_SYNC, ACTION_KEYS('S'), "sync all", \
+	    "Sync with every peer of the config, in turn") \
 	X(INIT, "init", SCOPE_WELCOME, ACTION_KEYS('i'), "make a Home here", \
 	    "Make the current folder a Home") \
 	X(DEMO, "demo", SCOPE_WELCOME, ACTION_KEYS('d'), "demo", \

@@ -62,6 +62,7 @@ static const struct view_ops *const view_table[VIEW_COUNT] = {
 	[VIEW_HOME] = &view_home_ops,
 	[VIEW_SYNC] = &view_sync_ops,
 	[VIEW_VERSION] = &view_version_ops,
+	[VIEW_SIDES] = &view_sides_ops,
 	[VIEW_HELP] = &view_help_ops,
 	[VIEW_WELCOME] = &view_welcome_ops,
 };
@@ -495,7 +496,7 @@ draw_progress(struct app *app, const struct worker_progress *progress, int y)
 		draw_text(y, COLS - 12, 12, THEME_STATUS_LINE, "Esc cancels ", DRAW_ALIGN_RIGHT);
 }
 
-/* "~/home | head a1b2c3d4 | 3 changed | group" */
+/* "~/home | head a1b2c3d4 | 3 changed, 2 conflicts, 4 to check out | group" */
 static void
 status_info(struct app *app, char *out, size_t size)
 {
@@ -511,11 +512,19 @@ status_info(struct app *app, char *out, size_t size)
 	    app->summary.head_short;
 	snprintf(head, sizeof head, "head %s", head_short[0] ? head_short : "(no versions)");
 	if (status != NULL) {
-		snprintf(changes, sizeof changes, "%zu changed%s", status->changes.count,
-		    status->conflicts ? ", conflicts" : "");
-		if (status->tree_version[0] && strcmp(status->tree_version, status->head_version) != 0)
-			snprintf(changes + strlen(changes), sizeof changes - strlen(changes),
-			    ", tree at %s", status->tree_short);
+		size_t used = (size_t)snprintf(changes, sizeof changes, "%zu changed",
+		    status->changes.count);
+		if (status->conflicts > 0)
+			used += (size_t)snprintf(changes + used, sizeof changes - used, ", %llu conflict%s",
+			    (unsigned long long)status->conflicts, status->conflicts == 1 ? "" : "s");
+		/* A sync adds to head, never to the tree: say checkout brings it. */
+		if (status->head_ahead > 0)
+			snprintf(changes + used, sizeof changes - used, ", %llu to check out",
+			    (unsigned long long)status->head_ahead);
+		else if (status->tree_version[0] &&
+		    strcmp(status->tree_version, status->head_version) != 0)
+			snprintf(changes + used, sizeof changes - used, ", tree at %s",
+			    status->tree_short);
 	}
 	snprintf(out, size, "%s | %s | %s | %s", path, head, changes,
 	    app->summary.durability ? app->summary.durability : "");
@@ -641,7 +650,7 @@ confirm_quit(void *context, bool accepted, const char *text)
 	app->quit = accepted;
 }
 
-/* Quitting cancels jobs cleanly, but a record or checkout is worth a question. */
+/* Quitting cancels jobs cleanly, but one that writes the tree is worth a question. */
 static void
 ask_quit(struct app *app)
 {
@@ -652,8 +661,9 @@ ask_quit(struct app *app)
 		app->quit = true;
 		return;
 	}
-	char *question = memory_printf("A record or checkout is running or waiting (now: %s). "
-	    "Quitting cancels it and leaves the Home as it was before it. Quit?", progress.title);
+	char *question = memory_printf("A record, checkout or settling of conflicts is running or "
+	    "waiting (now: %s). Quitting cancels it and leaves the Home as it was before it. Quit?",
+	    progress.title);
 	dialog_confirm(&app->dialog, "Quit", question, confirm_quit, app);
 	free(question);
 }

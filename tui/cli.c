@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tui/app.h"
+#include "tui/manual.h"
 
 static const struct cli_option_help no_options[] = { { NULL, NULL } };
 
@@ -36,6 +37,7 @@ static const struct cli_option_help show_options[] = {
 static const struct cli_option_help ls_options[] = {
 	{ "--tree", "list the working tree as last recorded or checked out" },
 	{ "-l, --long", "also show kind, mode, size, time and root" },
+	{ "-i, --ids", "show each entry's node id (its identity through renames and moves)" },
 	{ "--limit N", "at most N entries (a page)" },
 	{ "--after NAME", "start after NAME (the next page)" },
 	{ "-z", "end entries with NUL, names unescaped" },
@@ -43,6 +45,32 @@ static const struct cli_option_help ls_options[] = {
 };
 static const struct cli_option_help checkout_options[] = {
 	{ "-f, --force", "record unrecorded changes as a version first, then check out" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help sync_options[] = {
+	{ "--all", "sync with every peer in the config, one after the other" },
+	{ "--pull", "only take in what the peer has" },
+	{ "--push", "only give the peer what it lacks" },
+	{ "--porcelain", "stable output for scripts: \"key value\" lines" },
+	{ "--checkout", "check out what the sync brought (auto_checkout: true does too)" },
+	{ "--no-checkout", "leave the working tree as it is, whatever auto_checkout says" },
+	{ "--yes", "check out even when that removes more than max_delete allows" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help peers_options[] = {
+	{ "--porcelain", "stable output for scripts: one tab-separated line a peer" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help conflicts_options[] = {
+	{ "--porcelain", "stable output for scripts: a conflict a line, then its sides" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help resolve_options[] = {
+	{ "--mine", "this replica's side wins" },
+	{ "--theirs", "the other replicas' side wins" },
+	{ "--both", "keep both: other contents become files beside it (name~hex), names stay as shown" },
+	{ "--take VERSION", "a content conflict takes the file as it was in VERSION" },
+	{ "-M, --message MSG", "the message of the version the resolution records" },
 	{ NULL, NULL },
 };
 static const struct cli_option_help init_options[] = {
@@ -60,12 +88,26 @@ const struct cli_command cli_commands[] = {
 	    cli_log },
 	{ "show", "[-p] VERSION [PATH] | --cat VERSION PATH",
 	    "show what a version changed, or a file's bytes in it", show_options, cli_show },
-	{ "ls", "[--tree] [-l] [VERSION] [PATH]", "list a folder of a version (default: head)",
+	{ "ls", "[--tree] [-l] [-i] [VERSION] [PATH]", "list a folder of a version (default: head)",
 	    ls_options, cli_ls },
 	{ "checkout", "[-f] [VERSION]", "bring the working tree to VERSION (default: head)",
 	    checkout_options, cli_checkout },
 	{ "export", "VERSION DIR", "write VERSION's tree into an empty folder outside the Home",
 	    no_options, cli_export },
+	{ "sync", "[--pull | --push] [--checkout | --no-checkout] [--yes] [--porcelain] PEER | --all",
+	    "exchange what each side lacks with another replica", sync_options, cli_sync },
+	{ "peers", "[--porcelain]", "list the peers and what their last sync did", peers_options,
+	    cli_peers },
+	{ "serve", "PATH", "the remote end of a sync: the protocol on stdin and stdout",
+	    no_options, cli_serve },
+	{ "conflicts", "[--porcelain]", "list what replicas did at once that needs you", conflicts_options,
+	    cli_conflicts },
+	{ "resolve", "--mine|--theirs|--both|--take VERSION [-M MSG] ID|PATH|GLOB...",
+	    "settle conflicts; the choice is recorded as a version at once", resolve_options,
+	    cli_resolve },
+	{ "clone", "SOURCE [DIR]", "make a new replica of SOURCE's Home, keeping what DIR holds",
+	    no_options, cli_clone },
+	{ "reid", "", "give a copied replica a fresh replica id", no_options, cli_reid },
 	{ "fsck", "", "check the store and name anything damaged", no_options, cli_fsck },
 	{ "demo", "", "open the app on a scratch demo Home (made on first use)", no_options,
 	    cli_demo },
@@ -102,13 +144,30 @@ cli_usage_error(const struct cli_command *command, const char *format, ...)
 	va_start(args, format);
 	vfprintf(stderr, format, args);
 	va_end(args);
-	fprintf(stderr, "\nusage: hearth %s %s\n", command->name, command->usage);
+	fputc('\n', stderr);
+	if (!manual_print_usage(command->name, stderr))
+		fprintf(stderr, "usage: hearth %s %s\n", command->name, command->usage);
 	return 2;
+}
+
+int
+cli_option_error(const struct cli_command *command, int option, char **argv)
+{
+	const char *given = argv[optind - 1];
+
+	if (option == ':')
+		return cli_usage_error(command, "%s needs a value", given);
+	if (optopt != 0 && strncmp(given, "--", 2) != 0)
+		return cli_usage_error(command, "unknown option -%c", optopt);
+	return cli_usage_error(command, "unknown option %s", given);
 }
 
 void
 cli_print_help(const struct cli_command *command, FILE *out)
 {
+	/* The command's entry of hearth(1), so help and page are one text. */
+	if (manual_print_command(command->name, out))
+		return;
 	fprintf(out, "usage: hearth %s %s\n\n%s.\n", command->name, command->usage,
 	    command->summary);
 	if (command->options[0].option != NULL)
@@ -256,12 +315,21 @@ cli_run(int argc, char **argv)
 	struct cli cli = { .program = argv[0] };
 	int first = 1;
 
-	cli.colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	/* NO_COLOR counts when set and not empty (no-color.org). */
+	const char *no_colour = getenv("NO_COLOR");
+	cli.colour = isatty(STDOUT_FILENO) && (no_colour == NULL || no_colour[0] == '\0');
 	cli.progress = isatty(STDERR_FILENO);
 	while (first < argc && argv[first][0] == '-') {
-		if (strcmp(argv[first], "-c") == 0 && first + 1 < argc) {
+		if ((strcmp(argv[first], "-c") == 0 || strcmp(argv[first], "--config") == 0) &&
+		    first + 1 < argc) {
 			cli.config_path = argv[first + 1];
 			first += 2;
+		} else if (strcmp(argv[first], "-c") == 0 || strcmp(argv[first], "--config") == 0) {
+			fprintf(stderr, "hearth: %s needs a config file\n", argv[first]);
+			return global_usage();
+		} else if (strncmp(argv[first], "-c", 2) == 0) {
+			cli.config_path = argv[first] + 2;
+			first++;
 		} else if (strncmp(argv[first], "--config=", 9) == 0) {
 			cli.config_path = argv[first] + 9;
 			first++;
@@ -273,6 +341,10 @@ cli_run(int argc, char **argv)
 			/* Hidden: the app's key bindings, one a line, for the tests
 			 * that keep help, man page and keymap in step. */
 			return app_dump_actions(stdout);
+		} else if (strcmp(argv[first], "--dump-docs") == 0) {
+			/* Hidden: commands, options, config keys, theme roles and
+			 * bindings, for the docs tests and the shell completions. */
+			return manual_dump_docs(stdout);
 		} else {
 			fprintf(stderr, "hearth: unknown option %s\n", argv[first]);
 			return global_usage();

@@ -44,6 +44,9 @@ int cli_open(struct cli *cli);
 int cli_fail(const struct hearth_error *error);
 int cli_usage_error(const struct cli_command *command, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A bad option from getopt_long (with ':' leading the option string):
+ * "needs a value" or "unknown option", and the usage; returns 2. */
+int cli_option_error(const struct cli_command *command, int option, char **argv);
 /* "--help" handling shared by every command: prints help, returns true. */
 bool cli_wants_help(const struct cli_command *command, int argc, char **argv);
 void cli_print_help(const struct cli_command *command, FILE *out);
@@ -75,6 +78,13 @@ int cli_ls(struct cli *, int, char **);
 int cli_checkout(struct cli *, int, char **);
 int cli_export(struct cli *, int, char **);
 int cli_fsck(struct cli *, int, char **);
+int cli_reid(struct cli *, int, char **);
+int cli_clone(struct cli *, int, char **);
+int cli_conflicts(struct cli *, int, char **);
+int cli_resolve(struct cli *, int, char **);
+int cli_sync(struct cli *, int, char **);
+int cli_serve(struct cli *, int, char **);
+int cli_peers(struct cli *, int, char **);
 int cli_demo(struct cli *, int, char **);
 int cli_config(struct cli *, int, char **);
 int cli_stats(struct cli *, int, char **);

@@ -7,6 +7,22 @@
 
 #include "tui/cli.h"
 
+/* The short form of a full id, as every listing shows it. */
+static const char *
+short_id(struct cli *cli, const char *id)
+{
+	static char shown[HEARTH_ID_HEX];
+	struct hearth_version_list found;
+	struct hearth_error error;
+
+	snprintf(shown, sizeof shown, "%.8s", id);
+	if (hearth_resolve(cli->home, id, &found, &error) == 0) {
+		snprintf(shown, sizeof shown, "%s", found.items[0].short_id);
+		hearth_version_list_free(&found);
+	}
+	return shown;
+}
+
 static void
 print_blocked(const struct hearth_change_list *blocked)
 {
@@ -30,11 +46,11 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+f", options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, ":f", options, NULL)) != -1) {
 		if (option == 'f')
 			checkout.force = true;
 		else
-			return cli_usage_error(cli_find("checkout"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli_find("checkout"), option, argv);
 	}
 	if (argc - optind > 1)
 		return cli_usage_error(cli_find("checkout"), "checkout takes one VERSION");
@@ -56,11 +72,12 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 		return cli_fail(&error);
 	}
 	if (result.recorded[0] != '\0')
-		printf("Recorded the unrecorded changes first as %.12s\n", result.recorded);
+		printf("Recorded the unrecorded changes first as %s\n", short_id(cli, result.recorded));
 	if (result.version[0] == '\0')
 		printf("Nothing to check out: no versions yet\n");
 	else
-		printf("At version %.12s: %llu written, %llu removed, %llu moved\n", result.version,
+		printf("At version %s: %llu written, %llu removed, %llu moved\n",
+		    short_id(cli, result.version),
 		    (unsigned long long)result.written, (unsigned long long)result.removed,
 		    (unsigned long long)result.moved);
 	hearth_checkout_result_free(&result);

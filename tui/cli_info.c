@@ -20,9 +20,11 @@ cli_fsck(struct cli *cli, int argc, char **argv)
 	cli_progress_done(cli);
 	for (size_t i = 0; i < report.problem_count; i++)
 		printf("%s\n", report.problems[i]);
-	printf("checked %llu ops, %llu versions, %llu chunks, %llu packs: %s\n",
-	    (unsigned long long)report.ops_checked, (unsigned long long)report.versions_checked,
-	    (unsigned long long)report.chunks_checked, (unsigned long long)report.packs_checked,
+	printf("checked %llu op%s, %llu version%s, %llu chunk%s, %llu pack%s: %s\n",
+	    (unsigned long long)report.ops_checked, report.ops_checked == 1 ? "" : "s",
+	    (unsigned long long)report.versions_checked, report.versions_checked == 1 ? "" : "s",
+	    (unsigned long long)report.chunks_checked, report.chunks_checked == 1 ? "" : "s",
+	    (unsigned long long)report.packs_checked, report.packs_checked == 1 ? "" : "s",
 	    report.problem_count ? "PROBLEMS FOUND" : "no problems");
 	hearth_fsck_report_free(&report);
 	return status == 0 ? 0 : cli_fail(&error);
@@ -44,6 +46,10 @@ cli_config(struct cli *cli, int argc, char **argv)
 	if (config == NULL) {
 		fprintf(stderr, "hearth: %s\n", message);
 		return 1;
+	}
+	if (hearth_validate_config(config, &error) != 0) {
+		config_free(config);
+		return cli_fail(&error);
 	}
 	printf("# config: %s (found by %s)\n# state: %s\n", location.config_path, location.found_by,
 	    location.state_path);
@@ -93,8 +99,9 @@ int
 cli_version(struct cli *cli, int argc, char **argv)
 {
 	(void)cli;
-	(void)argc;
 	(void)argv;
+	if (argc > 1)
+		return cli_usage_error(cli_find("version"), "version takes no arguments");
 	printf("hearth %s\n", hearth_version_string());
 	return 0;
 }

@@ -11,8 +11,13 @@ cli_init(struct cli *cli, int argc, char **argv)
 	struct hearth_init_options options = { .dir = ".", .config_path = cli->config_path };
 	struct hearth_error error;
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && strcmp(argv[1], "-") != 0))
+	if (argc == 2 && argv[1][0] == '-')
+		return cli_usage_error(cli_find("init"), "unknown option %s", argv[1]);
+	if (argc > 2)
 		return cli_usage_error(cli_find("init"), "init takes at most one folder");
+	if (argc == 2 && cli->config_path != NULL)
+		return cli_usage_error(cli_find("init"),
+		    "with -c, the config names the roots: give no folder");
 	if (argc == 2)
 		options.dir = argv[1];
 	if (hearth_init(&options, &error) != 0)

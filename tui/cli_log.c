@@ -65,7 +65,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+n:", options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, ":n:", options, NULL)) != -1) {
 		switch (option) {
 		case 'n':
 			remaining = strtoul(optarg, &end, 10);
@@ -79,7 +79,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 			query.grep = optarg;
 			break;
 		default:
-			return cli_usage_error(cli_find("log"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli_find("log"), option, argv);
 		}
 	}
 	if (optind < argc)

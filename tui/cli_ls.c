@@ -9,8 +9,10 @@
 #include "tui/cli.h"
 
 static void
-print_entry(const struct hearth_entry *entry, bool long_form, bool z)
+print_entry(const struct hearth_entry *entry, bool long_form, bool ids, bool z)
 {
+	if (ids)
+		printf("%s ", entry->node);
 	if (long_form) {
 		static const char kinds[] = "?-dl";
 		char when[32];
@@ -52,17 +54,21 @@ cli_ls(struct cli *cli, int argc, char **argv)
 		{ "long", no_argument, NULL, 'l' },
 		{ "limit", required_argument, NULL, 'L' },
 		{ "after", required_argument, NULL, 'a' },
+		{ "ids", no_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hearth_list_query query = { .version = "head" };
-	bool long_form = false, z = false, tree = false;
+	bool long_form = false, z = false, tree = false, ids = false;
 	int option;
 	char *end, relative[8192];
 
 	optind = 1;
 	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+lz", options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, ":lzi", options, NULL)) != -1) {
 		switch (option) {
+		case 'i':
+			ids = true;
+			break;
 		case 't':
 			tree = true;
 			break;
@@ -81,7 +87,7 @@ cli_ls(struct cli *cli, int argc, char **argv)
 			query.after = optarg;
 			break;
 		default:
-			return cli_usage_error(cli_find("ls"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli_find("ls"), option, argv);
 		}
 	}
 	int count = argc - optind;
@@ -104,12 +110,16 @@ cli_ls(struct cli *cli, int argc, char **argv)
 		if (hearth_home_path(cli->home, path, relative, sizeof relative, &error) != 0)
 			return cli_fail(&error);
 		query.folder = relative;
+	} else if (hearth_home_path(cli->home, ".", relative, sizeof relative, &error) == 0) {
+		/* No folder named: the one you are in, as ls does; the top when
+		 * you are outside the Home (hearth -c FILE ls). */
+		query.folder = relative;
 	}
 	struct hearth_entry_list list;
 	if (hearth_list(cli->home, &query, &list, &error) != 0)
 		return cli_fail(&error);
 	for (size_t i = 0; i < list.count; i++)
-		print_entry(&list.items[i], long_form, z);
+		print_entry(&list.items[i], long_form, ids, z);
 	if (list.more && !z)
 		fprintf(stderr, "hearth: more entries follow: --after %s\n", list.items[list.count - 1].name);
 	hearth_entry_list_free(&list);

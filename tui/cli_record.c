@@ -33,11 +33,11 @@ cli_record(struct cli *cli, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+m:", options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, ":m:", options, NULL)) != -1) {
 		if (option == 'm')
 			message = optarg;
 		else
-			return cli_usage_error(cli_find("record"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli_find("record"), option, argv);
 	}
 	int status = cli_open(cli);
 	if (status != 0)

@@ -73,13 +73,13 @@ cli_show(struct cli *cli, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+p", options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, ":p", options, NULL)) != -1) {
 		if (option == 'p')
 			patch = true;
 		else if (option == 'c')
 			cat = true;
 		else
-			return cli_usage_error(cli_find("show"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli_find("show"), option, argv);
 	}
 	int count = argc - optind;
 	if (count < 1 || count > 2 || (cat && count != 2))

@@ -59,15 +59,21 @@ print_porcelain(const struct hearth_status_report *report, bool z)
 static void
 print_human(struct cli *cli, const struct hearth_status_report *report)
 {
-	if (report->tree_short[0] == '\0')
+	if (report->tree_short[0] == '\0' && report->head_short[0] == '\0')
 		printf("No versions yet.\n");
-	else if (strcmp(report->tree_version, report->head_version) == 0 && report->head_ahead == 0)
+	else if (report->tree_short[0] == '\0')
+		printf("No version checked out yet; head is %s%s%s (`hearth checkout` brings it).\n",
+		    cli_colour(cli, 'I'), report->head_short, cli_colour_reset(cli));
+	else if (strcmp(report->tree_version, report->head_version) == 0)
 		printf("At version %s%s%s (head).\n", cli_colour(cli, 'I'), report->tree_short,
 		    cli_colour_reset(cli));
 	else
-		printf("At version %s%s%s; head is %s, %llu change%s ahead (`hearth checkout` "
-		       "brings them).\n", cli_colour(cli, 'I'), report->tree_short,
-		    cli_colour_reset(cli), report->head_short, (unsigned long long)report->head_ahead,
+		printf("At version %s%s%s; head is %s.\n", cli_colour(cli, 'I'), report->tree_short,
+		    cli_colour_reset(cli), report->head_short);
+	/* After a sync, or at an older version: what checkout would bring. */
+	if (report->head_ahead > 0)
+		printf("Head holds %llu operation%s the working tree has not taken in "
+		       "(`hearth checkout` brings them).\n", (unsigned long long)report->head_ahead,
 		    report->head_ahead == 1 ? "" : "s");
 	if (report->restore_paths > 0)
 		printf("Recording will restore this version's content for %llu path%s.\n",
@@ -90,6 +96,10 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 		cli_print_path(stdout, change->path, false);
 		if (change->entry_kind == HEARTH_DIR)
 			putchar('/');
+		/* Between roots (from the HDD folder to the SSD one, say). */
+		if (change->old_root != NULL && change->root != NULL &&
+		    strcmp(change->old_root, change->root) != 0)
+			printf(" (%s -> %s)", change->old_root, change->root);
 		printf("%s\n", cli_colour_reset(cli));
 	}
 }
@@ -106,13 +116,13 @@ cli_status(struct cli *cli, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+z", options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, ":z", options, NULL)) != -1) {
 		if (option == 'p')
 			porcelain = true;
 		else if (option == 'z')
 			z = true;
 		else
-			return cli_usage_error(cli_find("status"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli_find("status"), option, argv);
 	}
 	if (optind < argc)
 		return cli_usage_error(cli_find("status"), "status takes no paths");

@@ -1,6 +1,7 @@
 /* A view is one screen of the app: the four main views (History, Conflicts,
- * Home, Sync), the changes of one version over History, the help overlay
- * and the welcome screen outside any Home. Each is a struct view_ops with
+ * Home, Sync), the changes of one version over History, the sides of one
+ * conflict over Conflicts, the help overlay and the welcome screen outside
+ * any Home. Each is a struct view_ops with
  * designated initializers (tig's view_ops, tmux's window_mode); the app
  * owns the struct view, the view's ops own its private state.
  *
@@ -26,6 +27,7 @@ enum view_id {
 	VIEW_HOME,
 	VIEW_SYNC,
 	VIEW_VERSION,
+	VIEW_SIDES,
 	VIEW_HELP,
 	VIEW_WELCOME,
 	VIEW_COUNT
@@ -74,11 +76,22 @@ extern const struct view_ops view_conflicts_ops;
 extern const struct view_ops view_home_ops;
 extern const struct view_ops view_sync_ops;
 extern const struct view_ops view_version_ops;
+extern const struct view_ops view_sides_ops;
 extern const struct view_ops view_help_ops;
 extern const struct view_ops view_welcome_ops;
 
 /* Points the version pane at one version (copied) and marks it stale. */
 void view_version_show(struct view *view, const struct hearth_version *version);
+
+/* Points the Sides pane at one conflict by its id (copied) and marks it
+ * stale; the pane fetches the conflict when it builds. */
+void view_sides_show(struct view *view, const char *id);
+/* What the Conflicts view (view) does for its pane: settles one conflict on
+ * the worker, recorded at once, and tells which conflict comes after id
+ * among those not being settled, putting the list's cursor on it (NULL
+ * when none does). */
+void view_conflicts_settle(struct view *view, const char *id, enum hearth_resolution how);
+const char *view_conflicts_next(struct view *view, const char *id);
 
 /* The role a row's text takes: the cursor's row wins over its own role. */
 static inline enum theme_role

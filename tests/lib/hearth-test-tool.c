@@ -1,12 +1,23 @@
 /* One helper binary that reaches the backend's internals from the shell
  * tests, in the manner of git's t/helper/test-tool: a table of subcommands,
  * each a few lines over an internal API. Never installed. */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/hash.h"
+#include "backend/pack.h"
+#include "backend/sync.h"
+#include "backend/wire.h"
+#include "model/op.h"
 
 static int
 tool_hash(int argc, char **argv)
@@ -43,12 +54,601 @@ tool_hash(int argc, char **argv)
 	return 0;
 }
 
+/* ---- sync ------------------------------------------------------------------------- */
+
+/* join-home DIR SOURCE: makes the empty Home `hearth init DIR` made a
+ * replica of SOURCE's Home, by giving it SOURCE's home id (in the store
+ * and in the root marker). What `hearth clone` does properly; tests use
+ * it to make a second replica out of init + sync. */
+static int
+tool_join_home(int argc, char **argv)
+{
+	char path[4200], line[4200];
+	sqlite3 *source = NULL, *target = NULL;
+	uint8_t home[ID_BYTES];
+	char hex[ID_HEX];
+	int status = 1;
+
+	if (argc != 3) {
+		fputs("usage: hearth-test-tool join-home DIR SOURCE_DIR\n", stderr);
+		return 2;
+	}
+	snprintf(path, sizeof path, "%s/.hearth/store.db", argv[2]);
+	if (sqlite3_open(path, &source) != SQLITE_OK)
+		goto done;
+	sqlite3_stmt *statement;
+	if (sqlite3_prepare_v2(source, "SELECT value FROM meta WHERE key = 'home'", -1, &statement,
+		NULL) != SQLITE_OK)
+		goto done;
+	if (sqlite3_step(statement) != SQLITE_ROW || sqlite3_column_bytes(statement, 0) != ID_BYTES) {
+		sqlite3_finalize(statement);
+		goto done;
+	}
+	memcpy(home, sqlite3_column_blob(statement, 0), ID_BYTES);
+	sqlite3_finalize(statement);
+	snprintf(path, sizeof path, "%s/.hearth/store.db", argv[1]);
+	if (sqlite3_open(path, &target) != SQLITE_OK ||
+	    sqlite3_prepare_v2(target, "UPDATE meta SET value = ?1 WHERE key = 'home'", -1,
+		&statement, NULL) != SQLITE_OK)
+		goto done;
+	sqlite3_bind_blob(statement, 1, home, ID_BYTES, SQLITE_STATIC);
+	int step = sqlite3_step(statement);
+	sqlite3_finalize(statement);
+	if (step != SQLITE_DONE)
+		goto done;
+	hex_encode(home, ID_BYTES, hex);
+	/* The marker names the Home too. */
+	snprintf(path, sizeof path, "%s/.hearth/root", argv[1]);
+	FILE *marker = fopen(path, "r");
+	char text[16384] = "";
+	size_t used = 0;
+	while (marker != NULL && fgets(line, sizeof line, marker) != NULL) {
+		if (strncmp(line, "home:", 5) == 0)
+			used += (size_t)snprintf(text + used, sizeof text - used, "home: %s\n", hex);
+		else
+			used += (size_t)snprintf(text + used, sizeof text - used, "%s", line);
+	}
+	if (marker == NULL)
+		goto done;
+	fclose(marker);
+	marker = fopen(path, "w");
+	if (marker == NULL || fputs(text, marker) < 0 || fclose(marker) != 0)
+		goto done;
+	status = 0;
+done:
+	if (status != 0)
+		fprintf(stderr, "join-home: cannot join %s to %s\n", argv[1], argv[2]);
+	sqlite3_close(source);
+	sqlite3_close(target);
+	return status;
+}
+
+static int
+write_all(int fd, const void *data, size_t length)
+{
+	const uint8_t *bytes = data;
+
+	while (length > 0) {
+		ssize_t put = write(fd, bytes, length);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return -1;
+		bytes += put;
+		length -= (size_t)put;
+	}
+	return 0;
+}
+
+/* A frame type by name (HELLO, CHUNK...) or number (to make unknown ones). */
+static enum wire_type
+frame_type_named(const char *name)
+{
+	char *end;
+	unsigned long number = strtoul(name, &end, 10);
+	if (*end == '\0' && number > 0 && number < 256)
+		return (enum wire_type)number;
+	for (int type = 1; type <= WIRE_TYPE_LAST; type++)
+		if (strcasecmp(name, wire_type_name((uint8_t)type)) == 0)
+			return (enum wire_type)type;
+	return 0;
+}
+
+/* frame hello MIN MAX HOME_HEX REPLICA_HEX [FLAGS] | frame raw TYPE HEX |
+ * frame oversized | frame badcrc TYPE HEX: writes one frame to stdout,
+ * to feed `hearth serve` input no real client sends. */
+static int
+tool_frame(int argc, char **argv)
+{
+	struct buffer out;
+	int status = 0;
+
+	buffer_init(&out);
+	if (argc >= 6 && strcmp(argv[1], "hello") == 0) {
+		struct wire_hello hello = {
+			.protocol_min = (uint32_t)strtoul(argv[2], NULL, 10),
+			.protocol_max = (uint32_t)strtoul(argv[3], NULL, 10),
+			.flags = argc > 6 ? (uint32_t)strtoul(argv[6], NULL, 0) : WIRE_PULL | WIRE_PUSH,
+		};
+		snprintf(hello.software, sizeof hello.software, "hearth-test-tool");
+		vv_init(&hello.vv);
+		if (!hex_decode(argv[4], hello.home, ID_BYTES) ||
+		    !hex_decode(argv[5], hello.replica.bytes, ID_BYTES)) {
+			fputs("frame hello: ids are 32 hex digits\n", stderr);
+			return 2;
+		}
+		size_t start = wire_begin(&out, WIRE_HELLO);
+		wire_encode_hello(&out, &hello);
+		wire_end(&out, start);
+	} else if (argc == 4 && (strcmp(argv[1], "raw") == 0 || strcmp(argv[1], "badcrc") == 0)) {
+		size_t length = strlen(argv[3]) / 2;
+		uint8_t *payload = calloc(length + 1, 1);
+		enum wire_type type = frame_type_named(argv[2]);
+		if (type == 0 || !hex_decode(argv[3], payload, length)) {
+			fputs("frame raw: TYPE is a frame type, HEX an even number of hex digits\n", stderr);
+			free(payload);
+			return 2;
+		}
+		size_t start = wire_begin(&out, type);
+		buffer_append(&out, payload, length);
+		wire_end(&out, start);
+		if (strcmp(argv[1], "badcrc") == 0)
+			out.data[out.length - 1] ^= 0x55;
+		free(payload);
+	} else if (argc == 2 && strcmp(argv[1], "oversized") == 0) {
+		uint8_t header[WIRE_HEADER_SIZE] = { 0, 0, 0, 0, WIRE_HELLO };
+		store_u32be(header, WIRE_PAYLOAD_MAX + 1);
+		buffer_append(&out, header, sizeof header);
+	} else {
+		fputs("usage: hearth-test-tool frame hello MIN MAX HOME_HEX REPLICA_HEX [FLAGS]\n"
+		      "       hearth-test-tool frame raw|badcrc TYPE HEX\n"
+		      "       hearth-test-tool frame oversized\n", stderr);
+		return 2;
+	}
+	if (write_all(STDOUT_FILENO, out.data, out.length) != 0)
+		status = 1;
+	buffer_free(&out);
+	return status;
+}
+
+/* frames: reads frames from stdin and prints one line each: the type, and
+ * an ERROR's message. Stops at the first bad frame ("bad: why"). */
+static int
+tool_frames(int argc, char **argv)
+{
+	struct buffer in;
+	uint8_t block[65536];
+	ssize_t got;
+	size_t offset = 0;
+	char reason[256];
+
+	(void)argv;
+	if (argc != 1) {
+		fputs("usage: hearth-test-tool frames < STREAM\n", stderr);
+		return 2;
+	}
+	buffer_init(&in);
+	while ((got = read(STDIN_FILENO, block, sizeof block)) > 0)
+		buffer_append(&in, block, (size_t)got);
+	for (;;) {
+		struct wire_frame frame;
+		size_t used;
+		int parsed = wire_parse_frame(in.data + offset, in.length - offset, &frame, &used, reason,
+		    sizeof reason);
+		if (parsed == 0) {
+			if (offset < in.length)
+				printf("bad: %zu bytes trail the last frame\n", in.length - offset);
+			break;
+		}
+		if (parsed < 0) {
+			printf("bad: %s\n", reason);
+			break;
+		}
+		if (frame.type == WIRE_ERROR) {
+			char message[WIRE_MESSAGE_MAX + 1];
+			if (wire_decode_error(frame.payload, frame.length, message, sizeof message, reason,
+				sizeof reason))
+				printf("ERROR %s\n", message);
+			else
+				printf("bad: %s\n", reason);
+		} else {
+			printf("%s\n", wire_type_name(frame.type));
+		}
+		offset += used;
+	}
+	buffer_free(&in);
+	return 0;
+}
+
+/* How sync-proxy meddles with one frame. */
+struct proxy_rule {
+	bool upward;		/* client -> server; else server -> client */
+	enum wire_type type;	/* 0: any */
+	unsigned long nth;
+	char action[16];	/* flip, hash, truncate, oversize, kill, none */
+	unsigned long seen;
+};
+
+struct proxy_stream {
+	int from, to;
+	bool upward;
+	struct buffer pending;
+	bool open;
+};
+
+/* Applies the rule to the frame at the start of the stream's pending
+ * bytes (length used). Returns false when the proxy must stop. */
+static bool
+proxy_meddle(struct proxy_rule *rule, struct proxy_stream *stream, size_t used, pid_t child)
+{
+	uint8_t *frame = stream->pending.data;
+	size_t payload = used - WIRE_HEADER_SIZE - WIRE_TRAILER_SIZE;
+
+	if (rule->upward != stream->upward || (rule->type != 0 && frame[4] != rule->type) ||
+	    ++rule->seen != rule->nth)
+		return true;
+	if (strcmp(rule->action, "flip") == 0 && payload > 0) {
+		frame[WIRE_HEADER_SIZE + payload / 2] ^= 0x10;
+	} else if (strcmp(rule->action, "hash") == 0 && payload > 0) {
+		/* A changed byte with a fixed-up checksum: only the content's
+		 * own hash can tell. */
+		frame[WIRE_HEADER_SIZE + payload - 1] ^= 0x01;
+		store_u32be(frame + WIRE_HEADER_SIZE + payload,
+		    pack_crc32c(0, frame + 4, payload + 1));
+	} else if (strcmp(rule->action, "swap") == 0 && payload >= 2 * HASH_BYTES) {
+		/* The last two ids of a list trade places: each still names a
+		 * real chunk, only the whole is wrong. */
+		uint8_t *last = frame + WIRE_HEADER_SIZE + payload - HASH_BYTES;
+		uint8_t swap[HASH_BYTES];
+		memcpy(swap, last, HASH_BYTES);
+		memcpy(last, last - HASH_BYTES, HASH_BYTES);
+		memcpy(last - HASH_BYTES, swap, HASH_BYTES);
+		store_u32be(frame + WIRE_HEADER_SIZE + payload,
+		    pack_crc32c(0, frame + 4, payload + 1));
+	} else if (strcmp(rule->action, "truncate") == 0) {
+		write_all(stream->to, frame, used / 2);
+		return false;
+	} else if (strcmp(rule->action, "oversize") == 0) {
+		store_u32be(frame, WIRE_PAYLOAD_MAX + 1);
+		write_all(stream->to, frame, WIRE_HEADER_SIZE);
+		return false;
+	} else if (strcmp(rule->action, "kill") == 0) {
+		kill(child, SIGKILL);
+		return false;
+	}
+	return true;
+}
+
+/* Forwards whole frames from pending; false when the rule ended it all. */
+static bool
+proxy_forward(struct proxy_rule *rule, struct proxy_stream *stream, pid_t child)
+{
+	for (;;) {
+		struct wire_frame frame;
+		size_t used;
+		char reason[256];
+		int parsed = wire_parse_frame(stream->pending.data, stream->pending.length, &frame, &used,
+		    reason, sizeof reason);
+		if (parsed == 0)
+			return true;
+		if (parsed < 0) {
+			/* Not ours to judge: pass it on and let the peer refuse it. */
+			write_all(stream->to, stream->pending.data, stream->pending.length);
+			buffer_reset(&stream->pending);
+			return true;
+		}
+		if (!proxy_meddle(rule, stream, used, child))
+			return false;
+		write_all(stream->to, stream->pending.data, used);
+		memmove(stream->pending.data, stream->pending.data + used, stream->pending.length - used);
+		stream->pending.length -= used;
+	}
+}
+
+/* sync-proxy UP|DOWN:TYPE|any:NTH:ACTION [SSH ARGS...] COMMAND: stands in
+ * for ssh (HEARTH_SSH="hearth-test-tool sync-proxy RULE"): runs COMMAND
+ * (the last argument) with sh -c and relays the protocol both ways,
+ * meddling with the NTH frame of TYPE going UP (to the server) or DOWN
+ * (to the client): flip a bit, change a byte and fix the checksum (hash),
+ * swap the payload's last two 32-byte ids and fix the checksum (swap),
+ * cut it in half (truncate), claim an oversized length (oversize), or
+ * SIGKILL the server just before it passes (kill). */
+static int
+tool_sync_proxy(int argc, char **argv)
+{
+	struct proxy_rule rule = { 0 };
+	char direction[8], type[32];
+
+	if (argc < 3 || sscanf(argv[1], "%7[^:]:%31[^:]:%lu:%15s", direction, type, &rule.nth,
+			    rule.action) != 4) {
+		fputs("usage: hearth-test-tool sync-proxy up|down:TYPE|any:NTH:ACTION ... COMMAND\n",
+		    stderr);
+		return 2;
+	}
+	rule.upward = strcmp(direction, "up") == 0;
+	rule.type = strcmp(type, "any") == 0 ? 0 : frame_type_named(type);
+	signal(SIGPIPE, SIG_IGN);
+	int to_child[2], from_child[2];
+	if (pipe(to_child) != 0 || pipe(from_child) != 0)
+		return 1;
+	pid_t child = fork();
+	if (child == 0) {
+		dup2(to_child[0], STDIN_FILENO);
+		dup2(from_child[1], STDOUT_FILENO);
+		close(to_child[0]);
+		close(to_child[1]);
+		close(from_child[0]);
+		close(from_child[1]);
+		execl("/bin/sh", "sh", "-c", argv[argc - 1], (char *)NULL);
+		_exit(127);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	struct proxy_stream streams[2] = {
+		{ .from = STDIN_FILENO, .to = to_child[1], .upward = true, .open = true },
+		{ .from = from_child[0], .to = STDOUT_FILENO, .upward = false, .open = true },
+	};
+	buffer_init(&streams[0].pending);
+	buffer_init(&streams[1].pending);
+	bool running = true;
+	while (running && (streams[0].open || streams[1].open)) {
+		struct pollfd fds[2];
+		for (int i = 0; i < 2; i++)
+			fds[i] = (struct pollfd){ .fd = streams[i].open ? streams[i].from : -1,
+				.events = POLLIN };
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2 && running; i++) {
+			if (fds[i].revents == 0)
+				continue;
+			uint8_t block[65536];
+			ssize_t got = read(streams[i].from, block, sizeof block);
+			if (got <= 0) {
+				streams[i].open = false;
+				close(streams[i].to);
+				continue;
+			}
+			buffer_append(&streams[i].pending, block, (size_t)got);
+			running = proxy_forward(&rule, &streams[i], child);
+		}
+	}
+	/* Whatever ended it, both ends see the connection close. */
+	close(to_child[1]);
+	close(STDOUT_FILENO);
+	close(from_child[0]);
+	int status = 0;
+	waitpid(child, &status, 0);
+	buffer_free(&streams[0].pending);
+	buffer_free(&streams[1].pending);
+	if (!running)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* Reads one frame from fd into storage; false at the end or on junk. */
+static bool
+read_frame(int fd, struct buffer *storage, struct wire_frame *frame)
+{
+	uint8_t block[65536];
+	size_t used;
+	char reason[256];
+
+	buffer_reset(storage);
+	for (;;) {
+		int parsed = wire_parse_frame(storage->data, storage->length, frame, &used, reason,
+		    sizeof reason);
+		if (parsed != 0)
+			return parsed == 1;
+		/* One byte at a time past the header: never read into the next frame. */
+		size_t want = storage->length < WIRE_HEADER_SIZE ? WIRE_HEADER_SIZE - storage->length : 1;
+		if (storage->length >= WIRE_HEADER_SIZE) {
+			size_t payload;
+			if (!wire_parse_header(storage->data, &payload, reason, sizeof reason))
+				return false;
+			want = WIRE_HEADER_SIZE + payload + WIRE_TRAILER_SIZE - storage->length;
+		}
+		ssize_t got = read(fd, block, want < sizeof block ? want : sizeof block);
+		if (got <= 0)
+			return false;
+		buffer_append(storage, block, (size_t)got);
+	}
+}
+
+static void
+send_frame(struct buffer *out)
+{
+	write_all(STDOUT_FILENO, out->data, out->length);
+	buffer_reset(out);
+}
+
+/* fake-peer CASE [ssh args...]: stands in for ssh and a server that sends
+ * one crafted op a real peer never would: "good" (a plain new folder, the
+ * control), "own" (an op as made by the client's own replica), "root" (a
+ * move of the Home's top folder), "trash", "gap" (counter 2 with no 1),
+ * "noncanonical" (an overlong varint); or "stall": no answer at all.
+ * Serves pull only. */
+static int
+tool_fake_peer(int argc, char **argv)
+{
+	struct buffer in, out, body;
+	struct wire_frame frame;
+	struct wire_hello theirs, ours = { .protocol_min = 1, .protocol_max = 1 };
+	char reason[256];
+	const char *kind = argc > 1 ? argv[1] : "";
+
+	if (argc < 2) {
+		fputs("usage: hearth-test-tool fake-peer good|own|root|trash|gap|noncanonical|stall ...\n",
+		    stderr);
+		return 2;
+	}
+	buffer_init(&in);
+	buffer_init(&out);
+	buffer_init(&body);
+	if (!read_frame(STDIN_FILENO, &in, &frame) || frame.type != WIRE_HELLO ||
+	    !wire_decode_hello(frame.payload, frame.length, &theirs, reason, sizeof reason)) {
+		fputs("fake-peer: no HELLO\n", stderr);
+		return 1;
+	}
+	if (strcmp(kind, "stall") == 0) {
+		/* Says nothing more, until the client gives up and hangs up. */
+		struct pollfd in_fd = { .fd = STDIN_FILENO, .events = POLLIN };
+		poll(&in_fd, 1, 30000);
+		wire_hello_free(&theirs);
+		return 0;
+	}
+	memset(ours.replica.bytes, 0xfa, ID_BYTES);
+	memcpy(ours.home, theirs.home, ID_BYTES);
+	snprintf(ours.software, sizeof ours.software, "fake-peer");
+	vv_init(&ours.vv);
+	vv_set(&ours.vv, ours.replica, strcmp(kind, "gap") == 0 ? 2 : 1);
+	size_t start = wire_begin(&out, WIRE_HELLO);
+	wire_encode_hello(&out, &ours);
+	wire_end(&out, start);
+	send_frame(&out);
+
+	static const uint8_t name[] = "fake";
+	struct op op = {
+		.id = { ours.replica, strcmp(kind, "gap") == 0 ? 2 : 1 },
+		.lamport = 1000, .kind = OP_PLACE,
+		.u.place = { .parent = NODE_ROOT, .name = name, .name_length = 4, .kind = NODE_DIR,
+			.root = "main" },
+	};
+	memset(op.u.place.node.bytes, 0x42, ID_BYTES);
+	if (strcmp(kind, "own") == 0)
+		op.id = (struct op_id){ theirs.replica, vv_get(&theirs.vv, theirs.replica) + 1 };
+	else if (strcmp(kind, "root") == 0)
+		op.u.place.node = NODE_ROOT;
+	else if (strcmp(kind, "trash") == 0)
+		op.u.place.node = NODE_TRASH;
+	op_encode(&op, &body);
+	if (strcmp(kind, "noncanonical") == 0) {
+		/* The counter (1, one byte after format, kind and replica) as two. */
+		buffer_reserve(&body, 1);
+		memmove(body.data + 19, body.data + 18, body.length - 18);
+		body.data[18] = 0x81;
+		body.data[19] = 0x00;
+		body.length++;
+	}
+	start = wire_begin(&out, WIRE_OPS);
+	buffer_append_varint(&out, 1);
+	buffer_append_bytes(&out, body.data, body.length);
+	wire_end(&out, start);
+	start = wire_begin(&out, WIRE_OPS_END);
+	wire_encode_count(&out, 1);
+	wire_end(&out, start);
+	send_frame(&out);
+	/* A client that took it asks for no chunks (a PLACE has none). */
+	while (read_frame(STDIN_FILENO, &in, &frame) && frame.type != WIRE_WANT_END)
+		if (frame.type == WIRE_ERROR)
+			break;
+	if (frame.type == WIRE_WANT_END) {
+		start = wire_begin(&out, WIRE_CHUNKS_END);
+		wire_encode_count(&out, 0);
+		wire_end(&out, start);
+		start = wire_begin(&out, WIRE_DONE);
+		wire_encode_done(&out, 0, &ours.vv);
+		wire_end(&out, start);
+		send_frame(&out);
+	}
+	wire_hello_free(&theirs);
+	vv_free(&ours.vv);
+	buffer_free(&in);
+	buffer_free(&out);
+	buffer_free(&body);
+	return 0;
+}
+
+/* probe URL: asks a peer whose Home it serves (sync_probe) and prints the
+ * home id, the replica id and its software. */
+static int
+tool_probe(int argc, char **argv)
+{
+	struct sync_identity identity;
+	struct hearth_error error;
+	char home[ID_HEX], replica[ID_HEX];
+
+	if (argc != 2) {
+		fputs("usage: hearth-test-tool probe URL\n", stderr);
+		return 2;
+	}
+	/* A local peer runs `hearth serve`: this tool is not hearth. */
+	if (sync_probe(argv[1], getenv("HEARTH_BIN"), NULL, &identity, &error) != 0) {
+		fprintf(stderr, "probe: %s\n", error.message);
+		return 1;
+	}
+	hex_encode(identity.home, ID_BYTES, home);
+	replica_id_hex(identity.replica, replica);
+	printf("%s %s %s\n", home, replica, identity.software);
+	return 0;
+}
+
+struct cancel_at {
+	const char *phase;
+	atomic_int flag;
+	bool reached;
+};
+
+static void
+cancel_when(void *context, const struct hearth_progress_report *report)
+{
+	struct cancel_at *at = context;
+
+	if (strcmp(report->phase, at->phase) == 0) {
+		at->reached = true;
+		atomic_store(&at->flag, 1);
+	}
+}
+
+/* sync-cancel DIR PEER PHASE: syncs the Home at DIR with PEER (local peers
+ * run $HEARTH_BIN serve) and sets the cancel flag as soon as progress
+ * reports PHASE, as the app's Esc does. Prints the outcome; exits 0 when
+ * the sync was cancelled. */
+static int
+tool_sync_cancel(int argc, char **argv)
+{
+	struct cancel_at at = { 0 };
+	struct hearth_error error;
+	hearth *home;
+
+	if (argc != 4) {
+		fputs("usage: hearth-test-tool sync-cancel DIR PEER PHASE\n", stderr);
+		return 2;
+	}
+	at.phase = argv[3];
+	atomic_init(&at.flag, 0);
+	struct hearth_open_options open_options = { .start_dir = argv[1] };
+	if (hearth_open(&home, &open_options, &error) != 0) {
+		fprintf(stderr, "sync-cancel: %s\n", error.message);
+		return 1;
+	}
+	struct hearth_progress progress = { .report = cancel_when, .context = &at,
+		.cancel = &at.flag };
+	struct hearth_sync_options options = { .peer = argv[2], .program = getenv("HEARTH_BIN") };
+	struct hearth_sync_result result;
+	int status = hearth_sync(home, &options, &progress, &result, &error);
+	hearth_close(home);
+	printf("%s%s: %s\n", at.reached ? "" : "phase never reached; ",
+	    status == HEARTH_CANCELLED ? "cancelled" : status == 0 ? "completed" : "failed",
+	    status == 0 ? "" : error.message);
+	return status == HEARTH_CANCELLED ? 0 : 1;
+}
+
 static const struct tool_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *help;
 } tool_commands[] = {
 	{ "hash", tool_hash, "hash FILE: print the blob id and size" },
+	{ "join-home", tool_join_home, "join-home DIR SOURCE: give an empty Home SOURCE's home id" },
+	{ "sync-cancel", tool_sync_cancel,
+	    "sync-cancel DIR PEER PHASE: a sync cancelled when progress reports PHASE" },
+	{ "probe", tool_probe, "probe URL: print the peer's home id, replica id, software" },
+	{ "frame", tool_frame, "frame hello|raw|badcrc|oversized ...: write one sync frame" },
+	{ "frames", tool_frames, "frames < STREAM: list the sync frames in a stream" },
+	{ "fake-peer", tool_fake_peer,
+	    "fake-peer good|own|root|trash|gap|noncanonical: an ssh to a server sending a bad op" },
+	{ "sync-proxy", tool_sync_proxy,
+	    "sync-proxy up|down:TYPE:NTH:ACTION ... COMMAND: an ssh that meddles with a frame" },
 };
 
 int

@@ -88,6 +88,17 @@ test_bounds_and_determinism(const uint8_t *data)
 		if (chunk_next(data + offset, TEST_SIZE - offset, true) != first[i])
 			same = false;
 	ok(same, "cuts depend only on the bytes up to CHUNK_MAX ahead");
+
+	/* A streaming caller may look fewer bytes ahead (chunk.h): one byte
+	 * past the cut finds it, one byte short finds nothing earlier. */
+	bool early = true;
+	for (size_t i = 0, offset = 0; i + 1 < count; offset += first[i++]) {
+		if (chunk_next(data + offset, first[i] + 1, false) != first[i])
+			early = false;
+		if (chunk_next(data + offset, first[i] - 1, false) != first[i] - 1)
+			early = false;
+	}
+	ok(early, "a cut found in fewer than CHUNK_MAX bytes is final");
 }
 
 /* The gear table defines every store's chunks: these lengths were computed

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/chunk.h"
@@ -433,6 +434,70 @@ test_known_chunks_skipped(void)
 	close(dir_fd);
 }
 
+/* A pipe gives no size: the window starts small and grows while the
+ * read-ahead thread runs. */
+static void
+test_pipe(void)
+{
+	size_t size = 12 * (size_t)TEST_MIB;
+	uint8_t *bytes = malloc(size);
+	char path[4096], error[512] = "";
+	int dir_fd = test_folder("pipe", path, sizeof path);
+	struct test_store store = { 0 };
+	struct content_result result;
+	struct hash expected;
+	int ends[2];
+
+	test_fill_text(bytes, size, 11);
+	hash_bytes(bytes, size, &expected);
+	if (pipe(ends) != 0)
+		tap_diag("pipe failed");
+	pid_t child = fork();
+	if (child == 0) {
+		close(ends[0]);
+		for (size_t at = 0; at < size;) {
+			ssize_t wrote = write(ends[1], bytes + at, size - at);
+			if (wrote <= 0)
+				_exit(1);
+			at += (size_t)wrote;
+		}
+		_exit(0);
+	}
+	close(ends[1]);
+	struct pack_writer *writer = test_writer(dir_fd, path, &store);
+	check_int(content_store_fd(writer, ends[0], NULL, NULL, &result, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	waitpid(child, NULL, 0);
+	ok(hash_equal(&result.blob, &expected) && result.size == size,
+	    "a pipe's bytes get the same blob id");
+	ok(test_reads_back(dir_fd, path, &store, &result, bytes, size), "and read back");
+	content_result_free(&result);
+	pack_writer_abort(writer);
+	pack_writer_free(writer);
+	test_store_free(&store);
+	close(ends[0]);
+	free(bytes);
+	close(dir_fd);
+}
+
+static void
+test_read_error(void)
+{
+	char path[4096], error[512] = "";
+	int dir_fd = test_folder("read-error", path, sizeof path);
+	struct test_store store = { 0 };
+	struct content_result result;
+
+	struct pack_writer *writer = test_writer(dir_fd, path, &store);
+	ok(content_store_fd(writer, dir_fd, NULL, NULL, &result, error, sizeof error) != 0,
+	    "reading a folder fails: %s", error);
+	ok(strncmp(error, "read: ", 6) == 0, "the error says read");
+	ok(result.chunks == NULL && result.chunk_count == 0, "a failure leaves no result");
+	pack_writer_free(writer);
+	test_store_free(&store);
+	close(dir_fd);
+}
+
 int
 main(void)
 {
@@ -440,5 +505,7 @@ main(void)
 	test_round_trip();
 	test_small_files();
 	test_known_chunks_skipped();
+	test_pipe();
+	test_read_error();
 	return tap_done();
 }

@@ -741,7 +741,7 @@ test_write_single_root(void)
 	snprintf(path, sizeof path, "%s/hearth.yaml", folder);
 	snprintf(top, sizeof top, "%s/my \"home\"/", scratch);
 	snprintf(state, sizeof state, "%s/my \"home\"/.hearth", scratch);
-	int result = config_write_single_root(path, top, state, error, sizeof error);
+	int result = config_write_single_root(path, top, state, NULL, error, sizeof error);
 	check_int(result, 0);
 	struct config *config = config_load(path, error, sizeof error);
 	ok(config != NULL, "the written config loads");
@@ -757,7 +757,7 @@ test_write_single_root(void)
 
 	/* Written again over the old one, with paths relative to the config's
 	 * folder, which is how they are read back (so a Home can move). */
-	check_int(config_write_single_root(path, "..", ".", error, sizeof error), 0);
+	check_int(config_write_single_root(path, "..", ".", NULL, error, sizeof error), 0);
 	config = config_load(path, error, sizeof error);
 	ok(config != NULL && strcmp(config->roots[0].path, scratch) == 0 &&
 	    strcmp(config->state, folder) == 0, "relative paths are taken from the config's folder");
@@ -771,12 +771,12 @@ test_write_single_root(void)
 		fclose(in);
 
 	snprintf(path, sizeof path, "%s/no-such-folder/hearth.yaml", scratch);
-	check_int(config_write_single_root(path, "/h", "/h/.hearth", error, sizeof error), -1);
+	check_int(config_write_single_root(path, "/h", "/h/.hearth", NULL, error, sizeof error), -1);
 	char want[4400];
 	snprintf(want, sizeof want, "%s: cannot write: No such file or directory", path);
 	check_str(error, want);
-	check_int(config_write_single_root(path, "/h\xff", "/s", error, sizeof error), -1);
-	check_int(config_write_single_root(path, "", "/s", error, sizeof error), -1);
+	check_int(config_write_single_root(path, "/h\xff", "/s", NULL, error, sizeof error), -1);
+	check_int(config_write_single_root(path, "", "/s", NULL, error, sizeof error), -1);
 }
 
 int

@@ -16,7 +16,7 @@ static const char *const history_names[] = {
 #define HISTORY_NAME_COUNT (sizeof history_names / sizeof *history_names)
 
 static void *
-history_realloc(void *memory, size_t size)
+history_gen_realloc(void *memory, size_t size)
 {
 	memory = realloc(memory, size ? size : 1);
 	if (memory == NULL) {
@@ -29,13 +29,13 @@ history_realloc(void *memory, size_t size)
 /* ---- randomness --------------------------------------------------------- */
 
 void
-history_random_seed(struct history_random *random, uint64_t seed)
+history_gen_random_seed(struct history_random *random, uint64_t seed)
 {
 	random->state = seed;
 }
 
 uint64_t
-history_random_next(struct history_random *random)
+history_gen_random_next(struct history_random *random)
 {
 	uint64_t value = (random->state += 0x9e3779b97f4a7c15ULL);
 	value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -44,23 +44,23 @@ history_random_next(struct history_random *random)
 }
 
 uint64_t
-history_random_below(struct history_random *random, uint64_t bound)
+history_gen_random_below(struct history_random *random, uint64_t bound)
 {
-	return history_random_next(random) % bound;
+	return history_gen_random_next(random) % bound;
 }
 
 static void
-history_random_bytes(struct history_random *random, uint8_t *out, size_t length)
+history_gen_random_bytes(struct history_random *random, uint8_t *out, size_t length)
 {
 	for (size_t i = 0; i < length; i++)
-		out[i] = (uint8_t)history_random_next(random);
+		out[i] = (uint8_t)history_gen_random_next(random);
 }
 
 void
-history_shuffle(struct history_random *random, struct op *ops, size_t count)
+history_gen_shuffle(struct history_random *random, struct op *ops, size_t count)
 {
 	for (size_t i = count; i > 1; i--) {
-		size_t j = (size_t)history_random_below(random, i);
+		size_t j = (size_t)history_gen_random_below(random, i);
 		struct op swap = ops[i - 1];
 		ops[i - 1] = ops[j];
 		ops[j] = swap;
@@ -70,22 +70,22 @@ history_shuffle(struct history_random *random, struct op *ops, size_t count)
 /* ---- the history and its replicas --------------------------------------- */
 
 void
-history_init(struct history *history, int replica_count, uint64_t seed)
+history_gen_init(struct history *history, int replica_count, uint64_t seed)
 {
 	memset(history, 0, sizeof *history);
 	arena_init(&history->arena, 0);
 	buffer_init(&history->problems);
-	history_random_seed(&history->random, seed);
+	history_gen_random_seed(&history->random, seed);
 	history->replica_count = replica_count;
 	/* A fixed era: node ids share their first 8 hex digits, as UUIDv7s
 	 * made within a minute of each other do. */
 	history->clock_ms = 0x019a00000000ULL + (seed % 1000);
 	for (int r = 0; r < replica_count; r++)
-		history_random_bytes(&history->random, history->replicas[r].id.bytes, ID_BYTES);
+		history_gen_random_bytes(&history->random, history->replicas[r].id.bytes, ID_BYTES);
 }
 
 void
-history_free(struct history *history)
+history_gen_free(struct history *history)
 {
 	for (int r = 0; r < history->replica_count; r++) {
 		free(history->replicas[r].known);
@@ -98,25 +98,25 @@ history_free(struct history *history)
 }
 
 static void
-history_reserve(struct history *history)
+history_gen_reserve(struct history *history)
 {
 	if (history->count < history->capacity)
 		return;
 	size_t capacity = history->capacity ? history->capacity * 2 : 64;
-	history->ops = history_realloc(history->ops, capacity * sizeof *history->ops);
+	history->ops = history_gen_realloc(history->ops, capacity * sizeof *history->ops);
 	for (int r = 0; r < history->replica_count; r++) {
 		struct history_replica *replica = &history->replicas[r];
-		replica->known = history_realloc(replica->known, capacity);
+		replica->known = history_gen_realloc(replica->known, capacity);
 		memset(replica->known + history->capacity, 0, capacity - history->capacity);
 	}
 	history->capacity = capacity;
 }
 
 struct op *
-history_known_ops(const struct history *history, int replica, size_t *count)
+history_gen_known_ops(const struct history *history, int replica, size_t *count)
 {
 	const uint8_t *known = history->replicas[replica].known;
-	struct op *ops = history_realloc(NULL, history->count * sizeof *ops);
+	struct op *ops = history_gen_realloc(NULL, history->count * sizeof *ops);
 	size_t filled = 0;
 
 	for (size_t i = 0; i < history->count; i++)
@@ -127,18 +127,18 @@ history_known_ops(const struct history *history, int replica, size_t *count)
 }
 
 const struct state *
-history_view(struct history *history, int replica)
+history_gen_view(struct history *history, int replica)
 {
 	struct history_replica *entry = &history->replicas[replica];
 	size_t count;
 
 	if (entry->view_current)
 		return &entry->view;
-	struct op *ops = history_known_ops(history, replica, &count);
+	struct op *ops = history_gen_known_ops(history, replica, &count);
 	state_free(&entry->view);
 	state_derive(ops, count, &entry->view);
 	if (history->check_views)
-		history_check_state(ops, count, &entry->view, &history->problems);
+		history_gen_check_state(ops, count, &entry->view, &history->problems);
 	free(ops);
 	entry->view_current = true;
 	return &entry->view;
@@ -146,12 +146,12 @@ history_view(struct history *history, int replica)
 
 /* A new op by replica: the next counter, 1 + the greatest lamport known. */
 static struct op *
-history_new_op(struct history *history, int replica, enum op_kind kind,
+history_gen_new_op(struct history *history, int replica, enum op_kind kind,
     const struct op_id *supersedes, size_t supersedes_count)
 {
 	struct history_replica *author = &history->replicas[replica];
 
-	history_reserve(history);
+	history_gen_reserve(history);
 	struct op *op = &history->ops[history->count];
 	memset(op, 0, sizeof *op);
 	op->id = (struct op_id){ author->id, ++author->counter };
@@ -166,24 +166,24 @@ history_new_op(struct history *history, int replica, enum op_kind kind,
 }
 
 static void
-history_new_set(struct history *history, int replica, struct node_id node,
+history_gen_new_set(struct history *history, int replica, struct node_id node,
     const struct op_id *supersedes, size_t supersedes_count)
 {
-	struct op *op = history_new_op(history, replica, OP_SET, supersedes, supersedes_count);
+	struct op *op = history_gen_new_op(history, replica, OP_SET, supersedes, supersedes_count);
 
 	op->u.set.node = node;
-	history_random_bytes(&history->random, op->u.set.blob.bytes, HASH_BYTES);
-	op->u.set.size = history_random_below(&history->random, 100000);
-	op->u.set.mode = history_random_below(&history->random, 4) ? 0644 : 0600;
+	history_gen_random_bytes(&history->random, op->u.set.blob.bytes, HASH_BYTES);
+	op->u.set.size = history_gen_random_below(&history->random, 100000);
+	op->u.set.mode = history_gen_random_below(&history->random, 4) ? 0644 : 0600;
 	op->u.set.mtime_ns = (int64_t)history->clock_ms * 1000000;
 }
 
 static void
-history_new_place(struct history *history, int replica, struct node_id node,
+history_gen_new_place(struct history *history, int replica, struct node_id node,
     struct node_id parent, const uint8_t *name, size_t name_length, enum node_kind kind,
     const char *root, const struct op_id *supersedes, size_t supersedes_count)
 {
-	struct op *op = history_new_op(history, replica, OP_PLACE, supersedes, supersedes_count);
+	struct op *op = history_gen_new_op(history, replica, OP_PLACE, supersedes, supersedes_count);
 
 	op->u.place = (struct op_place){
 		.node = node,
@@ -196,78 +196,78 @@ history_new_place(struct history *history, int replica, struct node_id node,
 }
 
 struct node_id
-history_create(struct history *history, int replica, struct node_id parent, const char *name,
+history_gen_create(struct history *history, int replica, struct node_id parent, const char *name,
     enum node_kind kind)
 {
 	uint8_t random[10];
 
-	history_random_bytes(&history->random, random, sizeof random);
-	history->clock_ms += history_random_below(&history->random, 3);
+	history_gen_random_bytes(&history->random, random, sizeof random);
+	history->clock_ms += history_gen_random_below(&history->random, 3);
 	struct node_id id = node_id_from_parts(history->clock_ms, random);
-	const char *root = kind != NODE_DIR && history_random_below(&history->random, 4) == 0
+	const char *root = kind != NODE_DIR && history_gen_random_below(&history->random, 4) == 0
 	    ? "hdd" : "main";
-	history_new_place(history, replica, id, parent, (const uint8_t *)name, strlen(name), kind,
+	history_gen_new_place(history, replica, id, parent, (const uint8_t *)name, strlen(name), kind,
 	    root, NULL, 0);
 	if (kind != NODE_DIR)
-		history_new_set(history, replica, id, NULL, 0);
+		history_gen_new_set(history, replica, id, NULL, 0);
 	return id;
 }
 
 void
-history_edit(struct history *history, int replica, struct node_id id)
+history_gen_edit(struct history *history, int replica, struct node_id id)
 {
-	const struct state_node *node = state_find(history_view(history, replica), id);
+	const struct state_node *node = state_find(history_gen_view(history, replica), id);
 
 	if (node == NULL || node->kind == NODE_DIR)
 		return;
 	struct op_id on_disk = node->content_op;
-	history_new_set(history, replica, id, &on_disk, node->has_content ? 1 : 0);
+	history_gen_new_set(history, replica, id, &on_disk, node->has_content ? 1 : 0);
 }
 
 void
-history_resolve(struct history *history, int replica, struct node_id id)
+history_gen_resolve(struct history *history, int replica, struct node_id id)
 {
-	const struct state_node *node = state_find(history_view(history, replica), id);
+	const struct state_node *node = state_find(history_gen_view(history, replica), id);
 
 	if (node == NULL || node->kind == NODE_DIR)
 		return;
 	if (node->content_head_count == 0) {
-		history_edit(history, replica, id);
+		history_gen_edit(history, replica, id);
 		return;
 	}
-	history_new_set(history, replica, id, node->content_heads, node->content_head_count);
+	history_gen_new_set(history, replica, id, node->content_heads, node->content_head_count);
 }
 
 static void
-history_move_bytes(struct history *history, int replica, struct node_id id,
+history_gen_move_bytes(struct history *history, int replica, struct node_id id,
     struct node_id parent, const uint8_t *name, size_t name_length)
 {
-	const struct state_node *node = state_find(history_view(history, replica), id);
+	const struct state_node *node = state_find(history_gen_view(history, replica), id);
 
 	if (node == NULL)
 		return;
-	history_new_place(history, replica, id, parent, name, name_length, node->kind, node->root,
+	history_gen_new_place(history, replica, id, parent, name, name_length, node->kind, node->root,
 	    node->place_heads, node->place_head_count);
 }
 
 void
-history_move(struct history *history, int replica, struct node_id node, struct node_id parent,
+history_gen_move(struct history *history, int replica, struct node_id node, struct node_id parent,
     const char *name)
 {
-	history_move_bytes(history, replica, node, parent, (const uint8_t *)name, strlen(name));
+	history_gen_move_bytes(history, replica, node, parent, (const uint8_t *)name, strlen(name));
 }
 
 void
-history_settle_move(struct history *history, int replica, struct node_id id)
+history_gen_settle_move(struct history *history, int replica, struct node_id id)
 {
-	const struct state_node *node = state_find(history_view(history, replica), id);
+	const struct state_node *node = state_find(history_gen_view(history, replica), id);
 
 	if (node != NULL)
-		history_move_bytes(history, replica, id, node->parent, node->name, node->name_length);
+		history_gen_move_bytes(history, replica, id, node->parent, node->name, node->name_length);
 }
 
 static bool
-history_is_under(const struct state *view, const struct state_node *node, struct node_id ancestor)
+history_gen_is_under(const struct state *view, const struct state_node *node, struct node_id ancestor)
 {
 	for (size_t steps = 0; node != NULL && steps <= view->node_count; steps++) {
 		if (node_id_equal(node->id, ancestor))
@@ -278,9 +278,9 @@ history_is_under(const struct state *view, const struct state_node *node, struct
 }
 
 void
-history_delete(struct history *history, int replica, struct node_id id)
+history_gen_delete(struct history *history, int replica, struct node_id id)
 {
-	const struct state *view = history_view(history, replica);
+	const struct state *view = history_gen_view(history, replica);
 	const struct state_node *top = state_find(view, id);
 	struct op_id *seen = NULL;
 
@@ -288,22 +288,22 @@ history_delete(struct history *history, int replica, struct node_id id)
 		return;
 	for (size_t i = 0; i < view->node_count; i++) {
 		const struct state_node *node = &view->nodes[i];
-		if (!node->live || !history_is_under(view, node, id))
+		if (!node->live || !history_gen_is_under(view, node, id))
 			continue;
 		size_t count = node->place_head_count + node->content_head_count;
-		seen = history_realloc(seen, (count ? count : 1) * sizeof *seen);
+		seen = history_gen_realloc(seen, (count ? count : 1) * sizeof *seen);
 		for (size_t j = 0; j < node->place_head_count; j++)
 			seen[j] = node->place_heads[j];
 		for (size_t j = 0; j < node->content_head_count; j++)
 			seen[node->place_head_count + j] = node->content_heads[j];
-		history_new_place(history, replica, node->id, NODE_TRASH, node->name,
+		history_gen_new_place(history, replica, node->id, NODE_TRASH, node->name,
 		    node->name_length, node->kind, node->root, seen, count);
 	}
 	free(seen);
 }
 
 void
-history_sync(struct history *history, int from, int to)
+history_gen_sync(struct history *history, int from, int to)
 {
 	struct history_replica *source = &history->replicas[from];
 	struct history_replica *target = &history->replicas[to];
@@ -319,12 +319,12 @@ history_sync(struct history *history, int from, int to)
 }
 
 void
-history_sync_all(struct history *history)
+history_gen_sync_all(struct history *history)
 {
 	for (int r = 1; r < history->replica_count; r++)
-		history_sync(history, r, 0);
+		history_gen_sync(history, r, 0);
 	for (int r = 1; r < history->replica_count; r++)
-		history_sync(history, 0, r);
+		history_gen_sync(history, 0, r);
 }
 
 /* ---- random steps ------------------------------------------------------- */
@@ -336,7 +336,7 @@ enum history_pick {
 };
 
 static bool
-history_pick_fits(const struct state_node *node, enum history_pick pick)
+history_gen_pick_fits(const struct state_node *node, enum history_pick pick)
 {
 	if (!node->live)
 		return false;
@@ -349,34 +349,34 @@ history_pick_fits(const struct state_node *node, enum history_pick pick)
 
 /* A random live node of the view that fits, or NULL. */
 static const struct state_node *
-history_pick(struct history *history, const struct state *view, enum history_pick pick)
+history_gen_pick(struct history *history, const struct state *view, enum history_pick pick)
 {
 	size_t fits = 0;
 
 	for (size_t i = 0; i < view->node_count; i++)
-		fits += history_pick_fits(&view->nodes[i], pick);
+		fits += history_gen_pick_fits(&view->nodes[i], pick);
 	if (fits == 0)
 		return NULL;
-	size_t chosen = (size_t)history_random_below(&history->random, fits);
+	size_t chosen = (size_t)history_gen_random_below(&history->random, fits);
 	for (size_t i = 0; i < view->node_count; i++)
-		if (history_pick_fits(&view->nodes[i], pick) && chosen-- == 0)
+		if (history_gen_pick_fits(&view->nodes[i], pick) && chosen-- == 0)
 			return &view->nodes[i];
 	return NULL;
 }
 
 /* A live folder or the top, one time in three the top. */
 static struct node_id
-history_pick_folder(struct history *history, const struct state *view)
+history_gen_pick_folder(struct history *history, const struct state *view)
 {
-	const struct state_node *folder = history_pick(history, view, PICK_FOLDER);
+	const struct state_node *folder = history_gen_pick(history, view, PICK_FOLDER);
 
-	if (folder == NULL || history_random_below(&history->random, 3) == 0)
+	if (folder == NULL || history_gen_random_below(&history->random, 3) == 0)
 		return NODE_ROOT;
 	return folder->id;
 }
 
 static bool
-history_name_taken(const struct state *view, struct node_id parent, const char *name)
+history_gen_name_taken(const struct state *view, struct node_id parent, const char *name)
 {
 	size_t length = strlen(name);
 
@@ -392,104 +392,104 @@ history_name_taken(const struct state *view, struct node_id parent, const char *
 /* Like a client, mostly avoids names its own folder already shows; a clash
  * then comes from concurrency, or now and then from joined roots. */
 static const char *
-history_pick_name(struct history *history, const struct state *view, struct node_id parent)
+history_gen_pick_name(struct history *history, const struct state *view, struct node_id parent)
 {
-	const char *name = history_names[history_random_below(&history->random, HISTORY_NAME_COUNT)];
+	const char *name = history_names[history_gen_random_below(&history->random, HISTORY_NAME_COUNT)];
 
-	if (history_random_below(&history->random, 10) == 0)
+	if (history_gen_random_below(&history->random, 10) == 0)
 		return name;
-	for (int attempt = 0; attempt < 4 && history_name_taken(view, parent, name); attempt++)
-		name = history_names[history_random_below(&history->random, HISTORY_NAME_COUNT)];
+	for (int attempt = 0; attempt < 4 && history_gen_name_taken(view, parent, name); attempt++)
+		name = history_names[history_gen_random_below(&history->random, HISTORY_NAME_COUNT)];
 	return name;
 }
 
 static const char *
-history_step_create(struct history *history, int replica)
+history_gen_step_create(struct history *history, int replica)
 {
-	const struct state *view = history_view(history, replica);
-	struct node_id parent = history_pick_folder(history, view);
-	uint64_t roll = history_random_below(&history->random, 10);
+	const struct state *view = history_gen_view(history, replica);
+	struct node_id parent = history_gen_pick_folder(history, view);
+	uint64_t roll = history_gen_random_below(&history->random, 10);
 	enum node_kind kind = roll < 3 ? NODE_DIR : roll < 9 ? NODE_FILE : NODE_SYMLINK;
 
-	history_create(history, replica, parent, history_pick_name(history, view, parent), kind);
+	history_gen_create(history, replica, parent, history_gen_pick_name(history, view, parent), kind);
 	return "create";
 }
 
 static const char *
-history_step_edit(struct history *history, int replica)
+history_gen_step_edit(struct history *history, int replica)
 {
-	const struct state_node *node = history_pick(history, history_view(history, replica),
+	const struct state_node *node = history_gen_pick(history, history_gen_view(history, replica),
 	    PICK_CONTENT);
 
 	if (node == NULL)
-		return history_step_create(history, replica);
-	history_edit(history, replica, node->id);
+		return history_gen_step_create(history, replica);
+	history_gen_edit(history, replica, node->id);
 	return "edit";
 }
 
 static const char *
-history_step_rename(struct history *history, int replica)
+history_gen_step_rename(struct history *history, int replica)
 {
-	const struct state *view = history_view(history, replica);
-	const struct state_node *node = history_pick(history, view, PICK_ANY);
+	const struct state *view = history_gen_view(history, replica);
+	const struct state_node *node = history_gen_pick(history, view, PICK_ANY);
 
 	if (node == NULL)
-		return history_step_create(history, replica);
-	history_move(history, replica, node->id, node->parent,
-	    history_pick_name(history, view, node->parent));
+		return history_gen_step_create(history, replica);
+	history_gen_move(history, replica, node->id, node->parent,
+	    history_gen_pick_name(history, view, node->parent));
 	return "rename";
 }
 
 /* Two moves in three go where a client could put the node; the third may
  * go into the node itself or below it, which derivation must skip. */
 static struct node_id
-history_pick_move_target(struct history *history, const struct state *view,
+history_gen_pick_move_target(struct history *history, const struct state *view,
     const struct state_node *node)
 {
-	bool careful = history_random_below(&history->random, 3) != 0;
-	struct node_id target = history_pick_folder(history, view);
+	bool careful = history_gen_random_below(&history->random, 3) != 0;
+	struct node_id target = history_gen_pick_folder(history, view);
 
 	for (int attempt = 0; careful && attempt < 8; attempt++) {
 		const struct state_node *folder = state_find(view, target);
-		if (folder == NULL || !history_is_under(view, folder, node->id))
+		if (folder == NULL || !history_gen_is_under(view, folder, node->id))
 			break;
-		target = history_pick_folder(history, view);
+		target = history_gen_pick_folder(history, view);
 	}
 	return target;
 }
 
 static const char *
-history_step_move(struct history *history, int replica)
+history_gen_step_move(struct history *history, int replica)
 {
-	const struct state *view = history_view(history, replica);
-	bool folder = history_random_below(&history->random, 10) < 7;
-	const struct state_node *node = history_pick(history, view, folder ? PICK_FOLDER : PICK_ANY);
+	const struct state *view = history_gen_view(history, replica);
+	bool folder = history_gen_random_below(&history->random, 10) < 7;
+	const struct state_node *node = history_gen_pick(history, view, folder ? PICK_FOLDER : PICK_ANY);
 	char name[OP_NAME_MAX + 1];
 
 	if (node == NULL)
-		return history_step_create(history, replica);
-	struct node_id target = history_pick_move_target(history, view, node);
+		return history_gen_step_create(history, replica);
+	struct node_id target = history_gen_pick_move_target(history, view, node);
 	memcpy(name, node->name, node->name_length);
 	name[node->name_length] = '\0';
-	if (history_name_taken(view, target, name))
-		snprintf(name, sizeof name, "%s", history_pick_name(history, view, target));
-	history_move(history, replica, node->id, target, name);
+	if (history_gen_name_taken(view, target, name))
+		snprintf(name, sizeof name, "%s", history_gen_pick_name(history, view, target));
+	history_gen_move(history, replica, node->id, target, name);
 	return "move";
 }
 
 /* Folders half the time: deleting a folder is where concurrent work hides. */
 static const char *
-history_step_delete(struct history *history, int replica)
+history_gen_step_delete(struct history *history, int replica)
 {
-	const struct state *view = history_view(history, replica);
-	bool folder = history_random_below(&history->random, 2) == 0;
-	const struct state_node *node = history_pick(history, view, folder ? PICK_FOLDER : PICK_ANY);
+	const struct state *view = history_gen_view(history, replica);
+	bool folder = history_gen_random_below(&history->random, 2) == 0;
+	const struct state_node *node = history_gen_pick(history, view, folder ? PICK_FOLDER : PICK_ANY);
 
 	if (node == NULL)
-		node = history_pick(history, view, PICK_ANY);
+		node = history_gen_pick(history, view, PICK_ANY);
 	if (node == NULL)
-		return history_step_create(history, replica);
-	history_delete(history, replica, node->id);
+		return history_gen_step_create(history, replica);
+	history_gen_delete(history, replica, node->id);
 	return "delete";
 }
 
@@ -497,31 +497,31 @@ history_step_delete(struct history *history, int replica)
  * conflict, the shown place for a move or a revive, a fresh name for the
  * loser of a name clash. Cycles need no op. */
 static const char *
-history_step_resolve(struct history *history, int replica)
+history_gen_step_resolve(struct history *history, int replica)
 {
-	const struct state *view = history_view(history, replica);
+	const struct state *view = history_gen_view(history, replica);
 	char name[32];
 
 	if (view->conflict_count == 0)
-		return history_step_edit(history, replica);
+		return history_gen_step_edit(history, replica);
 	const struct state_conflict *conflict =
-	    &view->conflicts[history_random_below(&history->random, view->conflict_count)];
+	    &view->conflicts[history_gen_random_below(&history->random, view->conflict_count)];
 	struct node_id id = conflict->node;
 	const struct state_node *node = state_find(view, id);
 	if (node == NULL)
 		return "nothing to settle";
 	switch (conflict->kind) {
 	case CONFLICT_CONTENT:
-		history_resolve(history, replica, id);
+		history_gen_resolve(history, replica, id);
 		return "resolve content";
 	case CONFLICT_MOVE:
 	case CONFLICT_REVIVED:
 	case CONFLICT_EDIT_REVIVED:
-		history_settle_move(history, replica, id);
+		history_gen_settle_move(history, replica, id);
 		return "settle place";
 	case CONFLICT_NAME:
 		snprintf(name, sizeof name, "renamed-%llu", (unsigned long long)history->count);
-		history_move(history, replica, id, node->parent, name);
+		history_gen_move(history, replica, id, node->parent, name);
 		return "rename loser";
 	default:
 		return "nothing to settle";
@@ -531,79 +531,79 @@ history_step_resolve(struct history *history, int replica)
 /* Two replicas create one name in one folder both see, unaware of each
  * other: the clash of DESIGN §4.4. */
 static const char *
-history_step_twin_create(struct history *history, int replica)
+history_gen_step_twin_create(struct history *history, int replica)
 {
-	int other = (replica + 1 + (int)history_random_below(&history->random,
+	int other = (replica + 1 + (int)history_gen_random_below(&history->random,
 	    (uint64_t)history->replica_count - 1)) % history->replica_count;
-	const struct state *view = history_view(history, replica);
-	struct node_id parent = history_pick_folder(history, view);
-	const struct state_node *shared = state_find(history_view(history, other), parent);
-	const char *name = history_names[history_random_below(&history->random, HISTORY_NAME_COUNT)];
+	const struct state *view = history_gen_view(history, replica);
+	struct node_id parent = history_gen_pick_folder(history, view);
+	const struct state_node *shared = state_find(history_gen_view(history, other), parent);
+	const char *name = history_names[history_gen_random_below(&history->random, HISTORY_NAME_COUNT)];
 
 	if (other == replica)
-		return history_step_create(history, replica);
+		return history_gen_step_create(history, replica);
 	if (shared == NULL || !shared->live)
 		parent = NODE_ROOT;
-	history_create(history, replica, parent, name, NODE_FILE);
-	history_create(history, other, parent, name,
-	    history_random_below(&history->random, 4) ? NODE_FILE : NODE_DIR);
+	history_gen_create(history, replica, parent, name, NODE_FILE);
+	history_gen_create(history, other, parent, name,
+	    history_gen_random_below(&history->random, 4) ? NODE_FILE : NODE_DIR);
 	return "twin create";
 }
 
 static const char *
-history_step_sync(struct history *history, int replica)
+history_gen_step_sync(struct history *history, int replica)
 {
-	int other = (int)history_random_below(&history->random, (uint64_t)history->replica_count);
+	int other = (int)history_gen_random_below(&history->random, (uint64_t)history->replica_count);
 
 	if (other == replica)
 		other = (replica + 1) % history->replica_count;
-	history_sync(history, replica, other);
-	if (history_random_below(&history->random, 3) == 0)
-		history_sync(history, other, replica);
+	history_gen_sync(history, replica, other);
+	if (history_gen_random_below(&history->random, 3) == 0)
+		history_gen_sync(history, other, replica);
 	return "sync";
 }
 
 const char *
-history_random_step(struct history *history)
+history_gen_random_step(struct history *history)
 {
-	int replica = (int)history_random_below(&history->random, (uint64_t)history->replica_count);
-	uint64_t roll = history_random_below(&history->random, 100);
+	int replica = (int)history_gen_random_below(&history->random, (uint64_t)history->replica_count);
+	uint64_t roll = history_gen_random_below(&history->random, 100);
 
 	if (roll < 20)
-		return history_step_create(history, replica);
+		return history_gen_step_create(history, replica);
 	if (roll < 36)
-		return history_step_edit(history, replica);
+		return history_gen_step_edit(history, replica);
 	if (roll < 43)
-		return history_step_rename(history, replica);
+		return history_gen_step_rename(history, replica);
 	if (roll < 55)
-		return history_step_move(history, replica);
+		return history_gen_step_move(history, replica);
 	if (roll < 63)
-		return history_step_delete(history, replica);
+		return history_gen_step_delete(history, replica);
 	if (roll < 68)
-		return history_step_resolve(history, replica);
+		return history_gen_step_resolve(history, replica);
 	if (roll < 72 && history->replica_count > 1)
-		return history_step_twin_create(history, replica);
-	return history_step_sync(history, replica);
+		return history_gen_step_twin_create(history, replica);
+	return history_gen_step_sync(history, replica);
 }
 
 void
-history_generate(struct history *history, uint64_t seed, bool check_views)
+history_gen_generate(struct history *history, uint64_t seed, bool check_views)
 {
 	struct history_random random;
 
-	history_random_seed(&random, seed);
-	int replica_count = 2 + (int)history_random_below(&random, 4);
-	int steps = 10 + (int)history_random_below(&random, 241);
-	history_init(history, replica_count, history_random_next(&random));
+	history_gen_random_seed(&random, seed);
+	int replica_count = 2 + (int)history_gen_random_below(&random, 4);
+	int steps = 10 + (int)history_gen_random_below(&random, 241);
+	history_gen_init(history, replica_count, history_gen_random_next(&random));
 	history->check_views = check_views;
 	for (int step = 0; step < steps; step++)
-		history_random_step(history);
+		history_gen_random_step(history);
 }
 
 /* ---- invariants --------------------------------------------------------- */
 
 static void
-history_problem(struct buffer *problems, const char *what, struct node_id node)
+history_gen_problem(struct buffer *problems, const char *what, struct node_id node)
 {
 	char hex[ID_HEX];
 
@@ -612,7 +612,7 @@ history_problem(struct buffer *problems, const char *what, struct node_id node)
 }
 
 static int
-history_op_pointer_compare(const void *left, const void *right)
+history_gen_op_pointer_compare(const void *left, const void *right)
 {
 	const struct op *const *a = left, *const *b = right;
 	return op_id_compare((*a)->id, (*b)->id);
@@ -628,25 +628,25 @@ struct history_check {
 };
 
 static const struct op *
-history_check_op(const struct history_check *check, struct op_id id)
+history_gen_check_op(const struct history_check *check, struct op_id id)
 {
 	struct op key = { .id = id };
 	const struct op *key_pointer = &key;
 	const struct op *const *found = bsearch(&key_pointer, check->sorted, check->count,
-	    sizeof *check->sorted, history_op_pointer_compare);
+	    sizeof *check->sorted, history_gen_op_pointer_compare);
 	return found ? *found : NULL;
 }
 
 static void
-history_fail(struct history_check *check, const char *what, struct node_id node)
+history_gen_fail(struct history_check *check, const char *what, struct node_id node)
 {
-	history_problem(check->problems, what, node);
+	history_gen_problem(check->problems, what, node);
 	check->ok = false;
 }
 
 /* Up to the top through live folders, in at most node_count steps. */
 static void
-history_check_chain(struct history_check *check, const struct state_node *node)
+history_gen_check_chain(struct history_check *check, const struct state_node *node)
 {
 	const struct state *state = check->state;
 	struct node_id at = node->parent;
@@ -655,7 +655,7 @@ history_check_chain(struct history_check *check, const struct state_node *node)
 		const struct state_node *parent = state_find(state, at);
 		if (parent == NULL || !parent->live || parent->kind != NODE_DIR ||
 		    steps > state->node_count) {
-			history_fail(check, "live node under a missing, dead or non-folder parent, or a cycle",
+			history_gen_fail(check, "live node under a missing, dead or non-folder parent, or a cycle",
 			    node->id);
 			return;
 		}
@@ -665,25 +665,25 @@ history_check_chain(struct history_check *check, const struct state_node *node)
 
 /* Off the tree only through a delete that saw it, with no edit surviving. */
 static void
-history_check_dead(struct history_check *check, const struct state_node *node)
+history_gen_check_dead(struct history_check *check, const struct state_node *node)
 {
-	const struct op *place = history_check_op(check, node->place_op);
+	const struct op *place = history_gen_check_op(check, node->place_op);
 
 	if (place == NULL || place->kind != OP_PLACE ||
 	    !node_id_equal(place->u.place.parent, NODE_TRASH) || place->supersedes_count == 0)
-		history_fail(check, "node in the trash without a delete that saw it", node->id);
+		history_gen_fail(check, "node in the trash without a delete that saw it", node->id);
 	if (node->content_head_count > 0)
-		history_fail(check, "an edit lost in the trash", node->id);
+		history_gen_fail(check, "an edit lost in the trash", node->id);
 }
 
 static void
-history_check_content(struct history_check *check, const struct state_node *node)
+history_gen_check_content(struct history_check *check, const struct state_node *node)
 {
 	if (node->content_head_count > 0 &&
 	    !op_id_equal(node->content_op, node->content_heads[node->content_head_count - 1]))
-		history_fail(check, "content shown is not the greatest head", node->id);
+		history_gen_fail(check, "content shown is not the greatest head", node->id);
 	if (node->kind == NODE_DIR && (node->has_content || node->content_head_count > 0))
-		history_fail(check, "folder with content", node->id);
+		history_gen_fail(check, "folder with content", node->id);
 }
 
 struct history_name {
@@ -693,7 +693,7 @@ struct history_name {
 };
 
 static int
-history_name_compare(const void *left, const void *right)
+history_gen_name_compare(const void *left, const void *right)
 {
 	const struct history_name *a = left, *b = right;
 	int order = node_id_compare(a->parent, b->parent);
@@ -707,10 +707,10 @@ history_name_compare(const void *left, const void *right)
 }
 
 static void
-history_check_names(struct history_check *check)
+history_gen_check_names(struct history_check *check)
 {
 	const struct state *state = check->state;
-	struct history_name *names = history_realloc(NULL, (state->node_count + 1) * sizeof *names);
+	struct history_name *names = history_gen_realloc(NULL, (state->node_count + 1) * sizeof *names);
 	size_t count = 0;
 
 	for (size_t i = 0; i < state->node_count; i++) {
@@ -718,74 +718,74 @@ history_check_names(struct history_check *check)
 		if (!node->live)
 			continue;
 		if (!op_name_valid(node->shown_name, node->shown_name_length))
-			history_fail(check, "invalid shown name", node->id);
+			history_gen_fail(check, "invalid shown name", node->id);
 		names[count++] = (struct history_name){ node->parent, node->shown_name,
 			node->shown_name_length };
 	}
-	qsort(names, count, sizeof *names, history_name_compare);
+	qsort(names, count, sizeof *names, history_gen_name_compare);
 	for (size_t i = 1; i < count; i++)
-		if (history_name_compare(&names[i - 1], &names[i]) == 0)
-			history_fail(check, "two live nodes show one name in one folder", names[i].parent);
+		if (history_gen_name_compare(&names[i - 1], &names[i]) == 0)
+			history_gen_fail(check, "two live nodes show one name in one folder", names[i].parent);
 	free(names);
 }
 
 static void
-history_check_conflicts(struct history_check *check)
+history_gen_check_conflicts(struct history_check *check)
 {
 	const struct state *state = check->state;
 
 	for (size_t i = 0; i < state->conflict_count; i++) {
 		const struct state_conflict *conflict = &state->conflicts[i];
 		if (conflict->op_count == 0)
-			history_fail(check, "conflict without ops", conflict->node);
+			history_gen_fail(check, "conflict without ops", conflict->node);
 		for (size_t j = 0; j < conflict->op_count; j++)
-			if (history_check_op(check, conflict->ops[j]) == NULL)
-				history_fail(check, "conflict names an unknown op", conflict->node);
+			if (history_gen_check_op(check, conflict->ops[j]) == NULL)
+				history_gen_fail(check, "conflict names an unknown op", conflict->node);
 		if ((conflict->kind == CONFLICT_CONTENT || conflict->kind == CONFLICT_MOVE ||
 		    conflict->kind == CONFLICT_NAME) && conflict->op_count < 2)
-			history_fail(check, "conflict with one side", conflict->node);
+			history_gen_fail(check, "conflict with one side", conflict->node);
 		if (i > 0 && state->conflicts[i - 1].kind > conflict->kind)
-			history_fail(check, "conflicts not sorted by kind", conflict->node);
+			history_gen_fail(check, "conflicts not sorted by kind", conflict->node);
 	}
 	for (size_t i = 0; i < state->pending_count; i++)
-		if (history_check_op(check, state->pending[i]) == NULL)
-			history_fail(check, "pending names an unknown op", NODE_ROOT);
+		if (history_gen_check_op(check, state->pending[i]) == NULL)
+			history_gen_fail(check, "pending names an unknown op", NODE_ROOT);
 }
 
 /* Every node some PLACE names must be in the state: nothing is lost. */
 static void
-history_check_nodes_kept(struct history_check *check)
+history_gen_check_nodes_kept(struct history_check *check)
 {
 	for (size_t i = 0; i < check->count; i++) {
 		const struct op *op = &check->ops[i];
 		if (op->kind == OP_PLACE && state_find(check->state, op->u.place.node) == NULL)
-			history_fail(check, "a placed node is missing", op->u.place.node);
+			history_gen_fail(check, "a placed node is missing", op->u.place.node);
 	}
 }
 
 /* What only holds when the ops are well formed and causally closed. */
 static void
-history_check_causal(struct history_check *check)
+history_gen_check_causal(struct history_check *check)
 {
 	const struct state *state = check->state;
 
 	for (size_t i = 0; i < state->conflict_count; i++) {
 		const struct state_conflict *conflict = &state->conflicts[i];
 		if (conflict->kind == CONFLICT_INVALID_OP)
-			history_fail(check, "invalid-op from well-formed ops", conflict->node);
+			history_gen_fail(check, "invalid-op from well-formed ops", conflict->node);
 		if (state_find(state, conflict->node) == NULL)
-			history_fail(check, "conflict on an unknown node", conflict->node);
+			history_gen_fail(check, "conflict on an unknown node", conflict->node);
 	}
 	if (state->pending_count > 0)
-		history_fail(check, "pending ops in a causally closed set", NODE_ROOT);
+		history_gen_fail(check, "pending ops in a causally closed set", NODE_ROOT);
 	for (size_t i = 0; i < state->node_count; i++)
 		if (!state->nodes[i].live)
-			history_check_dead(check, &state->nodes[i]);
-	history_check_nodes_kept(check);
+			history_gen_check_dead(check, &state->nodes[i]);
+	history_gen_check_nodes_kept(check);
 }
 
 static void
-history_check_paths(struct history_check *check, const struct state_node *node)
+history_gen_check_paths(struct history_check *check, const struct state_node *node)
 {
 	struct buffer path;
 
@@ -793,53 +793,53 @@ history_check_paths(struct history_check *check, const struct state_node *node)
 	if (!state_path(check->state, node->id, &path) || path.length < node->shown_name_length ||
 	    memcmp(path.data + path.length - node->shown_name_length, node->shown_name,
 		node->shown_name_length) != 0)
-		history_fail(check, "state_path does not end with the shown name", node->id);
+		history_gen_fail(check, "state_path does not end with the shown name", node->id);
 	buffer_free(&path);
 }
 
 static bool
-history_check(const struct op *ops, size_t count, const struct state *state,
+history_gen_check(const struct op *ops, size_t count, const struct state *state,
     struct buffer *problems, bool causal)
 {
 	struct history_check check = { .ops = ops, .count = count, .state = state,
 		.problems = problems, .ok = true };
 
-	check.sorted = history_realloc(NULL, (count + 1) * sizeof *check.sorted);
+	check.sorted = history_gen_realloc(NULL, (count + 1) * sizeof *check.sorted);
 	for (size_t i = 0; i < count; i++)
 		check.sorted[i] = &ops[i];
-	qsort(check.sorted, count, sizeof *check.sorted, history_op_pointer_compare);
+	qsort(check.sorted, count, sizeof *check.sorted, history_gen_op_pointer_compare);
 	for (size_t i = 0; i < state->node_count; i++) {
 		const struct state_node *node = &state->nodes[i];
 		if (i > 0 && node_id_compare(state->nodes[i - 1].id, node->id) >= 0)
-			history_fail(&check, "nodes not sorted by id", node->id);
+			history_gen_fail(&check, "nodes not sorted by id", node->id);
 		if (node->live) {
-			history_check_chain(&check, node);
-			history_check_paths(&check, node);
+			history_gen_check_chain(&check, node);
+			history_gen_check_paths(&check, node);
 		} else if (!node_id_equal(node->parent, NODE_TRASH)) {
-			history_fail(&check, "dead node outside the trash", node->id);
+			history_gen_fail(&check, "dead node outside the trash", node->id);
 		}
-		history_check_content(&check, node);
+		history_gen_check_content(&check, node);
 	}
-	history_check_names(&check);
-	history_check_conflicts(&check);
+	history_gen_check_names(&check);
+	history_gen_check_conflicts(&check);
 	if (causal)
-		history_check_causal(&check);
+		history_gen_check_causal(&check);
 	free(check.sorted);
 	return check.ok;
 }
 
 bool
-history_check_structure(const struct op *ops, size_t count, const struct state *state,
+history_gen_check_structure(const struct op *ops, size_t count, const struct state *state,
     struct buffer *problems)
 {
-	return history_check(ops, count, state, problems, false);
+	return history_gen_check(ops, count, state, problems, false);
 }
 
 bool
-history_check_state(const struct op *ops, size_t count, const struct state *state,
+history_gen_check_state(const struct op *ops, size_t count, const struct state *state,
     struct buffer *problems)
 {
-	return history_check(ops, count, state, problems, true);
+	return history_gen_check(ops, count, state, problems, true);
 }
 
 /* ---- bulk histories for timing ------------------------------------------ */
@@ -875,7 +875,7 @@ static struct op *
 bulk_op(struct bulk *bulk, enum op_kind kind, const struct op_id *supersedes, size_t count,
     uint64_t lamport)
 {
-	int replica = (int)history_random_below(&bulk->random, 4);
+	int replica = (int)history_gen_random_below(&bulk->random, 4);
 	struct op *op = &bulk->ops[bulk->count++];
 
 	memset(op, 0, sizeof *op);
@@ -917,8 +917,8 @@ bulk_set(struct bulk *bulk, size_t index, uint64_t lamport)
 	    node->content_head.counter ? 1 : 0, lamport);
 
 	op->u.set.node = node->id;
-	history_random_bytes(&bulk->random, op->u.set.blob.bytes, 8);
-	op->u.set.size = history_random_below(&bulk->random, 1 << 20);
+	history_gen_random_bytes(&bulk->random, op->u.set.blob.bytes, 8);
+	op->u.set.size = history_gen_random_below(&bulk->random, 1 << 20);
 	op->u.set.mode = 0644;
 	op->u.set.mtime_ns = (int64_t)bulk->count;
 	node->content_head = op->id;
@@ -927,9 +927,9 @@ bulk_set(struct bulk *bulk, size_t index, uint64_t lamport)
 static uint32_t
 bulk_random_folder(struct bulk *bulk, size_t below)
 {
-	if (below == 0 || history_random_below(&bulk->random, 8) == 0)
+	if (below == 0 || history_gen_random_below(&bulk->random, 8) == 0)
 		return BULK_ROOT;
-	return (uint32_t)history_random_below(&bulk->random, below);
+	return (uint32_t)history_gen_random_below(&bulk->random, below);
 }
 
 static bool
@@ -948,7 +948,7 @@ bulk_create_all(struct bulk *bulk)
 		struct bulk_node *node = &bulk->nodes[i];
 		char name[32];
 		uint8_t random[10];
-		history_random_bytes(&bulk->random, random, sizeof random);
+		history_gen_random_bytes(&bulk->random, random, sizeof random);
 		node->id = node_id_from_parts(0x019a00000000ULL + i, random);
 		node->folder = i < bulk->folder_count;
 		int length = snprintf(name, sizeof name, node->folder ? "folder%zu" : "file%zu.txt", i);
@@ -966,8 +966,8 @@ static void
 bulk_step(struct bulk *bulk, size_t room)
 {
 	size_t files = bulk->node_count - bulk->folder_count;
-	size_t file = bulk->folder_count + (size_t)history_random_below(&bulk->random, files);
-	uint64_t roll = history_random_below(&bulk->random, 100);
+	size_t file = bulk->folder_count + (size_t)history_gen_random_below(&bulk->random, files);
+	uint64_t roll = history_gen_random_below(&bulk->random, 100);
 
 	if (bulk->nodes[file].deleted) {
 		bulk_place(bulk, file, bulk_random_folder(bulk, bulk->folder_count), false);
@@ -984,7 +984,7 @@ bulk_step(struct bulk *bulk, size_t room)
 	} else if (roll < 92) {
 		bulk_place(bulk, file, bulk_random_folder(bulk, bulk->folder_count), false);
 	} else if (roll < 97) {
-		uint32_t folder = (uint32_t)history_random_below(&bulk->random, bulk->folder_count);
+		uint32_t folder = (uint32_t)history_gen_random_below(&bulk->random, bulk->folder_count);
 		uint32_t target = bulk_random_folder(bulk, bulk->folder_count);
 		if (!bulk_under(bulk, target, folder))
 			bulk_place(bulk, folder, target, false);
@@ -996,19 +996,19 @@ bulk_step(struct bulk *bulk, size_t room)
 }
 
 struct op *
-history_bulk(struct arena *arena, uint64_t seed, size_t node_count, size_t op_count)
+history_gen_bulk(struct arena *arena, uint64_t seed, size_t node_count, size_t op_count)
 {
 	struct bulk bulk = { .arena = arena, .node_count = node_count,
 		.folder_count = node_count / 10 ? node_count / 10 : 1 };
 
-	history_random_seed(&bulk.random, seed);
+	history_gen_random_seed(&bulk.random, seed);
 	for (int r = 0; r < 4; r++)
-		history_random_bytes(&bulk.random, bulk.replicas[r].bytes, ID_BYTES);
+		history_gen_random_bytes(&bulk.random, bulk.replicas[r].bytes, ID_BYTES);
 	if (op_count < node_count)
 		op_count = node_count;
 	bulk.ops = arena_alloc(arena, op_count * sizeof *bulk.ops);
 	bulk.op_limit = op_count;
-	bulk.nodes = history_realloc(NULL, node_count * sizeof *bulk.nodes);
+	bulk.nodes = history_gen_realloc(NULL, node_count * sizeof *bulk.nodes);
 	memset(bulk.nodes, 0, node_count * sizeof *bulk.nodes);
 	bulk_create_all(&bulk);
 	while (bulk.count < op_count)

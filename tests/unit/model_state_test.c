@@ -124,7 +124,7 @@ derive_checked(struct history *history, struct state *state, const char *scenari
 
 	buffer_init(&problems);
 	state_derive(history->ops, history->count, state);
-	ok(history_check_state(history->ops, history->count, state, &problems),
+	ok(history_gen_check_state(history->ops, history->count, state, &problems),
 	    "%s: invariants hold", scenario);
 	if (problems.length > 0)
 		tap_diag("%s", buffer_string(&problems));
@@ -138,7 +138,7 @@ scenario(int replicas)
 {
 	struct history history;
 
-	history_init(&history, replicas, 42);
+	history_gen_init(&history, replicas, 42);
 	history.check_views = true;
 	return history;
 }
@@ -151,14 +151,14 @@ test_basic_tree(void)
 	struct history history = scenario(1);
 	struct state state;
 
-	struct node_id docs = history_create(&history, A, NODE_ROOT, "docs", NODE_DIR);
-	struct node_id file = history_create(&history, A, docs, "a.txt", NODE_FILE);
-	struct node_id link = history_create(&history, A, docs, "link", NODE_SYMLINK);
-	history_move(&history, A, file, docs, "b.txt");
-	history_move(&history, A, file, NODE_ROOT, "b.txt");
-	history_edit(&history, A, file);
+	struct node_id docs = history_gen_create(&history, A, NODE_ROOT, "docs", NODE_DIR);
+	struct node_id file = history_gen_create(&history, A, docs, "a.txt", NODE_FILE);
+	struct node_id link = history_gen_create(&history, A, docs, "link", NODE_SYMLINK);
+	history_gen_move(&history, A, file, docs, "b.txt");
+	history_gen_move(&history, A, file, NODE_ROOT, "b.txt");
+	history_gen_edit(&history, A, file);
 	struct op_id edit = last_op_id(&history);
-	history_delete(&history, A, docs);
+	history_gen_delete(&history, A, docs);
 	derive_checked(&history, &state, "basic tree");
 
 	check_str(path_of(&state, file), "b.txt");
@@ -173,7 +173,7 @@ test_basic_tree(void)
 	check_str(path_of(&state, NODE_ROOT), "");
 	ok(state_find(&state, NODE_ROOT) == NULL, "the top is not a node");
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 static void
@@ -182,13 +182,13 @@ test_concurrent_edits(void)
 	struct history history = scenario(2);
 	struct state state;
 
-	struct node_id file = history_create(&history, A, NODE_ROOT, "f.txt", NODE_FILE);
-	history_sync_all(&history);
-	history_edit(&history, A, file);
+	struct node_id file = history_gen_create(&history, A, NODE_ROOT, "f.txt", NODE_FILE);
+	history_gen_sync_all(&history);
+	history_gen_edit(&history, A, file);
 	struct op_id edit_a = last_op_id(&history);
-	history_edit(&history, B, file);
+	history_gen_edit(&history, B, file);
 	struct op_id edit_b = last_op_id(&history);
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "concurrent edits");
 
 	const struct state_node *node = state_find(&state, file);
@@ -204,29 +204,29 @@ test_concurrent_edits(void)
 
 	/* An ordinary edit of the file in conflict supersedes only what was on
 	 * disk: the conflict stays. */
-	history_edit(&history, A, file);
+	history_gen_edit(&history, A, file);
 	derive_checked(&history, &state, "edit during conflict");
 	ok(conflict_of(&state, CONFLICT_CONTENT, file) != NULL, "an ordinary edit keeps the conflict");
 	state_free(&state);
 
 	/* A replica that has not seen that edit cannot settle it... */
-	history_resolve(&history, B, file);
-	history_sync_all(&history);
+	history_gen_resolve(&history, B, file);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "resolve without seeing every head");
 	ok(conflict_of(&state, CONFLICT_CONTENT, file) != NULL, "an unseen head keeps the conflict");
 	state_free(&state);
 
 	/* ...one that has seen every head can. */
-	history_resolve(&history, B, file);
+	history_gen_resolve(&history, B, file);
 	struct op_id resolve = last_op_id(&history);
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "resolve");
 	node = state_find(&state, file);
 	ok(conflict_of(&state, CONFLICT_CONTENT, file) == NULL, "a SET superseding every head resolves it");
 	ok(op_id_equal(node->content_op, resolve), "the resolving content wins");
 	check_uint(node->content_head_count, 1);
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 static void
@@ -235,20 +235,20 @@ test_rename_vs_edit(void)
 	struct history history = scenario(2);
 	struct state state;
 
-	struct node_id folder = history_create(&history, A, NODE_ROOT, "src", NODE_DIR);
-	struct node_id file = history_create(&history, A, folder, "main.c", NODE_FILE);
-	history_sync_all(&history);
-	history_move(&history, A, file, NODE_ROOT, "hearth.c");
-	history_edit(&history, B, file);
+	struct node_id folder = history_gen_create(&history, A, NODE_ROOT, "src", NODE_DIR);
+	struct node_id file = history_gen_create(&history, A, folder, "main.c", NODE_FILE);
+	history_gen_sync_all(&history);
+	history_gen_move(&history, A, file, NODE_ROOT, "hearth.c");
+	history_gen_edit(&history, B, file);
 	struct op_id edit = last_op_id(&history);
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "rename vs edit");
 
 	check_str(path_of(&state, file), "hearth.c");
 	ok(op_id_equal(state_find(&state, file)->content_op, edit), "the edit follows the rename");
 	check_uint(state.conflict_count, 0);
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 static void
@@ -257,14 +257,14 @@ test_delete_vs_edit(void)
 	struct history history = scenario(2);
 	struct state state;
 
-	struct node_id folder = history_create(&history, A, NODE_ROOT, "notes", NODE_DIR);
-	struct node_id file = history_create(&history, A, folder, "todo.txt", NODE_FILE);
-	history_sync_all(&history);
-	history_delete(&history, A, file);
+	struct node_id folder = history_gen_create(&history, A, NODE_ROOT, "notes", NODE_DIR);
+	struct node_id file = history_gen_create(&history, A, folder, "todo.txt", NODE_FILE);
+	history_gen_sync_all(&history);
+	history_gen_delete(&history, A, file);
 	struct op_id delete = last_op_id(&history);
-	history_edit(&history, B, file);
+	history_gen_edit(&history, B, file);
 	struct op_id edit = last_op_id(&history);
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "delete vs edit");
 
 	check_str(path_of(&state, file), "notes/todo.txt");
@@ -275,13 +275,13 @@ test_delete_vs_edit(void)
 	state_free(&state);
 
 	/* Deleting again, having seen the edit, sticks. */
-	history_delete(&history, B, file);
-	history_sync_all(&history);
+	history_gen_delete(&history, B, file);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "delete after seeing the edit");
 	ok(!is_live(&state, file), "a delete that saw the edit removes the file");
 	check_uint(state.conflict_count, 0);
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 static void
@@ -290,14 +290,14 @@ test_delete_folder_vs_create(void)
 	struct history history = scenario(2);
 	struct state state;
 
-	struct node_id top = history_create(&history, A, NODE_ROOT, "photos", NODE_DIR);
-	struct node_id inner = history_create(&history, A, top, "2024", NODE_DIR);
-	struct node_id old = history_create(&history, A, inner, "old.jpg", NODE_FILE);
-	struct node_id seen = history_create(&history, A, top, "seen.jpg", NODE_FILE);
-	history_sync_all(&history);
-	history_delete(&history, A, top);
-	struct node_id added = history_create(&history, B, inner, "new.jpg", NODE_FILE);
-	history_sync_all(&history);
+	struct node_id top = history_gen_create(&history, A, NODE_ROOT, "photos", NODE_DIR);
+	struct node_id inner = history_gen_create(&history, A, top, "2024", NODE_DIR);
+	struct node_id old = history_gen_create(&history, A, inner, "old.jpg", NODE_FILE);
+	struct node_id seen = history_gen_create(&history, A, top, "seen.jpg", NODE_FILE);
+	history_gen_sync_all(&history);
+	history_gen_delete(&history, A, top);
+	struct node_id added = history_gen_create(&history, B, inner, "new.jpg", NODE_FILE);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "delete folder vs create inside");
 
 	check_str(path_of(&state, added), "photos/2024/new.jpg");
@@ -307,7 +307,7 @@ test_delete_folder_vs_create(void)
 	check_uint(conflict_count(&state, CONFLICT_REVIVED), 2);
 	check_uint(state.conflict_count, 2);
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 static void
@@ -316,16 +316,16 @@ test_move_cycle(void)
 	struct history history = scenario(2);
 	struct state state;
 
-	struct node_id x = history_create(&history, A, NODE_ROOT, "x", NODE_DIR);
-	struct node_id y = history_create(&history, A, NODE_ROOT, "y", NODE_DIR);
-	struct node_id in_x = history_create(&history, A, x, "in-x.txt", NODE_FILE);
-	struct node_id in_y = history_create(&history, A, y, "in-y.txt", NODE_FILE);
-	history_sync_all(&history);
-	history_move(&history, A, x, y, "x");
-	history_move(&history, B, y, x, "y");
+	struct node_id x = history_gen_create(&history, A, NODE_ROOT, "x", NODE_DIR);
+	struct node_id y = history_gen_create(&history, A, NODE_ROOT, "y", NODE_DIR);
+	struct node_id in_x = history_gen_create(&history, A, x, "in-x.txt", NODE_FILE);
+	struct node_id in_y = history_gen_create(&history, A, y, "in-y.txt", NODE_FILE);
+	history_gen_sync_all(&history);
+	history_gen_move(&history, A, x, y, "x");
+	history_gen_move(&history, B, y, x, "y");
 	const struct op *move_a = &history.ops[history.count - 2], *move_b = &history.ops[history.count - 1];
 	struct op_id later = op_order_compare(move_a, move_b) > 0 ? move_a->id : move_b->id;
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "crossed folder moves");
 
 	check_uint(conflict_count(&state, CONFLICT_CYCLE), 1);
@@ -337,7 +337,7 @@ test_move_cycle(void)
 	bool y_in_x = node_id_equal(state_find(&state, y)->parent, x);
 	ok(x_in_y != y_in_x, "exactly one move applied");
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 static void
@@ -347,11 +347,11 @@ test_same_name(void)
 	struct state state;
 	struct buffer expected;
 
-	struct node_id first = history_create(&history, A, NODE_ROOT, "notes.txt", NODE_FILE);
-	struct node_id second = history_create(&history, B, NODE_ROOT, "notes.txt", NODE_FILE);
-	struct node_id third = history_create(&history, C, NODE_ROOT, "notes.txt", NODE_DIR);
+	struct node_id first = history_gen_create(&history, A, NODE_ROOT, "notes.txt", NODE_FILE);
+	struct node_id second = history_gen_create(&history, B, NODE_ROOT, "notes.txt", NODE_FILE);
+	struct node_id third = history_gen_create(&history, C, NODE_ROOT, "notes.txt", NODE_DIR);
 	const struct op *places[3] = { &history.ops[0], &history.ops[2], &history.ops[4] };
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "same-name creates");
 
 	/* All three have lamport 1: replica bytes order them. */
@@ -394,12 +394,12 @@ test_same_name(void)
 	state_free(&state);
 
 	/* Renaming a loser resolves its clash. */
-	history_move(&history, A, ids[order[1]], NODE_ROOT, "other.txt");
-	history_move(&history, A, ids[order[2]], NODE_ROOT, "third");
+	history_gen_move(&history, A, ids[order[1]], NODE_ROOT, "other.txt");
+	history_gen_move(&history, A, ids[order[2]], NODE_ROOT, "third");
 	derive_checked(&history, &state, "rename after clash");
 	check_uint(conflict_count(&state, CONFLICT_NAME), 0);
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 /* DESIGN §4.3: one replica deletes F while another moves F's old parent G
@@ -411,18 +411,18 @@ test_revive_cycle(void)
 
 	for (int delete_first = 0; delete_first < 2; delete_first++) {
 		struct history history = scenario(2);
-		struct node_id g = history_create(&history, A, NODE_ROOT, "G", NODE_DIR);
-		struct node_id f = history_create(&history, A, g, "F", NODE_DIR);
-		struct node_id spare = history_create(&history, A, NODE_ROOT, "spare.txt", NODE_FILE);
-		history_sync_all(&history);
+		struct node_id g = history_gen_create(&history, A, NODE_ROOT, "G", NODE_DIR);
+		struct node_id f = history_gen_create(&history, A, g, "F", NODE_DIR);
+		struct node_id spare = history_gen_create(&history, A, NODE_ROOT, "spare.txt", NODE_FILE);
+		history_gen_sync_all(&history);
 		/* An unrelated edit first raises a replica's lamport, which puts
 		 * its next op later in total order. */
-		history_edit(&history, delete_first ? B : A, spare);
-		history_delete(&history, A, f);
+		history_gen_edit(&history, delete_first ? B : A, spare);
+		history_gen_delete(&history, A, f);
 		struct op_id delete = last_op_id(&history);
-		history_move(&history, B, g, f, "G");
+		history_gen_move(&history, B, g, f, "G");
 		struct op_id move = last_op_id(&history);
-		history_sync_all(&history);
+		history_gen_sync_all(&history);
 		derive_checked(&history, &state, delete_first ? "delete, then move into it" :
 		    "move into it, then delete");
 
@@ -441,7 +441,7 @@ test_revive_cycle(void)
 			    "the move into F is skipped as a cycle");
 		}
 		state_free(&state);
-		history_free(&history);
+		history_gen_free(&history);
 	}
 }
 
@@ -453,14 +453,14 @@ test_content_without_head(void)
 	struct history history = scenario(2);
 	struct state state;
 
-	struct node_id folder = history_create(&history, A, NODE_ROOT, "in", NODE_DIR);
-	struct node_id file = history_create(&history, A, NODE_ROOT, "f.txt", NODE_FILE);
+	struct node_id folder = history_gen_create(&history, A, NODE_ROOT, "in", NODE_DIR);
+	struct node_id file = history_gen_create(&history, A, NODE_ROOT, "f.txt", NODE_FILE);
 	struct op_id set = last_op_id(&history);
-	history_sync_all(&history);
-	history_create(&history, A, NODE_ROOT, "bump", NODE_DIR);
-	history_delete(&history, B, file);
-	history_move(&history, A, file, folder, "f.txt");
-	history_sync_all(&history);
+	history_gen_sync_all(&history);
+	history_gen_create(&history, A, NODE_ROOT, "bump", NODE_DIR);
+	history_gen_delete(&history, B, file);
+	history_gen_move(&history, A, file, folder, "f.txt");
+	history_gen_sync_all(&history);
 	derive_checked(&history, &state, "delete vs move");
 
 	const struct state_node *node = state_find(&state, file);
@@ -470,11 +470,11 @@ test_content_without_head(void)
 	ok(conflict_of(&state, CONFLICT_MOVE, file) != NULL, "delete and move are a move conflict");
 	state_free(&state);
 
-	history_settle_move(&history, B, file);
+	history_gen_settle_move(&history, B, file);
 	derive_checked(&history, &state, "settle the move");
 	check_uint(state.conflict_count, 0);
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 /* ---- hand-built ops ----------------------------------------------------- */
@@ -633,9 +633,9 @@ test_rename_into_clash(void)
 	struct history history = scenario(1);
 	struct state state;
 
-	struct node_id first = history_create(&history, A, NODE_ROOT, "a.txt", NODE_FILE);
-	struct node_id second = history_create(&history, A, NODE_ROOT, "b.txt", NODE_FILE);
-	history_move(&history, A, first, NODE_ROOT, "b.txt");
+	struct node_id first = history_gen_create(&history, A, NODE_ROOT, "a.txt", NODE_FILE);
+	struct node_id second = history_gen_create(&history, A, NODE_ROOT, "b.txt", NODE_FILE);
+	history_gen_move(&history, A, first, NODE_ROOT, "b.txt");
 	derive_checked(&history, &state, "rename into a taken name");
 
 	const struct state_node *keeper = state_find(&state, second);
@@ -644,7 +644,7 @@ test_rename_into_clash(void)
 	ok(loser->shown_name_length == strlen("b~01234567.txt") && loser->shown_name[1] == '~',
 	    "the node created first but renamed into the name shows b~<hex>.txt");
 	state_free(&state);
-	history_free(&history);
+	history_gen_free(&history);
 }
 
 /* One id, one lamport, different contents (a broken peer): the least by
@@ -831,22 +831,22 @@ random_raw_op(struct history_random *random, struct op *op, const struct op_id *
 	for (int i = 0; i < 8; i++)
 		memset(nodes[i].bytes, 0x10 * (i + 1), ID_BYTES);
 	memset(op, 0, sizeof *op);
-	memset(op->id.replica.bytes, (int)history_random_below(random, 3) + 1, ID_BYTES);
-	op->id.counter = 1 + history_random_below(random, 12);
-	op->lamport = 1 + history_random_below(random, 12);
-	op->kind = history_random_below(random, 10) < 6 ? OP_PLACE : OP_SET;
-	if (history_random_below(random, 20) == 0)
+	memset(op->id.replica.bytes, (int)history_gen_random_below(random, 3) + 1, ID_BYTES);
+	op->id.counter = 1 + history_gen_random_below(random, 12);
+	op->lamport = 1 + history_gen_random_below(random, 12);
+	op->kind = history_gen_random_below(random, 10) < 6 ? OP_PLACE : OP_SET;
+	if (history_gen_random_below(random, 20) == 0)
 		op->kind = OP_COMMIT;
-	if (pool_count > 0 && history_random_below(random, 2) == 0) {
-		op->supersedes = &pool[history_random_below(random, pool_count)];
-		op->supersedes_count = 1 + history_random_below(random, 2);
+	if (pool_count > 0 && history_gen_random_below(random, 2) == 0) {
+		op->supersedes = &pool[history_gen_random_below(random, pool_count)];
+		op->supersedes_count = 1 + history_gen_random_below(random, 2);
 		if (op->supersedes + op->supersedes_count > pool + pool_count)
 			op->supersedes_count = 1;
 	}
-	struct node_id node = nodes[history_random_below(random, 8)];
+	struct node_id node = nodes[history_gen_random_below(random, 8)];
 	if (op->kind == OP_SET) {
 		op->u.set.node = node;
-		op->u.set.size = history_random_below(random, 3);
+		op->u.set.size = history_gen_random_below(random, 3);
 		return;
 	}
 	if (op->kind == OP_COMMIT) {
@@ -854,18 +854,18 @@ random_raw_op(struct history_random *random, struct op *op, const struct op_id *
 		op->u.commit.author = "a";
 		return;
 	}
-	uint64_t parent = history_random_below(random, 11);
-	const char *name = names[history_random_below(random, sizeof names / sizeof *names)];
+	uint64_t parent = history_gen_random_below(random, 11);
+	const char *name = names[history_gen_random_below(random, sizeof names / sizeof *names)];
 	op->u.place = (struct op_place){
 		.node = node,
 		.parent = parent == 8 ? NODE_ROOT : parent == 9 ? NODE_TRASH : parent == 10 ? node :
 		    nodes[parent],
 		.name = (const uint8_t *)name,
 		.name_length = strlen(name),
-		.kind = (enum node_kind)(1 + history_random_below(random, 3)),
-		.root = history_random_below(random, 2) ? "main" : NULL,
+		.kind = (enum node_kind)(1 + history_gen_random_below(random, 3)),
+		.root = history_gen_random_below(random, 2) ? "main" : NULL,
 	};
-	if (history_random_below(random, 4) != 0)
+	if (history_gen_random_below(random, 4) != 0)
 		op->u.place.kind = op->u.place.node.bytes[0] < 0x50 ? NODE_DIR : NODE_FILE;
 }
 
@@ -879,12 +879,12 @@ test_hostile_ops(void)
 	int failures = 0;
 	size_t live = 0, pending = 0, conflicts[CONFLICT_INVALID_OP + 1] = { 0 };
 
-	history_random_seed(&random, env_number("HEARTH_PROPERTY_SEED", 20260101));
+	history_gen_random_seed(&random, env_number("HEARTH_PROPERTY_SEED", 20260101));
 	buffer_init(&problems);
 	buffer_init(&want);
 	buffer_init(&got);
 	for (int round = 0; round < 2000 && failures < 3; round++) {
-		size_t count = 1 + (size_t)history_random_below(&random, 48);
+		size_t count = 1 + (size_t)history_gen_random_below(&random, 48);
 		for (size_t i = 0; i < count; i++) {
 			random_raw_op(&random, &ops[i], pool, i);
 			pool[i] = ops[i].id;
@@ -892,7 +892,7 @@ test_hostile_ops(void)
 		struct state state;
 		state_derive(ops, count, &state);
 		buffer_reset(&problems);
-		bool good = history_check_structure(ops, count, &state, &problems);
+		bool good = history_gen_check_structure(ops, count, &state, &problems);
 		for (size_t i = 0; i < state.node_count; i++)
 			live += state.nodes[i].live;
 		for (size_t i = 0; i < state.conflict_count; i++)
@@ -903,7 +903,7 @@ test_hostile_ops(void)
 		state_free(&state);
 		memcpy(shuffled, ops, count * sizeof *ops);
 		memcpy(shuffled + count, ops, count * sizeof *ops);
-		history_shuffle(&random, shuffled, 2 * count);
+		history_gen_shuffle(&random, shuffled, 2 * count);
 		dump_of(shuffled, 2 * count, &got);
 		good = good && got.length == want.length && memcmp(got.data, want.data, got.length) == 0;
 		if (!good) {
@@ -953,8 +953,8 @@ property_permutations(struct history *history, struct history_random *random,
 	for (int round = 0; round < 3 && same; round++) {
 		memcpy(ops, history->ops, history->count * sizeof *ops);
 		for (size_t i = 0; i < extra; i++)
-			ops[history->count + i] = history->ops[history_random_below(random, history->count)];
-		history_shuffle(random, ops, history->count + extra);
+			ops[history->count + i] = history->ops[history_gen_random_below(random, history->count)];
+		history_gen_shuffle(random, ops, history->count + extra);
 		dump_of(ops, history->count + extra, &got);
 		same = got.length == want->length && memcmp(got.data, want->data, got.length) == 0;
 	}
@@ -970,10 +970,10 @@ property_prefixes(struct history *history, struct history_random *random, struct
 	bool good = true;
 
 	for (int round = 0; round < 3; round++) {
-		size_t length = (size_t)history_random_below(random, history->count + 1);
+		size_t length = (size_t)history_gen_random_below(random, history->count + 1);
 		struct state state;
 		state_derive(history->ops, length, &state);
-		good &= history_check_state(history->ops, length, &state, problems);
+		good &= history_gen_check_state(history->ops, length, &state, problems);
 		state_free(&state);
 	}
 	return good;
@@ -986,11 +986,11 @@ property_converges(struct history *history, const struct buffer *want)
 	struct buffer got;
 	bool same = true;
 
-	history_sync_all(history);
+	history_gen_sync_all(history);
 	buffer_init(&got);
 	for (int r = 0; r < history->replica_count && same; r++) {
 		buffer_reset(&got);
-		state_dump(history_view(history, r), &got);
+		state_dump(history_gen_view(history, r), &got);
 		same = got.length == want->length && memcmp(got.data, want->data, got.length) == 0;
 	}
 	buffer_free(&got);
@@ -1006,8 +1006,8 @@ property_one(uint64_t seed, struct property_totals *totals)
 	struct buffer want, problems;
 	bool good = true;
 
-	history_generate(&history, seed, true);
-	history_random_seed(&random, seed ^ 0x5eed);
+	history_gen_generate(&history, seed, true);
+	history_gen_random_seed(&random, seed ^ 0x5eed);
 	buffer_init(&want);
 	buffer_init(&problems);
 	state_derive(history.ops, history.count, &state);
@@ -1019,7 +1019,7 @@ property_one(uint64_t seed, struct property_totals *totals)
 	if (history.problems.length > 0) {
 		property_report(seed, "a replica view broke an invariant", &history.problems);
 		good = false;
-	} else if (!history_check_state(history.ops, history.count, &state, &problems)) {
+	} else if (!history_gen_check_state(history.ops, history.count, &state, &problems)) {
 		property_report(seed, "the state of all ops broke an invariant", &problems);
 		good = false;
 	} else if (!property_permutations(&history, &random, &want)) {
@@ -1035,7 +1035,7 @@ property_one(uint64_t seed, struct property_totals *totals)
 	state_free(&state);
 	buffer_free(&want);
 	buffer_free(&problems);
-	history_free(&history);
+	history_gen_free(&history);
 	return good;
 }
 
@@ -1089,7 +1089,7 @@ bench(size_t op_count)
 
 	arena_init(&arena, 1 << 20);
 	double start = seconds_now();
-	struct op *ops = history_bulk(&arena, 7, op_count / 10, op_count);
+	struct op *ops = history_gen_bulk(&arena, 7, op_count / 10, op_count);
 	double generated = seconds_now();
 	long before = peak_kilobytes();
 	state_derive(ops, op_count, &state);
@@ -1105,8 +1105,8 @@ bench(size_t op_count)
 	state_free(&state);
 
 	struct history_random random;
-	history_random_seed(&random, 11);
-	history_shuffle(&random, ops, op_count);
+	history_gen_random_seed(&random, 11);
+	history_gen_shuffle(&random, ops, op_count);
 	start = seconds_now();
 	state_derive(ops, op_count, &state);
 	printf("# the same ops shuffled: derive %.3f s, peak RSS %ld MB\n", seconds_now() - start,

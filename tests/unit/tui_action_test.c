@@ -9,8 +9,8 @@
 #include "tui/action.h"
 
 static const unsigned every_scope[] = {
-	SCOPE_HISTORY, SCOPE_VERSION, SCOPE_CONFLICTS, SCOPE_HOME, SCOPE_SYNC, SCOPE_HELP,
-	SCOPE_WELCOME,
+	SCOPE_HISTORY, SCOPE_VERSION, SCOPE_CONFLICTS, SCOPE_SIDES, SCOPE_HOME, SCOPE_SYNC,
+	SCOPE_HELP, SCOPE_WELCOME,
 };
 
 static void
@@ -95,6 +95,27 @@ test_promised_keys(void)
 	check_bound('r', SCOPE_HOME, ACTION_RECORD);
 	check_bound('i', SCOPE_WELCOME, ACTION_INIT);
 	check_bound(ACTION_ESCAPE, SCOPE_HISTORY, ACTION_CANCEL);
+	check_bound('\r', SCOPE_CONFLICTS, ACTION_OPEN_CONFLICT);
+	check_bound(' ', SCOPE_CONFLICTS, ACTION_MARK);
+	check_bound('u', SCOPE_CONFLICTS, ACTION_UNMARK_ALL);
+	/* Settling works alike in the list and in the Sides pane of one conflict. */
+	static const unsigned settle_scopes[] = { SCOPE_CONFLICTS, SCOPE_SIDES };
+	for (size_t s = 0; s < sizeof settle_scopes / sizeof *settle_scopes; s++) {
+		check_bound('m', settle_scopes[s], ACTION_KEEP_MINE);
+		check_bound('t', settle_scopes[s], ACTION_KEEP_THEIRS);
+		check_bound('b', settle_scopes[s], ACTION_KEEP_BOTH);
+		check_bound('l', settle_scopes[s], ACTION_DECIDE_LATER);
+		check_bound('n', settle_scopes[s], ACTION_DECIDE_LATER);
+	}
+	check_bound('h', SCOPE_SIDES, ACTION_CLOSE);
+	check_bound('2', SCOPE_SIDES, ACTION_VIEW_CONFLICTS);
+	check_bound('l', SCOPE_HOME, ACTION_EXPAND);
+	check_bound('n', SCOPE_HISTORY, ACTION_SEARCH_NEXT);
+	check_bound('s', SCOPE_SYNC, ACTION_SYNC);
+	check_bound('S', SCOPE_SYNC, ACTION_SYNC_ALL);
+	check_bound(ACTION_ESCAPE, SCOPE_SYNC, ACTION_CANCEL);
+	ok(action_for_key('m', SCOPE_HOME) == ACTION_NONE, "m settles nothing in the Home view");
+	ok(action_for_key('s', SCOPE_CONFLICTS) == ACTION_NONE, "s syncs only in the Sync view");
 	ok(action_for_key('c', SCOPE_HOME) == ACTION_NONE, "c does nothing in the Home view");
 	ok(action_for_key('1', SCOPE_WELCOME) == ACTION_NONE, "views cannot be switched outside a Home");
 }
@@ -116,6 +137,7 @@ test_names(void)
 	check_str(action_keys_text(ACTION_MOVE_DOWN, keys, sizeof keys), "j Down");
 	check_str(action_scope_name(SCOPE_ANYWHERE, keys, sizeof keys), "Everywhere");
 	check_str(action_scope_name(SCOPE_VERSION | SCOPE_HELP, keys, sizeof keys), "Version, Help");
+	check_str(action_scope_name(SCOPE_SETTLE, keys, sizeof keys), "Conflicts, Sides");
 }
 
 static void
@@ -131,6 +153,15 @@ test_hints_and_help_lines(void)
 	action_hint_line(SCOPE_HOME, hints, sizeof hints);
 	ok(strstr(hints, "r record") != NULL && strstr(hints, "c checkout") == NULL,
 	    "Home's hints offer record, not checkout");
+	action_hint_line(SCOPE_CONFLICTS, hints, sizeof hints);
+	ok(strncmp(hints, "Enter sides  m mine  t theirs  b both  l later  Space mark", 57) == 0,
+	    "Conflicts' hints offer the sides and the three ways to settle: %s", hints);
+	action_hint_line(SCOPE_SIDES, hints, sizeof hints);
+	ok(strncmp(hints, "h back  m mine  t theirs  b both  l later", 41) == 0,
+	    "a conflict's pane offers going back and settling: %s", hints);
+	action_hint_line(SCOPE_SYNC, hints, sizeof hints);
+	ok(strncmp(hints, "s sync  S sync all", 18) == 0, "Sync's hints start with syncing: %s",
+	    hints);
 
 	char line[256];
 	action_format_line(ACTION_MOVE_DOWN, line, sizeof line);

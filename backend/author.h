@@ -1,0 +1,52 @@
+/* Making ops as this replica: counters without gaps, lamports one above
+ * everything known, PLACE/SET/delete builders, and integration in batches
+ * (each one merged pass), ending with the COMMIT that names the version.
+ * Record, conflict resolution and clone all author through here. */
+#ifndef HEARTH_BACKEND_AUTHOR_H
+#define HEARTH_BACKEND_AUTHOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/home.h"
+#include "model/arena.h"
+#include "model/op.h"
+
+struct author {
+	struct hearth *home;
+	struct hearth_error *error;
+	struct arena arena;		/* the pending ops' lists and names */
+	struct op *pending;		/* made, not yet integrated */
+	size_t pending_count, pending_capacity;
+	uint64_t counter;		/* last counter this replica used */
+	uint64_t lamport;		/* largest lamport known */
+	uint64_t ops;			/* PLACE and SET ops made */
+	int64_t now_ns;
+};
+
+/* Call inside the write transaction. */
+void author_begin(struct author *author, struct hearth *home, struct hearth_error *error);
+void author_end(struct author *author);
+
+/* The ops' fields are copied (names, roots and supersedes lists into the
+ * author's arena), so callers may pass temporaries. Each returns the new
+ * op's id. */
+struct op_id author_place(struct author *author, struct node_id node, struct node_id parent,
+    const uint8_t *name, size_t name_length, enum node_kind kind, const char *root,
+    const struct op_id *supersedes, size_t supersedes_count);
+struct op_id author_set(struct author *author, struct node_id node, const struct hash *blob,
+    uint64_t size, uint32_t mode, int64_t mtime_ns, const struct op_id *supersedes,
+    size_t supersedes_count);
+/* A TRASH PLACE superseding the placement and content heads given. */
+struct op_id author_delete(struct author *author, struct node_id node, const uint8_t *name,
+    size_t name_length, enum node_kind kind, const char *root, const struct op_id *place_heads,
+    size_t place_count, const struct op_id *content_heads, size_t content_count);
+
+/* Integrates what is pending (done by itself every few thousand ops). */
+int author_flush(struct author *author);
+/* Flushes, then makes the COMMIT naming every op held; writes its id. The
+ * working tree's version vector gains this replica's new ops (it holds
+ * them), and names this version if the tree now holds all of head. */
+int author_commit(struct author *author, const char *message, char version[65]);
+
+#endif

@@ -1,0 +1,581 @@
+/* The receiving half of a sync (sync_session.h): ops checked one by one
+ * as they arrive, the chunks the store lacks asked for and taken into one
+ * new pack with every hash checked (and a blob's whole hash when all its
+ * chunks travel), then integrate_ops and one commit after the pack is
+ * durable. Anything wrong before the commit rolls all of it back. */
+#include "backend/sync_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/blob.h"
+#include "backend/chunk.h"
+#include "backend/hash.h"
+#include "backend/integrate.h"
+
+#define SYNC_UNKNOWN_SIZE UINT64_MAX
+
+/* A multi-chunk blob's list as the sender gave it. */
+struct sync_blob {
+	struct hash blob;
+	uint64_t size, total;
+	struct buffer chunks;		/* HASH_BYTES each, as received so far */
+	bool seen;			/* a SET of this batch names it */
+	bool stored;			/* the store has its list already */
+	bool verified;			/* every chunk travelled in order: hash checked */
+};
+
+/* Blobs whose chunks all travel, in order, one after the other: their
+ * whole hash is checked as the chunks arrive. */
+struct sync_check {
+	size_t first, end;		/* want indexes */
+	size_t blob;			/* index in blobs */
+};
+
+struct sync_incoming {
+	struct arena arena;		/* the decoded ops' strings and lists */
+	struct op *ops;
+	size_t count, capacity;
+	struct vv next;			/* per replica: the counter the last op had */
+	struct buffer encoded;		/* re-encoding, to check the canonical form */
+	struct sync_blob *blobs;
+	size_t blob_count, blob_capacity;
+	struct sync_table blob_index;	/* blob id -> index in blobs */
+	uint64_t list_hashes;		/* chunk ids in all lists, to bound memory */
+	struct hash *wants;
+	uint64_t *want_sizes;		/* expected bytes, or SYNC_UNKNOWN_SIZE */
+	size_t want_count, want_capacity;
+	struct sync_table want_index;	/* chunk id -> index in wants */
+	struct sync_check *checks;
+	size_t check_count, check_capacity;
+	struct blob_writer writer;
+	bool writer_started, in_transaction;
+};
+
+static void
+sync_incoming_init(struct sync_incoming *incoming, const struct vv *ours)
+{
+	memset(incoming, 0, sizeof *incoming);
+	arena_init(&incoming->arena, 1024 * 1024);
+	vv_init(&incoming->next);
+	vv_copy(&incoming->next, ours);
+	buffer_init(&incoming->encoded);
+}
+
+static void
+sync_incoming_free(struct sync_incoming *incoming)
+{
+	arena_free(&incoming->arena);
+	free(incoming->ops);
+	vv_free(&incoming->next);
+	buffer_free(&incoming->encoded);
+	for (size_t i = 0; i < incoming->blob_count; i++)
+		buffer_free(&incoming->blobs[i].chunks);
+	free(incoming->blobs);
+	sync_table_free(&incoming->blob_index);
+	free(incoming->wants);
+	free(incoming->want_sizes);
+	sync_table_free(&incoming->want_index);
+	free(incoming->checks);
+}
+
+static void *
+sync_grow(void *items, size_t *capacity, size_t needed, size_t item_size)
+{
+	if (needed <= *capacity)
+		return items;
+	size_t grown = *capacity ? *capacity * 2 : 256;
+	while (grown < needed)
+		grown *= 2;
+	void *moved = realloc(items, grown * item_size);
+	if (moved == NULL) {
+		fputs("hearth: out of memory\n", stderr);
+		abort();
+	}
+	*capacity = grown;
+	return moved;
+}
+
+/* Refuses what no honest peer sends: an op of ours we never made, a gap
+ * or repeat in a replica's counters, a move of the top folder or trash,
+ * and any encoding but the canonical one (version ids hash it). */
+static int
+sync_check_op(struct sync_session *session, struct sync_incoming *incoming,
+    const struct op *op, const uint8_t *body, size_t length)
+{
+	char hex[ID_HEX];
+
+	replica_id_hex(op->id.replica, hex);
+	if (replica_id_equal(op->id.replica, session->home->replica))
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu as made by this "
+		    "replica, which never made it: was this state folder copied? (`hearth reid` "
+		    "gives a copy its own id)", session->peer, hex, (unsigned long long)op->id.counter);
+	uint64_t last = vv_get(&incoming->next, op->id.replica);
+	if (op->id.counter != last + 1)
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu where %.8s/%llu was "
+		    "due: its ops have a gap or a repeat", session->peer, hex,
+		    (unsigned long long)op->id.counter, hex, (unsigned long long)last + 1);
+	vv_set(&incoming->next, op->id.replica, op->id.counter);
+	if (op->kind != OP_COMMIT) {
+		struct node_id node = op_node(op);
+		if (node_id_equal(node, NODE_ROOT) || node_id_equal(node, NODE_TRASH))
+			return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu, a %s of the "
+			    "Home's %s, which no replica makes", session->peer, hex,
+			    (unsigned long long)op->id.counter, op_kind_name(op->kind),
+			    node_id_equal(node, NODE_ROOT) ? "top folder" : "trash");
+	}
+	buffer_reset(&incoming->encoded);
+	op_encode(op, &incoming->encoded);
+	if (incoming->encoded.length != length || memcmp(incoming->encoded.data, body, length) != 0)
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu in a non-canonical "
+		    "encoding", session->peer, hex, (unsigned long long)op->id.counter);
+	return 0;
+}
+
+static int
+sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct wire_ops cursor;
+	const uint8_t *body;
+	size_t length;
+	char reason[256];
+	int step;
+
+	if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	while ((step = wire_ops_next(&cursor, &body, &length, reason, sizeof reason)) == 1) {
+		incoming->ops = sync_grow(incoming->ops, &incoming->capacity, incoming->count + 1,
+		    sizeof *incoming->ops);
+		struct op *op = &incoming->ops[incoming->count];
+		if (!op_decode(body, length, op, &incoming->arena, reason, sizeof reason))
+			return sync_fail(session, HEARTH_FAILED, "%s sent an op that does not decode: %s",
+			    session->peer, reason);
+		int status = sync_check_op(session, incoming, op, body, length);
+		if (status != 0)
+			return status;
+		incoming->count++;
+		session->ops_received++;
+		if (op->kind == OP_COMMIT)
+			session->versions_received++;
+		if (session->ops_received % SYNC_REPORT_EVERY == 0)
+			sync_report(session, "receiving ops", session->ops_received, 0);
+	}
+	return step == 0 ? 0 : sync_bad_frame(session, reason);
+}
+
+static int
+sync_take_blob_frame(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct wire_blob part;
+	char reason[256], hex[HASH_HEX];
+	uint64_t index;
+
+	if (!wire_decode_blob(session->frame.payload, session->frame.length, &part, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	hash_hex(&part.blob, hex);
+	if (!sync_table_find(&incoming->blob_index, &part.blob, &index)) {
+		if (part.first != 0)
+			return sync_fail(session, HEARTH_FAILED, "%s sent chunk list of blob %.16s from "
+			    "its middle", session->peer, hex);
+		incoming->blobs = sync_grow(incoming->blobs, &incoming->blob_capacity,
+		    incoming->blob_count + 1, sizeof *incoming->blobs);
+		index = incoming->blob_count++;
+		struct sync_blob *blob = &incoming->blobs[index];
+		memset(blob, 0, sizeof *blob);
+		blob->blob = part.blob;
+		blob->size = part.size;
+		blob->total = part.total;
+		buffer_init(&blob->chunks);
+		sync_table_put(&incoming->blob_index, &part.blob, index);
+	}
+	incoming->list_hashes += part.count;
+	if (incoming->list_hashes > SYNC_WANTS_MAX)
+		return sync_fail(session, HEARTH_FAILED, "%s sent chunk lists of more than %u chunks",
+		    session->peer, SYNC_WANTS_MAX);
+	struct sync_blob *blob = &incoming->blobs[index];
+	if (blob->size != part.size || blob->total != part.total ||
+	    blob->chunks.length / HASH_BYTES != part.first)
+		return sync_fail(session, HEARTH_FAILED, "%s sent the chunk list of blob %.16s in "
+		    "parts that do not fit together", session->peer, hex);
+	buffer_append(&blob->chunks, part.hashes, part.count * HASH_BYTES);
+	return 0;
+}
+
+/* Reads OPS and BLOB frames up to OPS_END. */
+static int
+sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
+{
+	char reason[256];
+	int status;
+
+	sync_report(session, "receiving ops", 0, 0);
+	for (;;) {
+		if ((status = sync_read(session)) != 0)
+			return status;
+		if (session->frame.type == WIRE_OPS_END)
+			break;
+		if (session->frame.type == WIRE_OPS)
+			status = sync_take_ops_frame(session, incoming);
+		else if (session->frame.type == WIRE_BLOB)
+			status = sync_take_blob_frame(session, incoming);
+		else
+			status = sync_unexpected(session, "OPS, BLOB or OPS_END");
+		if (status != 0)
+			return status;
+	}
+	uint64_t declared;
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	if (declared != incoming->count)
+		return sync_fail(session, HEARTH_FAILED, "%s sent %zu ops but counted %llu",
+		    session->peer, incoming->count, (unsigned long long)declared);
+	for (size_t i = 0; i < incoming->blob_count; i++) {
+		if (incoming->blobs[i].chunks.length / HASH_BYTES != incoming->blobs[i].total) {
+			hash_hex(&incoming->blobs[i].blob, reason);
+			return sync_fail(session, HEARTH_FAILED, "%s sent an incomplete chunk list for "
+			    "blob %.16s", session->peer, reason);
+		}
+	}
+	return 0;
+}
+
+/* Adds a chunk to the wants unless it is held or wanted already. Returns
+ * true when it was added. */
+static bool
+sync_want(struct sync_incoming *incoming, struct hearth *home, const struct hash *chunk,
+    uint64_t size, bool *held)
+{
+	struct pack_location where;
+	uint64_t index;
+
+	*held = false;
+	if (sync_table_find(&incoming->want_index, chunk, &index)) {
+		if (incoming->want_sizes[index] == SYNC_UNKNOWN_SIZE)
+			incoming->want_sizes[index] = size;
+		return false;
+	}
+	if (blob_chunk_find(home, chunk, &where) == 1) {
+		*held = true;
+		return false;
+	}
+	if (incoming->want_count == incoming->want_capacity) {
+		size_t capacity = incoming->want_capacity ? incoming->want_capacity * 2 : 1024;
+		struct hash *wants = realloc(incoming->wants, capacity * sizeof *wants);
+		if (wants != NULL)
+			incoming->wants = wants;
+		uint64_t *sizes = realloc(incoming->want_sizes, capacity * sizeof *sizes);
+		if (sizes != NULL)
+			incoming->want_sizes = sizes;
+		if (wants == NULL || sizes == NULL) {
+			fputs("hearth: out of memory\n", stderr);
+			abort();
+		}
+		incoming->want_capacity = capacity;
+	}
+	incoming->wants[incoming->want_count] = *chunk;
+	incoming->want_sizes[incoming->want_count] = size;
+	sync_table_put(&incoming->want_index, chunk, incoming->want_count);
+	incoming->want_count++;
+	return true;
+}
+
+/* The content of one SET: the chunks of it this store lacks become wants,
+ * and a size the store already knows must match the op's. */
+static int
+sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
+    const struct op *op)
+{
+	const struct hash *blob_id = &op->u.set.blob;
+	uint64_t size = op->u.set.size, index;
+	char hex[HASH_HEX];
+	bool held;
+
+	hash_hex(blob_id, hex);
+	if (!sync_table_find(&incoming->blob_index, blob_id, &index)) {
+		/* One chunk, whose id is the blob's. */
+		struct pack_location where;
+		uint64_t want;
+		if (sync_table_find(&incoming->want_index, blob_id, &want)) {
+			if (incoming->want_sizes[want] != SYNC_UNKNOWN_SIZE &&
+			    incoming->want_sizes[want] != size)
+				return sync_fail(session, HEARTH_FAILED, "%s sent ops that disagree on the "
+				    "size of blob %.16s", session->peer, hex);
+			incoming->want_sizes[want] = size;
+			return 0;
+		}
+		if (blob_chunk_find(session->home, blob_id, &where) == 1) {
+			if (where.length != size)
+				return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob %.16s "
+				    "has %llu bytes; this store holds it with %u", session->peer, hex,
+				    (unsigned long long)size, where.length);
+			return 0;
+		}
+		/* Held as a list the sender did not send? Only a blob over
+		 * CHUNK_MIN can have one. */
+		if (size > CHUNK_MIN &&
+		    blob_chunk_list(session->home, blob_id, &size, &incoming->encoded) == 1)
+			return 0;
+		sync_want(incoming, session->home, blob_id, op->u.set.size, &held);
+		return 0;
+	}
+	struct sync_blob *blob = &incoming->blobs[index];
+	if (blob->size != size)
+		return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob %.16s has %llu "
+		    "bytes, and a chunk list saying %llu", session->peer, hex,
+		    (unsigned long long)size, (unsigned long long)blob->size);
+	if (blob->seen)
+		return 0;
+	blob->seen = true;
+	if (blob_is_stored(session->home, blob_id)) {
+		blob->stored = true;
+		return 0;
+	}
+	size_t first = incoming->want_count;
+	bool all_new = true;
+	const struct hash *chunks = (const struct hash *)blob->chunks.data;
+	for (uint64_t i = 0; i < blob->total; i++)
+		if (!sync_want(incoming, session->home, &chunks[i], SYNC_UNKNOWN_SIZE, &held))
+			all_new = false;
+	if (all_new) {
+		incoming->checks = sync_grow(incoming->checks, &incoming->check_capacity,
+		    incoming->check_count + 1, sizeof *incoming->checks);
+		incoming->checks[incoming->check_count++] = (struct sync_check){
+			.first = first, .end = incoming->want_count, .blob = (size_t)index,
+		};
+	}
+	return 0;
+}
+
+static int
+sync_send_wants(struct sync_session *session, struct sync_incoming *incoming)
+{
+	for (size_t first = 0; first < incoming->want_count; first += WIRE_HASHES_MAX) {
+		size_t count = incoming->want_count - first;
+		if (count > WIRE_HASHES_MAX)
+			count = WIRE_HASHES_MAX;
+		size_t start = wire_begin(&session->out, WIRE_WANT);
+		wire_encode_hashes(&session->out, incoming->wants + first, count);
+		int status = sync_queued(session, start);
+		if (status != 0)
+			return status;
+	}
+	return sync_send_count(session, WIRE_WANT_END, incoming->want_count);
+}
+
+/* Takes the wanted chunks, in the order asked, into the pack. */
+static int
+sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct hash_state *whole = NULL;
+	size_t check = 0;
+	char reason[256], hex[HASH_HEX], asked[HASH_HEX];
+	int status = 0;
+
+	for (size_t i = 0; i < incoming->want_count && status == 0; i++) {
+		if ((status = sync_read(session)) != 0)
+			break;
+		if (session->frame.type != WIRE_CHUNK) {
+			status = sync_unexpected(session, "CHUNK");
+			break;
+		}
+		struct hash chunk;
+		const uint8_t *data;
+		size_t length;
+		if (!wire_decode_chunk(session->frame.payload, session->frame.length, &chunk, &data,
+			&length, reason, sizeof reason)) {
+			status = sync_bad_frame(session, reason);
+			break;
+		}
+		hash_hex(&chunk, hex);
+		if (!hash_equal(&chunk, &incoming->wants[i])) {
+			hash_hex(&incoming->wants[i], asked);
+			status = sync_fail(session, HEARTH_FAILED, "%s sent chunk %.16s where %.16s was "
+			    "asked for", session->peer, hex, asked);
+			break;
+		}
+		if (incoming->want_sizes[i] != SYNC_UNKNOWN_SIZE && incoming->want_sizes[i] != length) {
+			status = sync_fail(session, HEARTH_FAILED, "%s sent %zu bytes for blob %.16s, "
+			    "whose op says %llu", session->peer, length, hex,
+			    (unsigned long long)incoming->want_sizes[i]);
+			break;
+		}
+		if (!incoming->writer_started) {
+			blob_writer_begin(session->home, &incoming->writer);
+			incoming->writer_started = true;
+		}
+		if ((status = blob_store_chunk(&incoming->writer, &chunk, data, length,
+			 session->error)) != 0) {
+			if (status == HEARTH_DAMAGED) {
+				char why[512];
+				snprintf(why, sizeof why, "%.400s", session->error->message);
+				status = sync_fail(session, HEARTH_FAILED, "%s sent a damaged chunk: %s",
+				    session->peer, why);
+			}
+			break;
+		}
+		session->chunks_received++;
+		session->chunk_bytes_received += length;
+		/* The whole-blob check of a blob whose chunks all travel. */
+		if (check < incoming->check_count && i == incoming->checks[check].first)
+			whole = hash_begin();
+		if (whole != NULL)
+			hash_update(whole, data, length);
+		if (whole != NULL && i + 1 == incoming->checks[check].end) {
+			struct hash got;
+			struct sync_blob *blob = &incoming->blobs[incoming->checks[check].blob];
+			hash_finish(whole, &got);
+			whole = NULL;
+			check++;
+			if (!hash_equal(&got, &blob->blob)) {
+				hash_hex(&blob->blob, hex);
+				status = sync_fail(session, HEARTH_FAILED, "%s sent a chunk list for blob "
+				    "%.16s whose chunks make other bytes", session->peer, hex);
+				break;
+			}
+			blob->verified = true;
+		}
+		if (i % 256 == 0)
+			sync_report(session, "receiving chunks", i, incoming->want_count);
+	}
+	if (whole != NULL) {
+		struct hash ignored;
+		hash_finish(whole, &ignored);
+	}
+	if (status != 0)
+		return status;
+	if ((status = sync_read(session)) != 0)
+		return status;
+	if (session->frame.type != WIRE_CHUNKS_END)
+		return sync_unexpected(session, "CHUNKS_END");
+	uint64_t declared;
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	if (declared != incoming->want_count)
+		return sync_fail(session, HEARTH_FAILED, "%s sent %zu chunks but counted %llu",
+		    session->peer, incoming->want_count, (unsigned long long)declared);
+	return 0;
+}
+
+/* Chunk lists whose chunks did not all travel: their sizes, from the
+ * index, must add up to the blob's (held chunks are never read). Runs
+ * after the pack is finished, when every new chunk is indexed. */
+static int
+sync_check_lists(struct sync_session *session, struct sync_incoming *incoming)
+{
+	for (size_t i = 0; i < incoming->blob_count; i++) {
+		struct sync_blob *blob = &incoming->blobs[i];
+		if (!blob->seen || blob->stored || blob->verified)
+			continue;
+		const struct hash *chunks = (const struct hash *)blob->chunks.data;
+		uint64_t sum = 0;
+		for (uint64_t j = 0; j < blob->total; j++) {
+			struct pack_location where;
+			if (blob_chunk_find(session->home, &chunks[j], &where) != 1)
+				return sync_fail(session, HEARTH_FAILED, "bug: a chunk of a received blob "
+				    "is not in the index");
+			sum += where.length;
+		}
+		if (sum != blob->size) {
+			char hex[HASH_HEX];
+			hash_hex(&blob->blob, hex);
+			return sync_fail(session, HEARTH_FAILED, "%s sent a chunk list for blob %.16s "
+			    "whose chunks hold %llu bytes, not %llu", session->peer, hex,
+			    (unsigned long long)sum, (unsigned long long)blob->size);
+		}
+	}
+	return 0;
+}
+
+static int
+sync_store_lists(struct sync_session *session, struct sync_incoming *incoming)
+{
+	for (size_t i = 0; i < incoming->blob_count; i++) {
+		struct sync_blob *blob = &incoming->blobs[i];
+		if (!blob->seen || blob->stored)
+			continue;
+		int status = blob_add_chunk_list(session->home, &blob->blob, blob->size,
+		    (const struct hash *)blob->chunks.data, (size_t)blob->total, session->error);
+		if (status != 0)
+			return status;
+	}
+	return 0;
+}
+
+/* Wants, chunks, integration and the commit, once the ops are in. */
+static int
+sync_take_in(struct sync_session *session, struct sync_incoming *incoming)
+{
+	char message[1024];
+	int status;
+
+	if (store_begin(&session->home->store, message, sizeof message) != 0)
+		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	incoming->in_transaction = true;
+	size_t sets = 0;
+	for (size_t i = 0; i < incoming->count; i++)
+		sets += incoming->ops[i].kind == OP_SET;
+	sync_table_reserve(&incoming->want_index, sets);
+	for (size_t i = 0; i < incoming->count; i++) {
+		if (incoming->ops[i].kind != OP_SET)
+			continue;
+		if ((status = sync_plan_content(session, incoming, &incoming->ops[i])) != 0)
+			return status;
+	}
+	if ((status = sync_send_wants(session, incoming)) != 0 ||
+	    (status = sync_receive_chunks(session, incoming)) != 0 ||
+	    (status = sync_store_lists(session, incoming)) != 0)
+		return status;
+	sync_report(session, "integrating", 0, incoming->count);
+	struct integrate_result result = { 0 };
+	if ((status = integrate_ops(session->home, incoming->ops, incoming->count, &result,
+		 session->error)) != 0)
+		return status;
+	session->ops_new = result.ops_new;
+	if (incoming->writer_started &&
+	    (status = blob_writer_finish(&incoming->writer, session->error)) != 0)
+		return status;
+	if ((status = sync_check_lists(session, incoming)) != 0)
+		return status;
+	if (sync_cancelled(session))
+		return sync_fail(session, HEARTH_CANCELLED, "sync cancelled");
+	if (store_commit(&session->home->store, message, sizeof message) != 0) {
+		incoming->in_transaction = false;
+		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	}
+	incoming->in_transaction = false;
+	home_count_writes(session->home, incoming->writer.bytes_new);
+	return 0;
+}
+
+/* The receiving half. lock: take the Home's write lock first (the server;
+ * the client holds it for the whole sync). */
+int
+sync_receive(struct sync_session *session, bool lock)
+{
+	struct sync_incoming incoming;
+	int status;
+
+	sync_incoming_init(&incoming, &session->ours);
+	status = sync_receive_ops(session, &incoming);
+	if (status == 0 && incoming.count > 0) {
+		if (lock)
+			status = home_lock(session->home, "serve", session->error);
+		if (status == 0)
+			status = sync_take_in(session, &incoming);
+	}
+	if (incoming.in_transaction)
+		store_rollback(&session->home->store);
+	if (incoming.writer_started) {
+		if (status != 0)
+			blob_writer_abort(&incoming.writer);
+		else if (incoming.writer.pack != NULL)
+			pack_writer_free(incoming.writer.pack);
+	}
+	sync_incoming_free(&incoming);
+	return status;
+}

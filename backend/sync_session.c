@@ -1,0 +1,293 @@
+/* A sync session (sync_session.h): the frames both halves read and write,
+ * HELLO and the checks on it, and the hash table of chunk and blob ids. */
+#include "backend/sync_session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Queued frames are written once they pass this. */
+#define SYNC_FLUSH_SIZE (1024u * 1024)
+
+/* ---- a hash table of chunk and blob ids --------------------------------------------- */
+
+void
+sync_table_free(struct sync_table *table)
+{
+	free(table->keys);
+	free(table->values);
+	memset(table, 0, sizeof *table);
+}
+
+/* Open addressing. Ids are SHA-256 output, so their own bytes are hash
+ * enough (a peer that made up colliding ids would only slow its own sync). */
+static size_t
+sync_table_slot(const struct sync_table *table, const struct hash *key)
+{
+	uint64_t mixed = load_u64be(key->bytes) ^ load_u64be(key->bytes + 8);
+	size_t slot = (size_t)(mixed & (table->capacity - 1));
+
+	while (table->values[slot] != 0 && !hash_equal(&table->keys[slot], key))
+		slot = (slot + 1) & (table->capacity - 1);
+	return slot;
+}
+
+bool
+sync_table_find(const struct sync_table *table, const struct hash *key, uint64_t *value)
+{
+	if (table->capacity == 0)
+		return false;
+	size_t slot = sync_table_slot(table, key);
+	if (table->values[slot] == 0)
+		return false;
+	if (value != NULL)
+		*value = table->values[slot] - 1;
+	return true;
+}
+
+static void
+sync_table_grow(struct sync_table *table)
+{
+	struct sync_table grown = { .capacity = table->capacity ? table->capacity * 2 : 1024 };
+
+	grown.keys = calloc(grown.capacity, sizeof *grown.keys);
+	grown.values = calloc(grown.capacity, sizeof *grown.values);
+	if (grown.keys == NULL || grown.values == NULL) {
+		fputs("hearth: out of memory\n", stderr);
+		abort();
+	}
+	for (size_t i = 0; i < table->capacity; i++)
+		if (table->values[i] != 0)
+			sync_table_put(&grown, &table->keys[i], table->values[i] - 1);
+	sync_table_free(table);
+	*table = grown;
+}
+
+void
+sync_table_reserve(struct sync_table *table, size_t count)
+{
+	while (table->capacity < count * 2)
+		sync_table_grow(table);
+}
+
+void
+sync_table_put(struct sync_table *table, const struct hash *key, uint64_t value)
+{
+	if ((table->count + 1) * 2 > table->capacity)
+		sync_table_grow(table);
+	size_t slot = sync_table_slot(table, key);
+	table->keys[slot] = *key;
+	table->values[slot] = value + 1;
+	table->count++;
+}
+
+/* ---- a session ---------------------------------------------------------------------- */
+
+int
+sync_fail(struct sync_session *session, enum hearth_code code, const char *format, ...)
+{
+	va_list args;
+
+	session->error->code = code;
+	va_start(args, format);
+	vsnprintf(session->error->message, sizeof session->error->message, format, args);
+	va_end(args);
+	return code;
+}
+
+void
+sync_session_init(struct sync_session *session, struct hearth *home,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	memset(session, 0, sizeof *session);
+	session->home = home;
+	session->progress = progress;
+	session->error = error;
+	buffer_init(&session->out);
+	buffer_init(&session->in);
+	vv_init(&session->ours);
+	vv_init(&session->theirs.vv);
+}
+
+void
+sync_session_free(struct sync_session *session)
+{
+	buffer_free(&session->out);
+	buffer_free(&session->in);
+	vv_free(&session->ours);
+	wire_hello_free(&session->theirs);
+}
+
+bool
+sync_cancelled(const struct sync_session *session)
+{
+	return session->progress != NULL && session->progress->cancel != NULL &&
+	    atomic_load(session->progress->cancel) != 0;
+}
+
+void
+sync_report(struct sync_session *session, const char *phase, uint64_t done, uint64_t total)
+{
+	if (session->progress == NULL || session->progress->report == NULL)
+		return;
+	struct hearth_progress_report report = {
+		.phase = phase, .done = done, .total = total,
+		.bytes_done = session->transport.bytes_read + session->transport.bytes_written,
+	};
+	session->progress->report(session->progress->context, &report);
+}
+
+/* ---- frames ---------------------------------------------------------------------------- */
+
+int
+sync_flush(struct sync_session *session)
+{
+	if (session->out.length == 0)
+		return 0;
+	int status = transport_write(&session->transport, session->out.data, session->out.length,
+	    session->error);
+	buffer_reset(&session->out);
+	if (status != 0 && status != HEARTH_CANCELLED)
+		session->peer_failed = true;
+	return status;
+}
+
+/* Closes the frame begun at start and writes the queue once it is big. */
+int
+sync_queued(struct sync_session *session, size_t start)
+{
+	if (!wire_end(&session->out, start))
+		return sync_fail(session, HEARTH_FAILED, "bug: a sync frame outgrew the limit");
+	if (sync_cancelled(session))
+		return sync_fail(session, HEARTH_CANCELLED, "sync cancelled");
+	return session->out.length >= SYNC_FLUSH_SIZE ? sync_flush(session) : 0;
+}
+
+int
+sync_send_count(struct sync_session *session, enum wire_type type, uint64_t count)
+{
+	size_t start = wire_begin(&session->out, type);
+	wire_encode_count(&session->out, count);
+	int status = sync_queued(session, start);
+	return status != 0 ? status : sync_flush(session);
+}
+
+/* Tells the peer why we stop; best effort, since it may be gone. */
+void
+sync_send_error(struct sync_session *session)
+{
+	struct hearth_error ignored;
+
+	if (session->peer_failed || session->transport.write_fd < 0)
+		return;
+	/* A peer that stopped reading must not keep us waiting long. */
+	session->transport.timeout_ms = 2000;
+	session->transport.cancel = NULL;
+	buffer_reset(&session->out);
+	size_t start = wire_begin(&session->out, WIRE_ERROR);
+	wire_encode_error(&session->out, session->error->message);
+	wire_end(&session->out, start);
+	transport_write(&session->transport, session->out.data, session->out.length, &ignored);
+	buffer_reset(&session->out);
+}
+
+/* Reads the next frame. An ERROR frame ends the sync with the peer's words. */
+int
+sync_read(struct sync_session *session)
+{
+	char reason[256], message[WIRE_MESSAGE_MAX + 1];
+
+	if (sync_cancelled(session))
+		return sync_fail(session, HEARTH_CANCELLED, "sync cancelled");
+	int status = transport_read_frame(&session->transport, &session->in, &session->frame,
+	    session->error);
+	if (status != 0) {
+		if (status != HEARTH_CANCELLED)
+			session->peer_failed = true;
+		return status;
+	}
+	if (session->frame.type != WIRE_ERROR)
+		return 0;
+	session->peer_failed = true;
+	if (!wire_decode_error(session->frame.payload, session->frame.length, message,
+		sizeof message, reason, sizeof reason))
+		return sync_fail(session, HEARTH_FAILED, "%s failed and sent a bad ERROR frame: %s",
+		    session->peer, reason);
+	return sync_fail(session, HEARTH_FAILED, "%s: %s", session->peer, message);
+}
+
+int
+sync_unexpected(struct sync_session *session, const char *expected)
+{
+	return sync_fail(session, HEARTH_FAILED, "%s broke the protocol: expected %s, got a %s "
+	    "frame", session->peer, expected, wire_type_name(session->frame.type));
+}
+
+int
+sync_bad_frame(struct sync_session *session, const char *reason)
+{
+	return sync_fail(session, HEARTH_FAILED, "%s sent a bad frame: %s", session->peer, reason);
+}
+
+/* ---- HELLO ---------------------------------------------------------------------------- */
+
+int
+sync_send_hello(struct sync_session *session, uint32_t flags)
+{
+	struct wire_hello hello = {
+		.protocol_min = WIRE_PROTOCOL_MIN, .protocol_max = WIRE_PROTOCOL_MAX, .flags = flags,
+		.replica = session->home->replica, .vv = session->ours,
+	};
+
+	snprintf(hello.software, sizeof hello.software, "hearth %s", hearth_version_string());
+	memcpy(hello.home, session->home->home_id, ID_BYTES);
+	size_t start = wire_begin(&session->out, WIRE_HELLO);
+	wire_encode_hello(&session->out, &hello);
+	int status = sync_queued(session, start);
+	return status != 0 ? status : sync_flush(session);
+}
+
+int
+sync_read_hello(struct sync_session *session)
+{
+	char reason[256];
+	int status = sync_read(session);
+
+	if (status != 0)
+		return status;
+	if (session->frame.type != WIRE_HELLO)
+		return sync_unexpected(session, "HELLO");
+	if (!wire_decode_hello(session->frame.payload, session->frame.length, &session->theirs,
+		reason, sizeof reason))
+		return sync_bad_frame(session, reason);
+	session->have_theirs = true;
+	return 0;
+}
+
+/* What both sides check of the other's HELLO: a version in common, the
+ * same Home, and two different replicas. */
+int
+sync_check_hello(struct sync_session *session)
+{
+	const struct wire_hello *theirs = &session->theirs;
+	char reason[256], our_hex[ID_HEX], their_hex[ID_HEX];
+
+	if (!wire_negotiate(WIRE_PROTOCOL_MIN, WIRE_PROTOCOL_MAX, theirs->protocol_min,
+		theirs->protocol_max, &session->protocol, reason, sizeof reason))
+		return sync_fail(session, HEARTH_FAILED, "%s (%s): %s", session->peer,
+		    theirs->software, reason);
+	if (memcmp(theirs->home, session->home->home_id, ID_BYTES) != 0) {
+		hex_encode(theirs->home, ID_BYTES, their_hex);
+		hex_encode(session->home->home_id, ID_BYTES, our_hex);
+		return sync_fail(session, HEARTH_FAILED, "%s is another Home (home %.8s; this one is "
+		    "%.8s): only replicas of one Home sync; make a replica with `hearth clone`",
+		    session->peer, their_hex, our_hex);
+	}
+	if (replica_id_equal(theirs->replica, session->home->replica)) {
+		replica_id_hex(theirs->replica, our_hex);
+		return sync_fail(session, HEARTH_FAILED, "both copies claim replica %.8s: one was "
+		    "copied; run `hearth reid` on the copy", our_hex);
+	}
+	return 0;
+}

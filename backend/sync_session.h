@@ -1,0 +1,102 @@
+/* What the three files of sync share (sync.c: the client and the server;
+ * sync_send.c: the half that has the ops; sync_receive.c: the half that
+ * lacks them): a session over one connection, its frames and HELLO, and a
+ * hash table of chunk and blob ids. Not for other modules: they use
+ * hearth_sync and hearth_serve (hearth.h) or sync.h. */
+#ifndef HEARTH_BACKEND_SYNC_SESSION_H
+#define HEARTH_BACKEND_SYNC_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/home.h"
+#include "backend/transport.h"
+#include "backend/wire.h"
+
+/* A receiver asking for more chunks than this, or a sender listing more,
+ * is broken (32 bytes each in memory). */
+#define SYNC_WANTS_MAX (8u * 1024 * 1024)
+#define SYNC_REPORT_EVERY 4096
+
+/* ---- a hash table of chunk and blob ids ---------------------------------------------- */
+
+struct sync_table {
+	struct hash *keys;
+	uint64_t *values;	/* value + 1; 0 marks an empty slot */
+	size_t capacity, count;
+};
+
+void sync_table_free(struct sync_table *table);
+bool sync_table_find(const struct sync_table *table, const struct hash *key, uint64_t *value);
+/* key must not be in the table yet. */
+void sync_table_put(struct sync_table *table, const struct hash *key, uint64_t value);
+/* Makes room for count keys at once, so a table whose size is known never
+ * rehashes. */
+void sync_table_reserve(struct sync_table *table, size_t count);
+
+/* ---- a session -------------------------------------------------------------------------- */
+
+struct sync_session {
+	struct hearth *home;
+	struct transport transport;
+	const struct hearth_progress *progress;	/* may be NULL (the server) */
+	struct hearth_error *error;
+	const char *peer;		/* how messages name the other side */
+	struct buffer out;		/* frames queued for writing */
+	struct buffer in;		/* the frame last read */
+	struct wire_frame frame;
+	struct wire_hello theirs;	/* the peer's HELLO */
+	bool have_theirs;
+	struct vv ours;			/* our version vector at HELLO */
+	uint32_t protocol;
+	bool peer_failed;		/* the peer sent ERROR or vanished: do not answer */
+	/* What travelled, each way. */
+	uint64_t ops_sent, ops_received, ops_new;
+	uint64_t versions_sent, versions_received;
+	uint64_t chunks_sent, chunks_received, chunk_bytes_sent, chunk_bytes_received;
+};
+
+void sync_session_init(struct sync_session *session, struct hearth *home,
+    const struct hearth_progress *progress, struct hearth_error *error);
+void sync_session_free(struct sync_session *session);
+
+/* Fills the session's error and returns code. */
+int sync_fail(struct sync_session *session, enum hearth_code code, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+bool sync_cancelled(const struct sync_session *session);
+void sync_report(struct sync_session *session, const char *phase, uint64_t done, uint64_t total);
+
+/* Frames go out through session->out: wire_begin, the payload, then
+ * sync_queued, which closes the frame and writes the queue once it is big;
+ * sync_flush writes what is queued. */
+int sync_queued(struct sync_session *session, size_t start);
+int sync_flush(struct sync_session *session);
+/* An OPS_END, WANT_END or CHUNKS_END, flushed. */
+int sync_send_count(struct sync_session *session, enum wire_type type, uint64_t count);
+/* Tells the peer why we stop (the session's error); best effort. */
+void sync_send_error(struct sync_session *session);
+/* Reads the next frame into session->frame; an ERROR frame ends the sync
+ * with the peer's words. */
+int sync_read(struct sync_session *session);
+int sync_unexpected(struct sync_session *session, const char *expected);
+int sync_bad_frame(struct sync_session *session, const char *reason);
+
+int sync_send_hello(struct sync_session *session, uint32_t flags);
+int sync_read_hello(struct sync_session *session);
+/* What both sides check of the other's HELLO: a version in common, the
+ * same Home, and two different replicas. */
+int sync_check_hello(struct sync_session *session);
+
+/* ---- the two halves ---------------------------------------------------------------------- */
+
+/* The side that has the ops: sends those above theirs, then the chunks the
+ * other side asks for. In one read snapshot of the store. */
+int sync_send(struct sync_session *session, const struct vv *theirs);
+/* The side that lacks them: takes them in, asks for the chunks it lacks,
+ * and commits it all in one transaction after its pack is durable. lock:
+ * take the Home's write lock first (the server; the client holds it for
+ * the whole sync). */
+int sync_receive(struct sync_session *session, bool lock);
+
+#endif

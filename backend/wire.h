@@ -1,0 +1,185 @@
+/* The sync protocol's wire format (DESIGN §8; hearth(1), SYNC PROTOCOL):
+ * frames and their payloads, encoded and decoded on bytes alone, with no
+ * I/O, so the decoders can be unit-tested and fuzzed. Every decoder takes
+ * hostile input: it checks each length against what is left and against
+ * the limits below before using it, and never allocates from a count the
+ * peer claims.
+ *
+ * A frame is
+ *   u32 length (big-endian; of the payload alone, at most WIRE_PAYLOAD_MAX)
+ *   u8  type   (enum wire_type)
+ *   payload    (length bytes)
+ *   u32 crc32c (big-endian; of the type byte and the payload)
+ * Integers inside payloads are LEB128 varints unless said otherwise; ids and
+ * hashes are raw bytes; "bytes" is a varint length and that many bytes. */
+#ifndef HEARTH_BACKEND_WIRE_H
+#define HEARTH_BACKEND_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/buffer.h"
+#include "model/id.h"
+
+#define WIRE_MAGIC "HEARTHSY"
+#define WIRE_MAGIC_SIZE 8
+/* The protocol versions this hearth speaks. A newer hearth keeps speaking
+ * the older ones it still lists, so two versions pick the highest both
+ * know (wire_negotiate). */
+#define WIRE_PROTOCOL_MIN 1
+#define WIRE_PROTOCOL_MAX 1
+
+#define WIRE_HEADER_SIZE 5
+#define WIRE_TRAILER_SIZE 4
+/* A chunk (at most CHUNK_MAX, 4 MiB) and its header fit with room to spare. */
+#define WIRE_PAYLOAD_MAX (8u * 1024 * 1024)
+/* Hashes in one WANT or BLOB frame: 2 MiB of them. */
+#define WIRE_HASHES_MAX 65536
+#define WIRE_SOFTWARE_MAX 64
+#define WIRE_MESSAGE_MAX 4096
+#define WIRE_CHUNK_DATA_MAX (4u * 1024 * 1024)	/* CHUNK_MAX */
+
+enum wire_type {
+	WIRE_HELLO = 1,		/* both ways, first: who we are and what we hold */
+	WIRE_ERROR = 2,		/* either way, last: why the sender stops */
+	WIRE_OPS = 3,		/* sender: a batch of encoded ops */
+	WIRE_BLOB = 4,		/* sender: (part of) a multi-chunk blob's chunk list */
+	WIRE_OPS_END = 5,	/* sender: no more ops; how many there were */
+	WIRE_WANT = 6,		/* receiver: chunks it lacks */
+	WIRE_WANT_END = 7,	/* receiver: no more wants; how many */
+	WIRE_CHUNK = 8,		/* sender: one wanted chunk's bytes */
+	WIRE_CHUNKS_END = 9,	/* sender: every wanted chunk was sent */
+	WIRE_DONE = 10,		/* server, last: its version vector after the sync */
+};
+#define WIRE_TYPE_LAST WIRE_DONE
+
+/* HELLO flags: what the client asks for. */
+#define WIRE_PULL 1u	/* the server sends the ops the client lacks */
+#define WIRE_PUSH 2u	/* the client sends the ops the server lacks */
+#define WIRE_FLAGS_KNOWN (WIRE_PULL | WIRE_PUSH)
+
+/* CHUNK codecs; version 1 sends chunks raw (packs compress them). */
+#define WIRE_CODEC_RAW 0
+
+const char *wire_type_name(uint8_t type);
+
+/* ---- frames ------------------------------------------------------------------ */
+
+/* Starts a frame of type at the end of out; returns where it starts, for
+ * wire_end. The payload is appended to out in between. */
+size_t wire_begin(struct buffer *out, enum wire_type type);
+/* Fills in the length and appends the checksum. false when the payload
+ * grew past WIRE_PAYLOAD_MAX (a bug in the encoder's caller). */
+bool wire_end(struct buffer *out, size_t start);
+
+struct wire_frame {
+	uint8_t type;
+	const uint8_t *payload;	/* points into the bytes parsed */
+	size_t length;
+};
+
+/* Checks a frame header: a known type and a length within the limit.
+ * Writes the payload length to *length. */
+bool wire_parse_header(const uint8_t header[WIRE_HEADER_SIZE], size_t *length,
+    char *error, size_t error_size);
+
+/* Parses the frame at the start of data. Returns 1 and sets *used when a
+ * whole valid frame is there, 0 when more bytes are needed, -1 with error
+ * filled when the bytes cannot be a valid frame (unknown type, oversized
+ * length, bad checksum). */
+int wire_parse_frame(const uint8_t *data, size_t length, struct wire_frame *out, size_t *used,
+    char *error, size_t error_size);
+
+/* Decodes the payload by its type and throws the result away: what a
+ * fuzzer and the tests call to run every decoder on arbitrary bytes. */
+bool wire_check_payload(const struct wire_frame *frame, char *error, size_t error_size);
+
+/* ---- payloads ---------------------------------------------------------------- */
+
+/* HELLO: magic[8], min, max, flags, bytes software, home[16], replica[16],
+ * vv (count, then replica[16] counter per entry, sorted by replica, no
+ * duplicates, counters > 0). This layout never changes: it is read before
+ * a version is agreed on. A later version may append fields; they are
+ * ignored by earlier ones. */
+struct wire_hello {
+	uint32_t protocol_min, protocol_max;
+	uint32_t flags;
+	char software[WIRE_SOFTWARE_MAX + 1];	/* "hearth 0.1.0" */
+	uint8_t home[ID_BYTES];
+	struct replica_id replica;
+	struct vv vv;				/* owned; wire_hello_free */
+};
+
+void wire_encode_hello(struct buffer *out, const struct wire_hello *hello);
+/* On success out->vv is allocated (free with wire_hello_free); on failure
+ * nothing is held. */
+bool wire_decode_hello(const uint8_t *payload, size_t length, struct wire_hello *out,
+    char *error, size_t error_size);
+void wire_hello_free(struct wire_hello *hello);
+
+/* Picks the highest version both ranges hold; false with a message that
+ * names both ranges when there is none. */
+bool wire_negotiate(uint32_t our_min, uint32_t our_max, uint32_t their_min, uint32_t their_max,
+    uint32_t *chosen, char *error, size_t error_size);
+
+/* ERROR: bytes message (at most WIRE_MESSAGE_MAX). out gets it with
+ * control characters replaced, NUL-terminated. */
+void wire_encode_error(struct buffer *out, const char *message);
+bool wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_size,
+    char *error, size_t error_size);
+
+/* OPS: count, then count x bytes (an op's canonical encoding). Read with a
+ * cursor: wire_ops_begin checks the count, wire_ops_next hands out one
+ * encoded op at a time and, at the end, checks nothing trails. */
+struct wire_ops {
+	struct reader reader;
+	uint64_t remaining;
+};
+
+bool wire_ops_begin(const uint8_t *payload, size_t length, struct wire_ops *out,
+    char *error, size_t error_size);
+/* 1 and an op's bytes (pointing into the payload), 0 at the end, -1 on
+ * malformed input. */
+int wire_ops_next(struct wire_ops *ops, const uint8_t **body, size_t *length,
+    char *error, size_t error_size);
+
+/* BLOB: blob[32], size, total (chunks in the whole list, >= 2), first
+ * (index of this frame's first chunk), count (1..WIRE_HASHES_MAX), then
+ * count x hash[32]. A long list comes in several frames, in order. */
+struct wire_blob {
+	struct hash blob;
+	uint64_t size;
+	uint64_t total, first;
+	size_t count;
+	const uint8_t *hashes;	/* count x HASH_BYTES, pointing into the payload */
+};
+
+void wire_encode_blob(struct buffer *out, const struct hash *blob, uint64_t size,
+    uint64_t total, uint64_t first, const struct hash *hashes, size_t count);
+bool wire_decode_blob(const uint8_t *payload, size_t length, struct wire_blob *out,
+    char *error, size_t error_size);
+
+/* WANT: count (1..WIRE_HASHES_MAX), then count x hash[32]. */
+void wire_encode_hashes(struct buffer *out, const struct hash *hashes, size_t count);
+bool wire_decode_hashes(const uint8_t *payload, size_t length, const uint8_t **hashes,
+    size_t *count, char *error, size_t error_size);
+
+/* OPS_END, WANT_END, CHUNKS_END: one count (of ops, wants, chunks). */
+void wire_encode_count(struct buffer *out, uint64_t count);
+bool wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count,
+    char *error, size_t error_size);
+
+/* CHUNK: hash[32], u8 codec, then the chunk's bytes (at most
+ * WIRE_CHUNK_DATA_MAX). The hash is checked by the receiver, not here. */
+void wire_encode_chunk_header(struct buffer *out, const struct hash *chunk);
+bool wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
+    const uint8_t **data, size_t *data_length, char *error, size_t error_size);
+
+/* DONE: ops the server took in, then its version vector as in HELLO. */
+void wire_encode_done(struct buffer *out, uint64_t ops_new, const struct vv *vv);
+/* On success *vv is allocated (vv_free). */
+bool wire_decode_done(const uint8_t *payload, size_t length, uint64_t *ops_new, struct vv *vv,
+    char *error, size_t error_size);
+
+#endif

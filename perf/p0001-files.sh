@@ -1,0 +1,84 @@
+#!/bin/sh
+# p0001-files: trees of small files (issue 2 item 10; issue 5 "files").
+#
+# Fixture: `bench-tool tree DIR COUNT 1`, 1 to 8 KiB a file (mean 4.5 KiB),
+# seven in eight text-like, 24 files a folder three levels deep, mtimes in
+# 2024. Three identical copies: the hearth Home, the git work tree, and a
+# pristine source for cp -a and rsync. Sizes: quick 1k 10k; full 1k 10k 100k
+# (BENCH_FILES="..." overrides).
+#
+# Measurements, hearth beside its peers, every command run in its tree:
+#   first record        hearth record -m first      | git add -A && git commit -q -m first
+#                       (before each run: .hearth or .git moved to the trash, then
+#                       hearth init .  |  git init -q)
+#   clean status        hearth status               | git status
+#   status, one edit    (one line appended to one file first)
+#                       hearth status               | git status
+#   record one edit     (before each run: one line appended to one file)
+#                       hearth record -m edit       | git commit -q -a -m edit
+#   log                 hearth log                  | git log
+#   export              hearth export head OUT      | git clone -q --no-local REPO OUT
+#                                                   | cp -a SRC OUT | rsync -a SRC/ OUT/
+#                       (OUT is a new folder each run, deleted after the measurement)
+# Nothing is deleted between timed runs (see bench_empty_trash in lib.sh):
+# the trash is emptied after each size, and the next size waits for the
+# freed inodes to age out (bench_settle).
+# Goals (issue 2): first record of 10k and 100k files <= 0.5 x git's add +
+# commit; clean status of 100k files <= 1.0 x git status.
+. "$(dirname "$0")/lib.sh"
+
+sizes=${BENCH_FILES:-$(bench_pick "1000 10000" "1000 10000 100000")}
+
+for count in $sizes; do
+	label=$(bench_count_label "$count")
+	d=$bench_dir/$label
+	mkdir -p "$d"
+	bench_settle
+	"$BT" tree "$d/hearth" "$count" 1
+	"$BT" tree "$d/git" "$count" 1
+	"$BT" tree "$d/src" "$count" 1
+	edited=$("$BT" name 1 $((count / 2)))
+
+	bench_side hearth 'hearth record' "$d/hearth" \
+		'{ [ ! -d .hearth ] || mv .hearth "$BENCH_TRASH/$$"; } && "$HEARTH" init . >/dev/null' \
+		'"$HEARTH" record -m first'
+	bench_side git 'git add -A && git commit' "$d/git" \
+		'{ [ ! -d .git ] || mv .git "$BENCH_TRASH/$$"; } && git init -q' \
+		'git add -A && git commit -q -m first'
+	[ "$count" -lt 10000 ] || bench_goal ratio 0.5 git
+	bench_measure "$label" 'first record'
+
+	bench_side hearth 'hearth status' "$d/hearth" '' '"$HEARTH" status'
+	bench_side git 'git status' "$d/git" '' 'git status'
+	[ "$count" -lt 100000 ] || bench_goal ratio 1.0 git
+	bench_measure "$label" 'clean status' warm
+
+	echo 'one more line' >>"$d/hearth/$edited"
+	echo 'one more line' >>"$d/git/$edited"
+	bench_side hearth 'hearth status' "$d/hearth" '' '"$HEARTH" status'
+	bench_side git 'git status' "$d/git" '' 'git status'
+	bench_measure "$label" 'status after one edit' warm
+
+	bench_side hearth 'hearth record' "$d/hearth" \
+		"echo \"edit \$BENCH_RUN\" >>'$edited'" '"$HEARTH" record -m edit'
+	bench_side git 'git commit -a' "$d/git" \
+		"echo \"edit \$BENCH_RUN\" >>'$edited'" 'git commit -q -a -m edit'
+	bench_measure "$label" 'record one edit'
+
+	bench_side hearth 'hearth log' "$d/hearth" '' '"$HEARTH" log'
+	bench_side git 'git log' "$d/git" '' 'git log'
+	bench_measure "$label" 'log' warm
+
+	bench_side hearth 'hearth export' "$d/hearth" '' \
+		"\"\$HEARTH\" export head \"\$BENCH_TRASH/hearth.\$BENCH_RUN\""
+	bench_side git 'git clone --no-local' "$d" '' \
+		"git clone -q --no-local git \"\$BENCH_TRASH/git.\$BENCH_RUN\""
+	bench_side cp 'cp -a' "$d" '' "cp -a src \"\$BENCH_TRASH/cp.\$BENCH_RUN\""
+	bench_side rsync 'rsync -a' "$d" '' "rsync -a src/ \"\$BENCH_TRASH/rsync.\$BENCH_RUN/\""
+	bench_measure "$label" 'export into an empty folder'
+
+	rm -rf "$d"
+	bench_empty_trash
+done
+
+bench_done

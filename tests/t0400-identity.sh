@@ -1,0 +1,86 @@
+#!/bin/sh
+test_description='identity survives rename, move, edit, copy and damaged markers (DESIGN §6)'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+
+hearth init home >/dev/null
+cd home
+
+# The node id of a path in the working-tree index.
+id_of() {
+	folder=$(dirname "$1")
+	[ "$folder" = . ] && folder=
+	hearth ls --tree -i $folder | awk -v name="$(basename "$1")" \
+		'{ id = $1; sub(/^[^ ]* /, ""); sub(/\/$/, ""); if ($0 == name) print id }'
+}
+
+xattrs=yes
+touch probe && setfattr -n user.hearth.test -v 1 probe 2>/dev/null || xattrs=no
+rm -f probe
+
+test_expect_success 'new files and folders carry their id' '
+	mkdir -p docs/deep && echo text >docs/deep/file.txt &&
+	hearth record -m ids >/dev/null &&
+	test -f docs/.hearth-id && test -f docs/deep/.hearth-id &&
+	test "$(cat docs/.hearth-id)" = "$(id_of docs)" &&
+	if [ $xattrs = yes ]; then
+		test "$(getfattr --only-values -n user.hearth.id docs/deep/file.txt)" = \
+			"$(id_of docs/deep/file.txt)"
+	fi
+'
+
+test_expect_success 'markers never show as content' '
+	hearth status --porcelain >../out && ! grep hearth-id ../out &&
+	hearth ls docs >../out && ! grep hearth-id ../out
+'
+
+test_expect_success 'a file moved and edited at once keeps its id (by its xattr)' '
+	test $xattrs = yes || exit 0
+	before=$(id_of docs/deep/file.txt) &&
+	mv docs/deep/file.txt docs/renamed.txt && echo "more text" >>docs/renamed.txt &&
+	hearth status --porcelain >../out && grep "^R docs/deep/file.txt -> docs/renamed.txt" ../out &&
+	hearth record -m "move and edit" >/dev/null &&
+	test "$(id_of docs/renamed.txt)" = "$before"
+'
+
+test_expect_success 'a moved folder keeps its id (by its marker)' '
+	before=$(id_of docs/deep) &&
+	mv docs/deep deeper && hearth record -m "move folder" >/dev/null &&
+	test "$(id_of deeper)" = "$before"
+'
+
+test_expect_success 'a copied folder gets a fresh id; the original keeps its own' '
+	original=$(id_of deeper) &&
+	cp -a deeper copy && test "$(cat copy/.hearth-id)" = "$original" &&
+	hearth record -m copy >/dev/null &&
+	test "$(id_of deeper)" = "$original" &&
+	test "$(id_of copy)" != "$original" &&
+	test "$(cat copy/.hearth-id)" = "$(id_of copy)"
+'
+
+test_expect_success 'a copied file gets a fresh id; the original keeps its own' '
+	echo data >one.txt && hearth record -m one >/dev/null &&
+	original=$(id_of one.txt) &&
+	cp -a one.txt two.txt && hearth record -m two >/dev/null &&
+	test "$(id_of one.txt)" = "$original" && test "$(id_of two.txt)" != "$original"
+'
+
+test_expect_success 'a damaged marker is repaired; the folder keeps its id' '
+	before=$(id_of deeper) &&
+	echo garbage >deeper/.hearth-id &&
+	hearth status --porcelain >../out && test $(grep -vc "^#" ../out) = 0 &&
+	mv deeper deeper2 && hearth record -m "rename after damage" >/dev/null &&
+	test "$(id_of deeper2)" = "$before" && test "$(cat deeper2/.hearth-id)" = "$before"
+'
+
+test_expect_success 'a deleted marker is written again; the folder keeps its id' '
+	before=$(id_of deeper2) &&
+	rm deeper2/.hearth-id && mv deeper2 deeper3 && hearth record -m "no marker" >/dev/null &&
+	test "$(id_of deeper3)" = "$before" && test "$(cat deeper3/.hearth-id)" = "$before"
+'
+
+test_expect_success 'ids are the same after a restart (a fresh process, nothing cached)' '
+	hearth ls --tree -i >../ids.1 && hearth ls --tree -i >../ids.2 && test_cmp ../ids.1 ../ids.2 &&
+	hearth fsck >../out && grep "no problems" ../out
+'
+
+test_done

@@ -1,0 +1,51 @@
+/* hearth clone SOURCE [DIR]: a new replica of SOURCE's Home at DIR (by
+ * default named like SOURCE's folder), keeping whatever DIR already holds. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/cli.h"
+
+/* "ssh://host/home/me/Home/" and "../Home" both give "Home". */
+static void
+default_folder(const char *source, char *out, size_t size)
+{
+	char copy[4096];
+	snprintf(copy, sizeof copy, "%s", source);
+	size_t length = strlen(copy);
+	while (length > 1 && copy[length - 1] == '/')
+		copy[--length] = '\0';
+	const char *slash = strrchr(copy, '/');
+	snprintf(out, size, "%s", slash ? slash + 1 : copy);
+}
+
+int
+cli_clone(struct cli *cli, int argc, char **argv)
+{
+	struct hearth_clone_result result;
+	struct hearth_error error;
+	char folder[4096];
+
+	if (argc < 2 || argc > 3 || argv[1][0] == '-')
+		return cli_usage_error(cli_find("clone"), "clone needs a SOURCE and at most one DIR");
+	if (cli->config_path != NULL)
+		return cli_usage_error(cli_find("clone"), "clone makes a one-root Home: no -c");
+	if (argc == 3)
+		snprintf(folder, sizeof folder, "%s", argv[2]);
+	else
+		default_folder(argv[1], folder, sizeof folder);
+	struct hearth_clone_options options = { .source = argv[1], .dir = folder };
+	struct hearth_progress progress = cli_progress(cli);
+	int status = hearth_clone(&options, &progress, &result, &error);
+	cli_progress_done(cli);
+	if (status != 0)
+		return cli_fail(&error);
+	printf("Made replica %.8s of %s at %s: %llu op%s received, %llu file%s written, "
+	       "%llu already there\n", result.replica, argv[1], folder,
+	    (unsigned long long)result.ops, result.ops == 1 ? "" : "s",
+	    (unsigned long long)result.written, result.written == 1 ? "" : "s",
+	    (unsigned long long)result.adopted);
+	if (result.recorded[0] != '\0')
+		printf("What differed was recorded as this replica's own version %.8s\n",
+		    result.recorded);
+	return 0;
+}

@@ -1,0 +1,179 @@
+/* hearth conflicts [--porcelain]: what replicas did at once that needs a
+ * person; hearth resolve (--mine|--theirs|--both|--take VERSION) TARGET...:
+ * settle them, recorded at once. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/cli.h"
+
+static void
+print_side(struct cli *cli, const struct hearth_conflict_side *side)
+{
+	char when[80] = "";
+
+	if (side->time != 0)
+		cli_format_time(side->time, 0, when, sizeof when);
+	printf("    %s %-6s %.8s/%llu %s%s%s", side->shown ? "*" : " ", side->what, side->replica,
+	    (unsigned long long)side->counter, side->mine ? "(this replica) " : "",
+	    side->author[0] ? side->author : "", when[0] ? ", " : "");
+	printf("%s", when);
+	if (side->has_content)
+		printf(", %llu bytes, %.12s", (unsigned long long)side->size, side->hash);
+	if (strcmp(side->what, "move") == 0 || strcmp(side->what, "name") == 0) {
+		fputs(" -> ", stdout);
+		cli_print_path(stdout, side->path, false);
+	}
+	putchar('\n');
+	(void)cli;
+}
+
+/* For scripts (hearth(1)): "ID KIND PATH" a conflict, then "  SIDE" lines
+ * "REPLICA COUNTER WHAT mine|theirs shown|hidden SIZE HASH PATH". */
+static void
+print_porcelain(const struct hearth_conflict_list *list)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		const struct hearth_conflict *conflict = &list->items[i];
+		printf("%s %s ", conflict->id, conflict->kind_name);
+		cli_print_path(stdout, conflict->path, false);
+		putchar('\n');
+		for (size_t j = 0; j < conflict->side_count; j++) {
+			const struct hearth_conflict_side *side = &conflict->sides[j];
+			printf("  %s %llu %s %s %s %llu %s ", side->replica,
+			    (unsigned long long)side->counter, side->what, side->mine ? "mine" : "theirs",
+			    side->shown ? "shown" : "hidden", (unsigned long long)side->size,
+			    side->hash[0] ? side->hash : "-");
+			cli_print_path(stdout, side->path, false);
+			putchar('\n');
+		}
+	}
+}
+
+int
+cli_conflicts(struct cli *cli, int argc, char **argv)
+{
+	bool porcelain = argc == 2 && strcmp(argv[1], "--porcelain") == 0;
+
+	if (argc > 2 || (argc == 2 && !porcelain))
+		return cli_usage_error(cli_find("conflicts"), "conflicts takes only --porcelain");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	struct hearth_conflict_list list;
+	struct hearth_error error;
+	if (hearth_conflicts(cli->home, &list, &error) != 0)
+		return cli_fail(&error);
+	if (porcelain) {
+		print_porcelain(&list);
+	} else if (list.count == 0) {
+		printf("No conflicts.\n");
+	} else {
+		for (size_t i = 0; i < list.count; i++) {
+			const struct hearth_conflict *conflict = &list.items[i];
+			printf("%s%s%s %s%s%s ", cli_colour(cli, 'C'), conflict->kind_name,
+			    cli_colour_reset(cli), cli_colour(cli, 'I'), conflict->id, cli_colour_reset(cli));
+			cli_print_path(stdout, conflict->path, false);
+			putchar('\n');
+			for (size_t j = 0; j < conflict->side_count; j++)
+				print_side(cli, &conflict->sides[j]);
+		}
+		printf("\n`hearth resolve --mine|--theirs|--both ID|PATH` settles one; * marks the side "
+		       "head shows.\n");
+	}
+	hearth_conflict_list_free(&list);
+	return 0;
+}
+
+int
+cli_resolve(struct cli *cli, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "mine", no_argument, NULL, 'm' },
+		{ "theirs", no_argument, NULL, 't' },
+		{ "both", no_argument, NULL, 'b' },
+		{ "take", required_argument, NULL, 'v' },
+		{ "message", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hearth_resolve_options resolve = { 0 };
+	int option, choices = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((option = getopt_long(argc, argv, ":M:", options, NULL)) != -1) {
+		switch (option) {
+		case 'm':
+			resolve.resolution = HEARTH_KEEP_MINE;
+			choices++;
+			break;
+		case 't':
+			resolve.resolution = HEARTH_KEEP_THEIRS;
+			choices++;
+			break;
+		case 'b':
+			resolve.resolution = HEARTH_KEEP_BOTH;
+			choices++;
+			break;
+		case 'v':
+			resolve.resolution = HEARTH_KEEP_VERSION;
+			resolve.version = optarg;
+			choices++;
+			break;
+		case 'M':
+			resolve.message = optarg;
+			break;
+		default:
+			return cli_option_error(cli_find("resolve"), option, argv);
+		}
+	}
+	if (choices != 1)
+		return cli_usage_error(cli_find("resolve"),
+		    "say how: one of --mine, --theirs, --both, --take VERSION");
+	if (optind == argc)
+		return cli_usage_error(cli_find("resolve"), "name the conflicts (ids, paths or globs)");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	/* Paths as typed become Home-relative; ids and globs pass as they are. */
+	char **targets = NULL;
+	int count = argc - optind;
+	char **converted = calloc((size_t)count + 1, sizeof *converted);
+	for (int i = 0; i < count; i++) {
+		char path[8192];
+		struct hearth_error ignored;
+		const char *target = argv[optind + i];
+		if (strpbrk(target, "*?[") == NULL &&
+		    hearth_home_path(cli->home, target, path, sizeof path, &ignored) == 0)
+			converted[i] = strdup(path);
+		else
+			converted[i] = strdup(target);
+	}
+	targets = converted;
+	resolve.targets = (const char *const *)targets;
+	resolve.target_count = (size_t)count;
+
+	struct hearth_resolve_result result;
+	struct hearth_error error;
+	struct hearth_progress progress = cli_progress(cli);
+	status = hearth_resolve_conflicts(cli->home, &resolve, &progress, &result, &error);
+	cli_progress_done(cli);
+	cli_free_paths(count, targets);
+	if (status == HEARTH_REFUSED) {
+		fprintf(stderr, "hearth: these paths have changes that are not recorded:\n");
+		for (size_t i = 0; i < result.changes.count; i++) {
+			fputs("  ", stderr);
+			cli_print_path(stderr, result.changes.items[i].path, false);
+			fputc('\n', stderr);
+		}
+	}
+	if (status != 0) {
+		hearth_resolve_result_free(&result);
+		return cli_fail(&error);
+	}
+	printf("Resolved %zu conflict%s as version %.12s\n", result.resolved,
+	    result.resolved == 1 ? "" : "s", result.version);
+	hearth_resolve_result_free(&result);
+	return 0;
+}
