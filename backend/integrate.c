@@ -1047,13 +1047,8 @@ compare_by_place(const void *left, const void *right)
 	int order = node_id_compare(a->place.parent, b->place.parent);
 	if (order != 0)
 		return order;
-	size_t common = a->place.name_length < b->place.name_length ? a->place.name_length
-								    : b->place.name_length;
-	order = common ? memcmp(a->place.name, b->place.name, common) : 0;
-	if (order != 0)
-		return order;
-	return (a->place.name_length > b->place.name_length) -
-	    (a->place.name_length < b->place.name_length);
+	return bytes_compare(a->place.name, a->place.name_length, b->place.name,
+	    b->place.name_length);
 }
 
 /* Whether two nodes of the batch land in one folder under one name. */

@@ -83,27 +83,8 @@ compare_node(struct verify *verify, const struct state_node *want, const struct 
 		report(verify, want->id, "its content");
 }
 
-struct listed_conflict {
-	int kind;
-	struct node_id node;
-	struct op_id *ops;
-	size_t op_count;
-};
-
-static int
-compare_listed(const void *left, const void *right)
-{
-	const struct listed_conflict *a = left, *b = right;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	int order = node_id_compare(a->node, b->node);
-	if (order != 0)
-		return order;
-	return op_id_compare(a->ops[0], b->ops[0]);
-}
-
 static size_t
-load_conflicts(struct hearth *home, struct listed_conflict **out, struct arena *arena)
+load_conflicts(struct hearth *home, struct state_conflict **out, struct arena *arena)
 {
 	sqlite3_stmt *statement = store_statement(&home->store,
 	    "SELECT kind, node, ops FROM conflict");
@@ -115,8 +96,8 @@ load_conflicts(struct hearth *home, struct listed_conflict **out, struct arena *
 			capacity = capacity ? capacity * 2 : 16;
 			*out = realloc(*out, capacity * sizeof **out);
 		}
-		struct listed_conflict *conflict = &(*out)[count];
-		conflict->kind = sqlite3_column_int(statement, 0);
+		struct state_conflict *conflict = &(*out)[count];
+		conflict->kind = (enum conflict_kind)sqlite3_column_int(statement, 0);
 		memcpy(conflict->node.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
 		if (store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 2),
 			(size_t)sqlite3_column_bytes(statement, 2), &conflict->ops, &conflict->op_count,
@@ -126,7 +107,7 @@ load_conflicts(struct hearth *home, struct listed_conflict **out, struct arena *
 	}
 	sqlite3_reset(statement);
 	if (count > 1)
-		qsort(*out, count, sizeof **out, compare_listed);
+		qsort(*out, count, sizeof **out, state_conflict_compare);
 	return count;
 }
 
@@ -134,37 +115,36 @@ static void
 compare_conflicts(struct verify *verify, const struct state *expected)
 {
 	struct arena arena;
-	struct listed_conflict *have;
+	struct state_conflict *have;
 	size_t have_count, i = 0, j = 0;
-	struct listed_conflict *want = malloc((expected->conflict_count + 1) * sizeof *want);
+	/* Derivation orders a node's conflicts by the total order of their
+	 * first ops, which the store does not know: both sides by op id. */
+	struct state_conflict *want = malloc((expected->conflict_count + 1) * sizeof *want);
 
+	memcpy(want, expected->conflicts, expected->conflict_count * sizeof *want);
+	if (expected->conflict_count > 1)
+		qsort(want, expected->conflict_count, sizeof *want, state_conflict_compare);
 	arena_init(&arena, 16 * 1024);
 	have_count = load_conflicts(verify->home, &have, &arena);
-	for (size_t k = 0; k < expected->conflict_count; k++)
-		want[k] = (struct listed_conflict){ .kind = (int)expected->conflicts[k].kind,
-			.node = expected->conflicts[k].node, .ops = expected->conflicts[k].ops,
-			.op_count = expected->conflicts[k].op_count };
-	if (expected->conflict_count > 1)
-		qsort(want, expected->conflict_count, sizeof *want, compare_listed);
 	while (i < have_count || j < expected->conflict_count) {
 		int order = i == have_count ? 1 : j == expected->conflict_count ? -1
-		    : compare_listed(&have[i], &want[j]);
+		    : state_conflict_compare(&have[i], &want[j]);
 		char what[96];
 		if (order == 0) {
 			if (!same_ids(have[i].ops, have[i].op_count, want[j].ops, want[j].op_count)) {
 				snprintf(what, sizeof what, "the sides of its %s conflict",
-				    conflict_kind_name((enum conflict_kind)want[j].kind));
+				    conflict_kind_name(want[j].kind));
 				report(verify, want[j].node, what);
 			}
 			i++, j++;
 		} else if (order < 0) {
 			snprintf(what, sizeof what, "a %s conflict (head only)",
-			    conflict_kind_name((enum conflict_kind)have[i].kind));
+			    conflict_kind_name(have[i].kind));
 			report(verify, have[i].node, what);
 			i++;
 		} else {
 			snprintf(what, sizeof what, "a %s conflict (ops only)",
-			    conflict_kind_name((enum conflict_kind)want[j].kind));
+			    conflict_kind_name(want[j].kind));
 			report(verify, want[j].node, what);
 			j++;
 		}

@@ -270,3 +270,13 @@ store_u64be(uint8_t *bytes, uint64_t value)
 	store_u32be(bytes, value >> 32);
 	store_u32be(bytes + 4, (uint32_t)value);
 }
+
+int
+bytes_compare(const void *a, size_t a_length, const void *b, size_t b_length)
+{
+	size_t common = a_length < b_length ? a_length : b_length;
+	int order = common ? memcmp(a, b, common) : 0;
+	if (order != 0)
+		return order;
+	return (a_length > b_length) - (a_length < b_length);
+}

@@ -52,6 +52,9 @@ bool reader_u32be(struct reader *reader, uint32_t *out);
 bool reader_u64be(struct reader *reader, uint64_t *out);
 bool reader_at_end(const struct reader *reader);
 
+/* memcmp order, a shorter prefix first: how names are sorted everywhere. */
+int bytes_compare(const void *a, size_t a_length, const void *b, size_t b_length);
+
 uint32_t load_u32be(const uint8_t *bytes);
 uint64_t load_u64be(const uint8_t *bytes);
 void store_u32be(uint8_t *bytes, uint32_t value);

@@ -341,16 +341,6 @@ struct name_entry {
 	const struct state_place_ref *naming;	/* the PLACE that gave the name */
 };
 
-static int
-compare_bytes(const uint8_t *a, size_t a_length, const uint8_t *b, size_t b_length)
-{
-	size_t common = a_length < b_length ? a_length : b_length;
-	int order = common ? memcmp(a, b, common) : 0;
-	if (order != 0)
-		return order;
-	return (a_length > b_length) - (a_length < b_length);
-}
-
 /* Groups by (folder, name); within a group the least naming PLACE first. */
 static int
 compare_name_entries(const void *left, const void *right)
@@ -358,7 +348,7 @@ compare_name_entries(const void *left, const void *right)
 	const struct name_entry *a = left, *b = right;
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
-	int order = compare_bytes(a->name, a->length, b->name, b->length);
+	int order = bytes_compare(a->name, a->length, b->name, b->length);
 	if (order != 0)
 		return order;
 	return state_place_compare(a->naming, b->naming);
@@ -367,7 +357,7 @@ compare_name_entries(const void *left, const void *right)
 static bool
 same_group(const struct name_entry *a, const struct name_entry *b)
 {
-	return a->parent == b->parent && compare_bytes(a->name, a->length, b->name, b->length) == 0;
+	return a->parent == b->parent && bytes_compare(a->name, a->length, b->name, b->length) == 0;
 }
 
 /* Names taken in each folder: the kept names and the ones handed out. */
@@ -394,7 +384,7 @@ name_slot(const struct name_set *set, size_t parent, const uint8_t *name, size_t
 	size_t slot = name_hash(parent, name, length) & set->mask;
 	while (set->slots[slot] != 0) {
 		const struct name_entry *entry = &set->entries[set->slots[slot] - 1];
-		if (entry->parent == parent && compare_bytes(entry->name, entry->length, name, length) == 0)
+		if (entry->parent == parent && bytes_compare(entry->name, entry->length, name, length) == 0)
 			break;
 		slot = (slot + 1) & set->mask;
 	}
@@ -503,8 +493,8 @@ finish_names(struct finish *finish)
 
 /* ---- the whole pass ------------------------------------------------------ */
 
-static int
-compare_conflicts(const void *left, const void *right)
+int
+state_conflict_compare(const void *left, const void *right)
 {
 	const struct state_conflict *a = left, *b = right;
 	if (a->kind != b->kind)
@@ -541,7 +531,7 @@ state_finish(struct state_finish_node *nodes, size_t count, struct arena *arena,
 	 * as the total order would. */
 	if (finish.conflict_count - first_new > 1)
 		qsort(finish.conflicts + first_new, finish.conflict_count - first_new,
-		    sizeof *finish.conflicts, compare_conflicts);
+		    sizeof *finish.conflicts, state_conflict_compare);
 	free(finish.slots);
 	*conflicts = finish.conflicts;
 	*conflict_count = finish.conflict_count;

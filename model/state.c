@@ -120,16 +120,6 @@ hash_op_id(struct op_id id)
 /* ---- sorting and deduplication ------------------------------------------ */
 
 static int
-compare_bytes(const void *a, size_t a_length, const void *b, size_t b_length)
-{
-	size_t common = a_length < b_length ? a_length : b_length;
-	int order = common ? memcmp(a, b, common) : 0;
-	if (order != 0)
-		return order;
-	return (a_length > b_length) - (a_length < b_length);
-}
-
-static int
 compare_u64(uint64_t a, uint64_t b)
 {
 	return (a > b) - (a < b);
@@ -142,7 +132,7 @@ compare_place(const struct op_place *a, const struct op_place *b)
 	if (order == 0)
 		order = node_id_compare(a->parent, b->parent);
 	if (order == 0)
-		order = compare_bytes(a->name, a->name_length, b->name, b->name_length);
+		order = bytes_compare(a->name, a->name_length, b->name, b->name_length);
 	if (order == 0)
 		order = compare_u64(a->kind, b->kind);
 	if (order == 0)

@@ -74,6 +74,10 @@ struct state_conflict {
 	size_t op_count;
 };
 
+/* For qsort: kind, node, then first op by id (state.conflicts orders the
+ * first ops by total order instead, which needs the ops themselves). */
+int state_conflict_compare(const void *left, const void *right);
+
 struct state {
 	struct state_node *nodes;	/* every node ever placed, sorted by id */
 	size_t node_count;

@@ -42,11 +42,20 @@ test_expect_success 'd builds the demo Home under TMPDIR and opens it' '
 	app_wait "No Home here" &&
 	app_keys d &&
 	app_wait "Switch to vim" 30 &&
+	app_keys 2 &&
+	app_wait "notes/todo.txt" &&
+	app_wait "notes/ideas.md" &&
+	app_wait "Documents/plan" &&
 	app_quit &&
 	test -d "$TEST_ROOT/tmp/hearth-demo-$(id -u)/home" &&
+	test -d "$TEST_ROOT/tmp/hearth-demo-$(id -u)/laptop/.hearth" &&
 	cd "$TEST_ROOT/tmp/hearth-demo-$(id -u)/home" &&
 	hearth log >log &&
-	grep "Start keeping my Home" log
+	grep "Start keeping my Home" log &&
+	hearth conflicts --porcelain >conflicts &&
+	grep "^c.* content notes/todo.txt$" conflicts &&
+	grep "^m.* move notes/ideas.md$" conflicts &&
+	grep "^n.* name Documents/plan~.*\.txt$" conflicts
 '
 
 app_stop

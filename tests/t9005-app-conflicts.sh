@@ -48,7 +48,7 @@ test_expect_success 'Enter shows each side of the content conflict and a diff of
 	grep -E "mine +replica [0-9a-f]{8} \(this one\), op [0-9]+, by " "$TEST_ROOT/screen" &&
 	grep -E "theirs +replica [0-9a-f]{8}, op [0-9]+, by " "$TEST_ROOT/screen" &&
 	test $(grep -c "edit, 21 bytes, content [0-9a-f]\{12\}" "$TEST_ROOT/screen") = 2 &&
-	test $(grep -c "the tree shows this side" "$TEST_ROOT/screen") = 1 &&
+	test $(grep -c "head shows this side" "$TEST_ROOT/screen") = 1 &&
 	grep -- "--- mine/notes.txt" "$TEST_ROOT/screen" &&
 	grep -- "-two from b" "$TEST_ROOT/screen" &&
 	grep -- "+TWO from a" "$TEST_ROOT/screen"
@@ -58,7 +58,7 @@ test_expect_success 'l leaves it for later: the pane shows the name conflict, h 
 	app_keys l &&
 	app_wait "name conflict at same~" &&
 	app_screen >"$TEST_ROOT/screen" &&
-	grep "named same.txt (keeps the name); the tree shows this side" "$TEST_ROOT/screen" &&
+	grep "named same.txt (keeps the name); head shows this side" "$TEST_ROOT/screen" &&
 	grep -E "named same.txt, shown as same~[0-9a-f]+\.txt" "$TEST_ROOT/screen" &&
 	app_keys h &&
 	app_wait "Enter sides"

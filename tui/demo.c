@@ -1,6 +1,8 @@
 /* Builds the demo Home (see demo.h): names in UTF-8 and one invalid byte,
- * five versions that add, modify, move and delete, then a few changes left
- * unrecorded so the Home view has marks to show. */
+ * five versions that add, modify, move and delete; a second replica (the
+ * "laptop") that edits, moves and names things at once with the Home, so
+ * the sync between them leaves a content, a move and a name conflict; then
+ * a few changes left unrecorded so the Home view has marks to show. */
 #include "tui/demo.h"
 
 #include <errno.h>
@@ -151,7 +153,69 @@ later_versions(hearth *home, const char *dir, struct hearth_error *error)
 	    write_text(dir, ".bashrc", "export EDITOR=vim\nalias ll='ls -l'\n", error) ||
 	    record(home, "Switch to vim", error))
 		return error->code;
-	/* Left unrecorded, for the Home view's marks. */
+	return HEARTH_OK;
+}
+
+/* The same three things done two ways, one on each replica. */
+static int
+concurrent_changes(hearth *home, const char *dir, const char *label, const char *todo,
+    const char *ideas_to, const char *plan, struct hearth_error *error)
+{
+	char message[128];
+
+	snprintf(message, sizeof message, "%s: the todo list, the ideas and a plan", label);
+	if (write_text(dir, "notes/todo.txt", todo, error) ||
+	    move_file(dir, "projects/ideas.md", ideas_to, error) ||
+	    write_text(dir, "Documents/plan.txt", plan, error))
+		return error->code;
+	return record(home, message, error);
+}
+
+static int
+laptop_replica(const char *laptop_dir, const char *home_dir, struct hearth_error *error)
+{
+	struct hearth_clone_options clone = { .source = home_dir, .dir = laptop_dir };
+	struct hearth_clone_result cloned;
+	hearth *laptop;
+
+	if (hearth_clone(&clone, NULL, &cloned, error) != HEARTH_OK)
+		return error->code;
+	struct hearth_open_options here = { .start_dir = laptop_dir };
+	if (hearth_open(&laptop, &here, error) != HEARTH_OK)
+		return error->code;
+	int code = concurrent_changes(laptop, laptop_dir, "On the laptop",
+	    "- water the plants\n- call the bank\n- book the train\n- pack for the trip\n",
+	    "notes/ideas.md", "Trip: train at 9, hotel by the lake\n", error);
+	hearth_close(laptop);
+	return code;
+}
+
+/* The Home meets the laptop: both sides' changes arrive, the tree is
+ * brought to head, and three conflicts wait in the Conflicts view. */
+static int
+sync_with_laptop(hearth *home, const char *dir, const char *laptop_dir,
+    struct hearth_error *error)
+{
+	struct hearth_sync_options sync = { .peer = laptop_dir };
+	struct hearth_sync_result synced;
+	struct hearth_checkout_options checkout = { 0 };
+	struct hearth_checkout_result checked_out;
+
+	if (concurrent_changes(home, dir, "At home",
+	    "- water the plants\n- call the bank\n- book the train\n- renew the passport\n",
+	    "Documents/ideas.md", "Garden: plant the tulips in October\n", error) ||
+	    hearth_sync(home, &sync, NULL, &synced, error))
+		return error->code;
+	if (hearth_checkout(home, &checkout, NULL, &checked_out, error) != HEARTH_OK)
+		return error->code;
+	hearth_checkout_result_free(&checked_out);
+	return HEARTH_OK;
+}
+
+/* Left unrecorded, for the Home view's marks. */
+static int
+unrecorded_changes(const char *dir, struct hearth_error *error)
+{
 	if (write_text(dir, ".bashrc", "export EDITOR=vim\nalias ll='ls -la'\n", error) ||
 	    write_text(dir, "notes/draft.txt", "an unrecorded draft\n", error))
 		return error->code;
@@ -184,7 +248,15 @@ demo_build(char *home_dir, size_t size, struct hearth_error *error)
 	hearth *home;
 	if (hearth_open(&home, &here, error) != HEARTH_OK)
 		return error->code;
+	char laptop_dir[4200];
+	snprintf(laptop_dir, sizeof laptop_dir, "%.*s/laptop", (int)(strrchr(dir, '/') - dir), dir);
 	int code = later_versions(home, dir, error);
+	if (code == HEARTH_OK)
+		code = laptop_replica(laptop_dir, dir, error);
+	if (code == HEARTH_OK)
+		code = sync_with_laptop(home, dir, laptop_dir, error);
+	if (code == HEARTH_OK)
+		code = unrecorded_changes(dir, error);
 	hearth_close(home);
 	return code;
 }

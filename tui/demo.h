@@ -8,7 +8,8 @@
 #include "backend/hearth.h"
 
 /* Makes (or finds, if made before) the demo Home at
- * ${TMPDIR:-/tmp}/hearth-demo-UID/home, with five versions and a few
+ * ${TMPDIR:-/tmp}/hearth-demo-UID/home, with five versions, a second
+ * replica beside it (…/laptop) synced into three conflicts, and a few
  * unrecorded changes, and writes its path to home_dir. */
 int demo_build(char *home_dir, size_t size, struct hearth_error *error);
 

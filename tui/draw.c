@@ -279,6 +279,23 @@ draw_change_role(char mark)
 	}
 }
 
+enum theme_role
+draw_diff_role(const char *line)
+{
+	if (strncmp(line, "+++", 3) == 0 || strncmp(line, "---", 3) == 0)
+		return THEME_HEADER;
+	switch (line[0]) {
+	case '+':
+		return THEME_ADDED;
+	case '-':
+		return THEME_DELETED;
+	case '@':
+		return THEME_DIFF_HUNK;
+	default:
+		return THEME_NORMAL;
+	}
+}
+
 size_t
 draw_wrap(const char *text, int width)
 {

@@ -38,6 +38,9 @@ int draw_width(const char *text);
 /* The role of a change mark (A, M, D, R, T, C); NORMAL for others. */
 enum theme_role draw_change_role(char mark);
 
+/* The role of a line of a unified diff: headers, added, deleted, hunks. */
+enum theme_role draw_diff_role(const char *line);
+
 /* How many bytes of text's first line fit in width cells, cut at a space
  * when the line goes on (for wrapping messages). */
 size_t draw_wrap(const char *text, int width);

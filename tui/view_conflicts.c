@@ -46,7 +46,7 @@ static const char *const conflicts_explanation[] = {
 	"When two replicas change the same thing before they sync, the sync keeps "
 	"both and lists it here: its kind (content, move, name, edit-revived, revived, "
 	"cycle, invalid-op), its path and what each side did. Nothing is lost meanwhile: "
-	"the tree shows one side and the store keeps the others.",
+	"head (and the tree, once checked out) shows one side and the store keeps the others.",
 	"",
 	"Enter shows each side with its replica, author, time and size, and a diff of "
 	"two texts; m keeps this replica's side, t the other's, b both. Each choice is "

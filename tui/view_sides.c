@@ -1,6 +1,6 @@
 /* The Sides pane: one conflict, opened from the Conflicts view with Enter:
  * what the kind means, each side (mine or theirs, replica, op, author,
- * time, what it does, size and content id, which one the tree shows),
+ * time, what it does, size and content id, which one head shows),
  * what m, t and b would do, and for a content conflict of small texts a
  * diff between the sides (hearth_diff_blobs). m, t and b settle it through
  * the Conflicts view and l leaves it; both then show the next conflict. */
@@ -34,17 +34,17 @@ struct kind_text {
 
 static const struct kind_text kind_texts[] = {
 	{ HEARTH_CONFLICT_CONTENT,
-	  "Edited on two replicas at once. The tree holds one side; the store keeps the other.",
+	  "Edited on two replicas at once. Head shows one side; the store keeps the other.",
 	  "keeps this replica's edit", "keeps the other replica's edit",
 	  "keeps both: the other edit becomes a file beside it, named NAME~HEX" },
-	{ HEARTH_CONFLICT_MOVE, "Moved or renamed two ways at once; the tree shows one of them.",
+	{ HEARTH_CONFLICT_MOVE, "Moved or renamed two ways at once; head shows one of them.",
 	  "keeps this replica's move", "keeps the other replica's move",
-	  "keeps it where the tree shows it now" },
+	  "keeps it where head shows it now" },
 	{ HEARTH_CONFLICT_CYCLE,
 	  "A folder move was skipped: with the other moves it would have put a folder inside "
 	  "itself.",
 	  "keeps this replica's move", "keeps the other replica's move",
-	  "keeps it where the tree shows it now" },
+	  "keeps it where head shows it now" },
 	{ HEARTH_CONFLICT_EDIT_REVIVED,
 	  "Deleted on one replica while edited on another, so it was kept.",
 	  "does what this replica did (deletes it again, or keeps the edit)",
@@ -56,7 +56,7 @@ static const struct kind_text kind_texts[] = {
 	{ HEARTH_CONFLICT_NAME,
 	  "Two files got one name in one folder. Both are kept; the later one shows as NAME~HEX.",
 	  "gives the name to this replica's file", "gives the name to the other replica's file",
-	  "keeps both names as the tree shows them now" },
+	  "keeps both names as head shows them now" },
 	{ HEARTH_CONFLICT_INVALID_OP,
 	  "An op from a peer could not apply: that peer is broken. It cannot be settled here.",
 	  NULL, NULL, NULL },
@@ -164,7 +164,7 @@ add_side(struct view *view, const struct hearth_conflict *conflict, size_t index
 	    side->replica, side->mine ? " (this one)" : "", (unsigned long long)side->counter,
 	    side->author && side->author[0] ? side->author : "someone unknown", when));
 	add_row(view, THEME_NORMAL, memory_printf("         %s%s%s", action, content,
-	    side->shown ? "; the tree shows this side" : ""));
+	    side->shown ? "; head shows this side" : ""));
 	free(action);
 	free(content);
 }
@@ -184,23 +184,6 @@ add_choices(struct view *view, const struct kind_text *text)
 	add_row(view, THEME_NORMAL, memory_strdup("  l  leaves it for later and shows the next one"));
 }
 
-static enum theme_role
-diff_role(const char *line)
-{
-	if (strncmp(line, "+++", 3) == 0 || strncmp(line, "---", 3) == 0)
-		return THEME_HEADER;
-	switch (line[0]) {
-	case '+':
-		return THEME_ADDED;
-	case '-':
-		return THEME_DELETED;
-	case '@':
-		return THEME_DIFF_HUNK;
-	default:
-		return THEME_NORMAL;
-	}
-}
-
 static void
 add_diff_lines(struct view *view, const struct hearth_text *diff)
 {
@@ -213,7 +196,7 @@ add_diff_lines(struct view *view, const struct hearth_text *diff)
 	for (const char *line = diff->text; *line != '\0';) {
 		size_t length = strcspn(line, "\n");
 		char *text = memory_strndup(line, length);
-		add_diff_row(view, diff_role(text), text);
+		add_diff_row(view, draw_diff_role(text), text);
 		line += length;
 		if (*line == '\n')
 			line++;
@@ -221,7 +204,7 @@ add_diff_lines(struct view *view, const struct hearth_text *diff)
 }
 
 /* The side the others are compared with: this replica's (the greatest of
- * them, as keep mine picks), else the one the tree shows, else the last. */
+ * them, as keep mine picks), else the one head shows, else the last. */
 static size_t
 diff_base(const struct hearth_conflict *conflict)
 {

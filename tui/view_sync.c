@@ -815,8 +815,9 @@ sync_draw_note(struct view *view, int y, int height, int width)
 		return;
 	}
 	panel_text(&panel, 0, THEME_DIM, "s syncs with the selected peer, S with every peer of the "
-	    "config in turn. A sync changes the store, never the working tree: checkout "
-	    "(1, then c) brings in what came.");
+	    "config in turn. A sync changes the store, and the working tree only with "
+	    "auto_checkout: true in the config; otherwise checkout (1, then c) brings in what "
+	    "came.");
 }
 
 const struct view_ops view_sync_ops = {

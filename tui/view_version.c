@@ -165,23 +165,6 @@ version_build(struct view *view)
 		list_select(view->list, first);
 }
 
-static enum theme_role
-diff_role(const char *line)
-{
-	if (strncmp(line, "+++", 3) == 0 || strncmp(line, "---", 3) == 0)
-		return THEME_HEADER;
-	switch (line[0]) {
-	case '+':
-		return THEME_ADDED;
-	case '-':
-		return THEME_DELETED;
-	case '@':
-		return THEME_DIFF_HUNK;
-	default:
-		return THEME_NORMAL;
-	}
-}
-
 static void
 load_diff(struct view *view, struct list_item *item)
 {
@@ -205,7 +188,7 @@ load_diff(struct view *view, struct list_item *item)
 	for (const char *line = diff.binary ? "" : diff.text; *line != '\0';) {
 		size_t length = strcspn(line, "\n");
 		char *text = memory_strndup(line, length);
-		add_row(view, item, ROW_DIFF, diff_role(text), text);
+		add_row(view, item, ROW_DIFF, draw_diff_role(text), text);
 		line += length;
 		if (*line == '\n')
 			line++;

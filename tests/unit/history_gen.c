@@ -699,11 +699,7 @@ history_gen_name_compare(const void *left, const void *right)
 	int order = node_id_compare(a->parent, b->parent);
 	if (order != 0)
 		return order;
-	size_t common = a->length < b->length ? a->length : b->length;
-	order = memcmp(a->name, b->name, common);
-	if (order != 0)
-		return order;
-	return (a->length > b->length) - (a->length < b->length);
+	return bytes_compare(a->name, a->length, b->name, b->length);
 }
 
 static void
