@@ -35,6 +35,11 @@ struct head_node {
 	bool live;
 };
 
+/* How many paths a checkout of head would write, remove or move: the
+ * node table against the working-tree index, in SQL, without loading
+ * either. Unrecorded changes on disk are status's to find, not this. */
+uint64_t head_pending_changes(struct hearth *home);
+
 /* Loads one node. 1 found, 0 not, -1 error. */
 int head_get(struct hearth *home, struct node_id id, struct head_node *out, struct arena *arena);
 /* Writes one node (insert or replace). */

@@ -200,6 +200,9 @@ struct hearth_status_report {
 	char head_version[HEARTH_ID_HEX];	/* newest version; "" before any */
 	char head_short[HEARTH_ID_HEX];
 	uint64_t head_ahead;	/* ops the head has that the tree lacks */
+	/* Paths `checkout` would write, remove or move to bring the tree to
+	 * head (0 when head_ahead is 0): what those ops change on disk. */
+	uint64_t head_changes;
 	uint64_t restore_paths;	/* a record would restore tree_version for these */
 	uint64_t conflicts;
 };
@@ -421,9 +424,10 @@ struct hearth_sync_result {
 	/* After the sync: ops this replica holds that the peer lacks, and the
 	 * other way (both 0 unless someone recorded meanwhile). */
 	uint64_t local_ahead, remote_ahead;
-	/* Ops the head holds that the working tree lacks: `checkout` applies
-	 * them; sync never touches the tree. */
-	uint64_t head_ahead;
+	/* Ops the head holds that the working tree lacks, and the paths a
+	 * `checkout` would write, remove or move for them; sync itself never
+	 * touches the tree. */
+	uint64_t head_ahead, head_changes;
 };
 
 /* Syncs with a peer in one connection: takes in the ops this replica

@@ -3,6 +3,7 @@
  * conflicts are listed. It reads; it never writes. */
 #include <string.h>
 
+#include "backend/head.h"
 #include "backend/history.h"
 #include "backend/scan.h"
 
@@ -67,6 +68,8 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 		history_short_id(home, out->head_version, out->head_short);
 	store_head_vv(&home->store, &head);
 	out->head_ahead = vv_ops_ahead(&tree, &head);
+	if (out->head_ahead > 0)
+		out->head_changes = head_pending_changes(home);
 	vv_free(&tree);
 	vv_free(&head);
 	out->restore_paths = count_rows(home, "SELECT count(*) FROM entry WHERE restore != 0");

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/head.h"
 #include "backend/history.h"
 #include "backend/peer.h"
 #include "backend/sync.h"
@@ -172,6 +173,8 @@ sync_fill_ahead(struct sync_session *session, const struct vv *theirs,
 		out->remote_ahead = vv_ops_ahead(&ours, theirs);
 		if (history_get_tree(session->home, &tree, version) == 0)
 			out->head_ahead = vv_ops_ahead(&tree, &ours);
+		if (out->head_ahead > 0)
+			out->head_changes = head_pending_changes(session->home);
 	}
 	store_end_read(&session->home->store);
 	vv_free(&ours);

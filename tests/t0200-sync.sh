@@ -43,7 +43,10 @@ test_expect_success 'the empty replica takes in all of it, into one new pack' '
 test_expect_success 'the working tree is not touched by a sync; checkout brings it' '
 	! test -e b/big &&
 	(cd b && hearth status --porcelain) >out && grep "^# ahead [1-9]" out &&
+	grep "^# changes [1-9]" out &&
+	(cd b && hearth status) >out && grep "^Head has [1-9][0-9]* changes* the working tree lacks" out &&
 	(cd b && hearth checkout >/dev/null) &&
+	(cd b && hearth status --porcelain) >out && grep "^# changes 0$" out &&
 	cmp a/big b/big && test "$(cat b/d/one)" = changed && test -L b/link &&
 	test "$(readlink b/link)" = d/one && test -f b/empty && ! test -s b/empty
 '

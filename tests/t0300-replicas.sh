@@ -35,6 +35,17 @@ test_expect_success 'resolving it on one side settles it on both' '
 	converged a b && same_trees a b
 '
 
+test_expect_success 'resolving before checking out leaves nothing for checkout to do' '
+	echo "a again" >a/docs/list.txt && (cd a && hearth record -m "a again" >/dev/null) &&
+	echo "b again" >b/docs/list.txt && (cd b && hearth record -m "b again" >/dev/null) &&
+	sync_pair b a &&
+	(cd b && hearth status --porcelain) >out && grep "^# ahead [1-9]" out &&
+	(cd b && hearth resolve --mine docs/list.txt >/dev/null) &&
+	(cd b && hearth status --porcelain) >out && grep "^# changes 0$" out &&
+	(cd b && hearth status) >out && ! grep "^Head has" out &&
+	sync_pair a b && settle a && same_trees a b
+'
+
 test_expect_success 'a rename on one side and an edit on the other merge with no conflict' '
 	mv a/docs/notes.txt a/docs/notes-2026.txt && (cd a && hearth record -m rename >/dev/null) &&
 	echo "line 4" >>b/docs/notes.txt && (cd b && hearth record -m edit >/dev/null) &&

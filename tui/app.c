@@ -518,9 +518,9 @@ status_info(struct app *app, char *out, size_t size)
 			used += (size_t)snprintf(changes + used, sizeof changes - used, ", %llu conflict%s",
 			    (unsigned long long)status->conflicts, status->conflicts == 1 ? "" : "s");
 		/* A sync adds to head, never to the tree: say checkout brings it. */
-		if (status->head_ahead > 0)
+		if (status->head_changes > 0)
 			snprintf(changes + used, sizeof changes - used, ", %llu to check out",
-			    (unsigned long long)status->head_ahead);
+			    (unsigned long long)status->head_changes);
 		else if (status->tree_version[0] &&
 		    strcmp(status->tree_version, status->head_version) != 0)
 			snprintf(changes + used, sizeof changes - used, ", tree at %s",

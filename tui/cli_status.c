@@ -36,6 +36,7 @@ print_porcelain(const struct hearth_status_report *report, bool z)
 	printf("# tree %s%c", report->tree_version[0] ? report->tree_version : "none", end);
 	printf("# head %s%c", report->head_version[0] ? report->head_version : "none", end);
 	printf("# ahead %llu%c", (unsigned long long)report->head_ahead, end);
+	printf("# changes %llu%c", (unsigned long long)report->head_changes, end);
 	printf("# restore %llu%c", (unsigned long long)report->restore_paths, end);
 	printf("# conflicts %llu%c", (unsigned long long)report->conflicts, end);
 	for (size_t i = 0; i < report->changes.count; i++) {
@@ -71,10 +72,10 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 		printf("At version %s%s%s; head is %s.\n", cli_colour(cli, 'I'), report->tree_short,
 		    cli_colour_reset(cli), report->head_short);
 	/* After a sync, or at an older version: what checkout would bring. */
-	if (report->head_ahead > 0)
-		printf("Head holds %llu operation%s the working tree has not taken in "
-		       "(`hearth checkout` brings them).\n", (unsigned long long)report->head_ahead,
-		    report->head_ahead == 1 ? "" : "s");
+	if (report->head_changes > 0)
+		printf("Head has %llu change%s the working tree lacks (`hearth checkout` brings "
+		       "%s).\n", (unsigned long long)report->head_changes,
+		    report->head_changes == 1 ? "" : "s", report->head_changes == 1 ? "it" : "them");
 	if (report->restore_paths > 0)
 		printf("Recording will restore this version's content for %llu path%s.\n",
 		    (unsigned long long)report->restore_paths, report->restore_paths == 1 ? "" : "s");

@@ -51,7 +51,8 @@ print_porcelain(const struct hearth_sync_result *result, const struct hearth_err
 	printf("protocol %u\nops_sent %llu\nops_received %llu\nversions_sent %llu\n"
 	       "versions_received %llu\nchunks_sent %llu\nchunks_received %llu\n"
 	       "chunk_bytes_sent %llu\nchunk_bytes_received %llu\nbytes_sent %llu\n"
-	       "bytes_received %llu\nlocal_ahead %llu\nremote_ahead %llu\nhead_ahead %llu\n",
+	       "bytes_received %llu\nlocal_ahead %llu\nremote_ahead %llu\nhead_ahead %llu\n"
+	       "head_changes %llu\n",
 	    result->protocol, (unsigned long long)result->ops_sent,
 	    (unsigned long long)result->ops_received, (unsigned long long)result->versions_sent,
 	    (unsigned long long)result->versions_received, (unsigned long long)result->chunks_sent,
@@ -60,7 +61,7 @@ print_porcelain(const struct hearth_sync_result *result, const struct hearth_err
 	    (unsigned long long)result->chunk_bytes_received,
 	    (unsigned long long)result->bytes_sent, (unsigned long long)result->bytes_received,
 	    (unsigned long long)result->local_ahead, (unsigned long long)result->remote_ahead,
-	    (unsigned long long)result->head_ahead);
+	    (unsigned long long)result->head_ahead, (unsigned long long)result->head_changes);
 }
 
 static void
@@ -91,9 +92,10 @@ print_human(const struct hearth_sync_result *result, bool applying)
 		printf("Still apart (a record ran meanwhile?): this replica has %llu op%s the peer "
 		       "lacks, the peer %llu.\n", (unsigned long long)result->local_ahead,
 		    plural(result->local_ahead), (unsigned long long)result->remote_ahead);
-	if (result->head_ahead > 0 && !applying)
-		printf("Head holds %llu operation%s the working tree has not taken in: "
-		       "`hearth checkout` applies them.\n", (unsigned long long)result->head_ahead, plural(result->head_ahead));
+	if (result->head_changes > 0 && !applying)
+		printf("Head has %llu change%s the working tree lacks: `hearth checkout` applies "
+		       "%s.\n", (unsigned long long)result->head_changes, plural(result->head_changes),
+		    result->head_changes == 1 ? "it" : "them");
 }
 
 /* Progress on stderr, with the bytes so far, when it is a terminal. */

@@ -338,7 +338,7 @@ job_free(void *context)
 static void
 report_success(struct view *view, struct sync_job *job, size_t succeeded)
 {
-	uint64_t received = 0, versions = 0, sent = 0, head_ahead = 0;
+	uint64_t received = 0, versions = 0, sent = 0, head_changes = 0;
 	const char *only = NULL;
 
 	for (size_t i = 0; i < job->finished; i++) {
@@ -347,7 +347,7 @@ report_success(struct view *view, struct sync_job *job, size_t succeeded)
 		received += job->results[i].ops_received;
 		versions += job->results[i].versions_received;
 		sent += job->results[i].ops_sent;
-		head_ahead = job->results[i].head_ahead;
+		head_changes = job->results[i].head_changes;
 		only = job->results[i].peer_name;
 	}
 	char *who = succeeded == 1 ? memory_strdup(only) : memory_printf("%zu peers", succeeded);
@@ -358,7 +358,7 @@ report_success(struct view *view, struct sync_job *job, size_t succeeded)
 		app_message(view->app, "Synced %s: received %llu op%s (%llu version%s), sent %llu%s",
 		    who, (unsigned long long)received, received == 1 ? "" : "s",
 		    (unsigned long long)versions, versions == 1 ? "" : "s", (unsigned long long)sent,
-		    head_ahead > 0 ? "; checkout brings them into the tree" : "");
+		    head_changes > 0 ? "; checkout brings them into the tree" : "");
 	free(who);
 }
 
