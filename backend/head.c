@@ -283,27 +283,42 @@ head_path(struct hearth *home, struct node_id id, struct buffer *out)
 }
 
 /* As checkout's plan decides (checkout.c make_plan): a node differs when it
- * is gone from head, changed kind, folder or name, or (not a folder) root,
- * content or a file's permission bits; an index row with restore 2 is not
- * on disk. */
-_Static_assert(NODE_FILE == 1 && NODE_DIR == 2, "SQL_PENDING_CHANGES spells the kinds as numbers");
-static const char SQL_PENDING_CHANGES[] =
-    "SELECT (SELECT count(*) FROM entry e LEFT JOIN node n ON n.id = e.node"
-    "  WHERE e.restore != 2 AND (n.id IS NULL OR n.live = 0 OR n.kind != e.kind"
-    "   OR n.shown_parent != e.parent OR n.shown != e.name"
-    "   OR (e.kind != 2 AND (n.shown_root != e.root OR n.blob IS NOT e.blob"
-    "    OR (e.kind = 1 AND (n.mode & 511) != (e.mode & 511))))))"
-    " + (SELECT count(*) FROM node n WHERE n.live = 1 AND NOT EXISTS"
-    "  (SELECT 1 FROM entry e WHERE e.node = n.id AND e.restore != 2))";
+ * is gone from head, changed kind, folder or name, or (not a folder)
+ * content, a file's permission bits, or its root when that root is one of
+ * this Home's (a root only other replicas have is placed here by rule, so
+ * the index's root is as good as any); an index row with restore 2 is not
+ * on disk. The statement names the local roots, so it is made per call. */
+_Static_assert(NODE_FILE == 1 && NODE_DIR == 2, "the statement spells the kinds as numbers");
 
 uint64_t
 head_pending_changes(struct hearth *home)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_PENDING_CHANGES);
+	struct buffer roots;
 	uint64_t count = 0;
 
-	if (sqlite3_step(statement) == SQLITE_ROW)
+	buffer_init(&roots);
+	for (size_t i = 0; i < home->root_count; i++) {
+		char *quoted = sqlite3_mprintf("%s%Q", i ? ", " : "", home->roots[i].name);
+		buffer_append(&roots, quoted, strlen(quoted));
+		sqlite3_free(quoted);
+	}
+	char *sql = sqlite3_mprintf(
+	    "SELECT (SELECT count(*) FROM entry e LEFT JOIN node n ON n.id = e.node"
+	    "  WHERE e.restore != 2 AND (n.id IS NULL OR n.live = 0 OR n.kind != e.kind"
+	    "   OR n.shown_parent != e.parent OR n.shown != e.name"
+	    "   OR (e.kind != 2 AND ((n.shown_root != e.root AND n.shown_root IN (%s))"
+	    "    OR n.blob IS NOT e.blob OR (e.kind = 1 AND (n.mode & 511) != (e.mode & 511))))))"
+	    " + (SELECT count(*) FROM node n WHERE n.live = 1 AND NOT EXISTS"
+	    "  (SELECT 1 FROM entry e WHERE e.node = n.id AND e.restore != 2))",
+	    buffer_string(&roots));
+	/* Prepared here, not through store_statement: that cache keys on the
+	 * text's address, and this text is made per call (status runs it once). */
+	sqlite3_stmt *statement = NULL;
+	if (sqlite3_prepare_v2(home->store.db, sql, -1, &statement, NULL) == SQLITE_OK &&
+	    sqlite3_step(statement) == SQLITE_ROW)
 		count = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
+	sqlite3_finalize(statement);
+	sqlite3_free(sql);
+	buffer_free(&roots);
 	return count;
 }

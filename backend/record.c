@@ -171,13 +171,33 @@ struct change_ops {
 	struct op_id place, content;
 };
 
+/* The root a PLACE names. A node that another replica keeps in a root this
+ * Home lacks sits here in the root standing in for it; renaming or moving
+ * it within that root must not move it between disks on the replica that
+ * has the real one, so it keeps its root's name. */
+static const char *
+root_for_place(struct recorder *recorder, const struct scan_change *change)
+{
+	struct hearth *home = recorder->home;
+	const char *here = home->roots[change->root].name;
+	struct head_node node;
+
+	if (change->kind == SCAN_ADDED || change->old_root != change->root ||
+	    head_get(home, change->node, &node, &recorder->arena) != 1)
+		return here;
+	for (size_t i = 0; i < home->root_count; i++)
+		if (strcmp(home->roots[i].name, node.shown_root) == 0)
+			return here;
+	return node.shown_root;
+}
+
 static struct op_id
 place_change(struct recorder *recorder, const struct scan_change *change, struct node_id parent,
     const struct op_id *supersedes, size_t count)
 {
 	return author_place(&recorder->author, change->node, parent, change->name,
-	    change->name_length, change->node_kind, recorder->home->roots[change->root].name,
-	    supersedes, count);
+	    change->name_length, change->node_kind, root_for_place(recorder, change), supersedes,
+	    count);
 }
 
 static struct op_id
@@ -220,7 +240,7 @@ make_ops(struct recorder *recorder, struct scan_change *change, struct change_op
 		/* Restoring an older version deletes what it lacked. */
 		name_from_path(change);
 		made->place = author_delete(&recorder->author, change->node, change->name,
-		    change->name_length, change->node_kind, recorder->home->roots[change->root].name,
+		    change->name_length, change->node_kind, root_for_place(recorder, change),
 		    seen_place, place_count, seen_content, content_count);
 		made->placed = true;
 		return 0;

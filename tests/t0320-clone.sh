@@ -66,4 +66,20 @@ test_expect_success 'clone of something that is not a Home says so' '
 	test ! -e x/.hearth
 '
 
+test_expect_success 'a clone of a joined Home: a rename there keeps the file on its disk here' '
+	mkdir -p j/ssd j/hdd &&
+	printf "roots:\n  - name: ssd\n    path: %s/j/ssd\n  - name: hdd\n    path: %s/j/hdd\nstate: %s/j/state\n" \
+	    "$TEST_ROOT" "$TEST_ROOT" "$TEST_ROOT" >j/home.yaml &&
+	hearth -c j/home.yaml init >/dev/null &&
+	mkdir -p j/ssd/Documents j/hdd/Videos && echo cv >j/ssd/Documents/cv.txt &&
+	echo film >j/hdd/Videos/trip.mkv && (cd j/ssd && hearth record -m joined >/dev/null) &&
+	hearth clone "$TEST_ROOT/j/home.yaml" lap >/dev/null &&
+	test "$(cat lap/Videos/trip.mkv)" = film &&
+	mv lap/Videos/trip.mkv lap/Videos/holiday.mkv && (cd lap && hearth record -m rename >/dev/null) &&
+	(cd lap && hearth sync origin >/dev/null) && (cd j/ssd && hearth checkout >/dev/null) &&
+	test "$(cat j/hdd/Videos/holiday.mkv)" = film && test ! -e j/hdd/Videos/trip.mkv &&
+	test ! -e j/ssd/Videos &&
+	(cd j/ssd && hearth ls -l Videos) >out && grep " hdd  *holiday.mkv$" out
+'
+
 test_done
