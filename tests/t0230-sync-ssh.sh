@@ -101,6 +101,30 @@ test_expect_success 'both ways over ssh, to a path with a space and a quote' '
 	mv "a d'"'"'x" a && agree && clean a && clean b
 '
 
+test_expect_success 'clone over ssh, as the README says: origin, a conflict, resolved, converged' '
+	hearth clone "$url" lap >out && grep "^Made replica" out &&
+	(cd lap && hearth peers --porcelain) >peers && cut -f1,2 peers >names &&
+	printf "origin\t%s\n" "$url" >expected && test_cmp expected names &&
+	echo "laptop words" >"lap/docs/notes (1).txt" && (cd lap && hearth record -m lap >/dev/null) &&
+	echo "desktop words" >"a/docs/notes (1).txt" && (cd a && hearth record -m desk >/dev/null) &&
+	(cd lap && hearth sync origin >/dev/null && hearth conflicts --porcelain) >conflicts &&
+	grep "^c[0-9a-f]* content docs/notes (1).txt$" conflicts &&
+	(cd lap && hearth resolve --theirs "docs/notes (1).txt" >/dev/null && hearth sync origin >/dev/null) &&
+	test "$(cat "lap/docs/notes (1).txt")" = "desktop words" &&
+	(cd a && hearth checkout >/dev/null && hearth conflicts) >out && grep "No conflicts" out &&
+	diff -r --exclude=.hearth --exclude=.hearth-id a lap &&
+	clean a && clean lap
+'
+
+test_expect_success 'a joined Home served over ssh by its config file' '
+	mkdir -p j/ssd j/hdd/Videos && echo film >j/hdd/Videos/trip.mkv &&
+	printf "roots:\n  - name: ssd\n    path: %s/j/ssd\n  - name: hdd\n    path: %s/j/hdd\nstate: %s/j/state\n" \
+	    "$TEST_ROOT" "$TEST_ROOT" "$TEST_ROOT" >j/home.yaml &&
+	hearth -c j/home.yaml init >/dev/null && (cd j/ssd && hearth record -m joined >/dev/null) &&
+	hearth clone "ssh://$user@127.0.0.1:$port$TEST_ROOT/j/home.yaml" jlap >/dev/null &&
+	test "$(cat jlap/Videos/trip.mkv)" = film
+'
+
 test_expect_success 'a named peer from the config, peers and sync --all' '
 	cat >>b/.hearth/config.yaml <<-EOF &&
 	peers:
