@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct current {
 	size_t seen_length;
 	char *path;
 	bool staged;		/* moved into staging during apply */
+	struct step *step;	/* the step that changes it, if any */
 	bool planned;		/* a step rewrites its index row */
 	bool gone;		/* deleted from disk and not recorded: nothing to lose */
 };
@@ -47,6 +49,7 @@ enum step_kind { STEP_NONE, STEP_CREATE, STEP_REMOVE, STEP_MOVE, STEP_WRITE, STE
 
 struct step {
 	enum step_kind kind;
+	bool done;		/* applied to the tree: the index follows it */
 	struct current *current;	/* NULL for create */
 	struct tree_node *target;	/* NULL for remove */
 	int depth;
@@ -101,6 +104,35 @@ root_number(const struct hearth *home, const char *name)
 		if (strcmp(home->roots[i].name, name) == 0)
 			return (int)i;
 	return 0;
+}
+
+/* The root a node of the target lives in here (DESIGN §6): its own root,
+ * or, for a root this Home lacks, the one it is in already (current: the
+ * node as the index has it on disk, or NULL), else where the place: rules
+ * say (home_place_root). */
+static int
+target_root(struct checkout *checkout, const struct tree_node *target,
+    const struct current *current)
+{
+	bool ours = false;
+
+	for (size_t i = 0; i < checkout->home->root_count; i++)
+		ours |= strcmp(checkout->home->roots[i].name, target->root) == 0;
+	if (current != NULL && !ours)
+		return current->root;
+	return home_place_root(checkout->home, target->root,
+	    tree_path(&checkout->target, (struct tree_node *)target), target->kind == NODE_DIR);
+}
+
+/* target_root for a node the plan has settled: where it is, or goes. */
+static int
+placed_root(struct checkout *checkout, const struct tree_node *target)
+{
+	struct current *current = checkout->current_count > 0 ? find_current(checkout, target->id)
+							    : NULL;
+	bool on_disk = current != NULL && current->restore != 2 && !current->gone;
+
+	return target_root(checkout, target, on_disk ? current : NULL);
 }
 
 static const char *
@@ -183,10 +215,11 @@ add_step(struct checkout *checkout, enum step_kind kind, struct current *current
 	struct step *step = &checkout->steps[checkout->step_count++];
 	if (current != NULL)
 		current->planned = true;
+	step->done = false;
 	step->kind = kind;
 	step->current = current;
 	step->target = target;
-	step->root = target ? root_number(checkout->home, target->root) : current->root;
+	step->root = target ? target_root(checkout, target, current) : current->root;
 	step->depth = target ? depth_of(tree_path(&checkout->target, target))
 			     : depth_of(current_path(checkout, current));
 }
@@ -232,16 +265,18 @@ make_plan(struct checkout *checkout)
 				add_step(checkout, STEP_CREATE, NULL, target, &capacity);
 			continue;
 		}
-		if (target == NULL || target->kind != current->kind) {
+		/* Into another root: written there afresh and removed here, as
+		 * roots are often disks a rename cannot cross. */
+		if (target == NULL || target->kind != current->kind ||
+		    (target->kind != NODE_DIR && current->root != target_root(checkout, target,
+			current))) {
 			add_step(checkout, STEP_REMOVE, current, NULL, &capacity);
 			if (target != NULL)
 				add_step(checkout, STEP_CREATE, NULL, target, &capacity);
 			continue;
 		}
 		bool moved = !node_id_equal(current->parent, target->parent) ||
-		    strcmp(current->name, target->name) != 0 ||
-		    (target->kind != NODE_DIR && current->root != root_number(checkout->home,
-			target->root));
+		    strcmp(current->name, target->name) != 0;
 		bool written = content_differs(current, target);
 		if (moved || written)
 			add_step(checkout, moved && written ? STEP_MOVE_WRITE
@@ -254,6 +289,10 @@ make_plan(struct checkout *checkout)
 		if (in_scope(checkout, target->id) && find_current(checkout, target->id) == NULL)
 			add_step(checkout, STEP_CREATE, NULL, target, &capacity);
 	}
+	/* Linked once the array no longer moves. */
+	for (size_t i = 0; i < checkout->step_count; i++)
+		if (checkout->steps[i].current != NULL)
+			checkout->steps[i].current->step = &checkout->steps[i];
 }
 
 /* Whether the plan removes more than the allowed share of the tree. */
@@ -361,6 +400,199 @@ find_blocked(struct checkout *checkout, const struct scan_result *scan)
 	return 0;
 }
 
+/* ---- what a checkout stopped before its commit left done -------------------------- */
+
+/* Whether a change the scan found is exactly what the target has for that
+ * node, at the target's path: a checkout that stopped after changing the
+ * tree and before the commit that tells the index (a crash, a failed
+ * flush or commit) leaves such changes. Nothing of the user's is there. */
+static bool
+change_is_target(struct checkout *checkout, struct scan_change *change,
+    struct tree_node *target)
+{
+	struct hearth_error ignored;
+
+	if (target == NULL || target->kind != change->node_kind ||
+	    strcmp(tree_path(&checkout->target, target), change->path) != 0)
+		return false;
+	if (target->kind == NODE_DIR)
+		return true;
+	if (placed_root(checkout, target) != change->root || !target->has_content)
+		return false;
+	/* Read only now, and only what could be the target's. */
+	if (change->needs_content && scan_hash_content(checkout->home, change, &ignored) != 0)
+		return false;
+	const struct hash *blob = change->content_changed || !change->has_entry ? &change->blob
+										 : &change->old_blob;
+	return hash_equal(blob, &target->blob) &&
+	    (target->kind != NODE_FILE || (change->stamp.mode & 0777) == (target->mode & 0777));
+}
+
+/* A folder taken as the target's carries the target's marker, written now
+ * if the stopped checkout had not got to it. */
+static bool
+has_own_marker(struct checkout *checkout, const struct scan_change *change,
+    const struct tree_node *target)
+{
+	int root_fd = checkout->home->roots[change->root].fd;
+	struct node_id claimed;
+
+	if (identity_read_folder(root_fd, change->path, &claimed) &&
+	    node_id_equal(claimed, target->id))
+		return true;
+	return identity_write_folder(root_fd, change->path, target->id) == 0;
+}
+
+static int
+compare_steps_by_target(const void *a, const void *b)
+{
+	const struct step *const *x = a, *const *y = b;
+	return node_id_compare((*x)->target->id, (*y)->target->id);
+}
+
+/* Sorted by target path; the key's path is in its target's path field. */
+static int
+compare_steps_by_path(const void *a, const void *b)
+{
+	const struct step *const *x = a, *const *y = b;
+	return strcmp((*x)->target->path, (*y)->target->path);
+}
+
+/* The step that would bring the target's node to where a change is: by
+ * the node's id, or, for an item with no id of its own (a link has no
+ * xattr), by the path a step would create. NULL when none. */
+static struct step *
+step_for_change(const struct scan_change *change, struct step **by_target, size_t target_count, struct step **creates, size_t create_count)
+{
+	struct tree_node key_node;
+	struct step key_step = { .target = &key_node }, *key = &key_step, **found;
+
+	if (change->kind == SCAN_MODIFIED || change->kind == SCAN_MOVED ||
+	    (change->kind == SCAN_ADDED && change->has_identity)) {
+		key_node.id = change->kind == SCAN_ADDED ? change->identity : change->node;
+		found = bsearch(&key, by_target, target_count, sizeof *by_target,
+		    compare_steps_by_target);
+	} else if (change->kind == SCAN_ADDED) {
+		key_node.path = change->path;
+		found = bsearch(&key, creates, create_count, sizeof *creates, compare_steps_by_path);
+	} else {
+		return NULL;
+	}
+	return found != NULL ? *found : NULL;
+}
+
+/* The step of each change that is the target's already becomes a done step
+ * of the index alone (STEP_NONE), its current takes the target's place,
+ * and the change leaves the scan: find_blocked sees nothing of the user's
+ * there, and a rerun completes what the stopped checkout began. */
+static void
+adopt_done_steps(struct checkout *checkout, struct scan_result *scan)
+{
+	struct step **by_target = malloc((checkout->step_count + 1) * sizeof *by_target);
+	struct step **creates = malloc((checkout->step_count + 1) * sizeof *creates);
+	size_t target_count = 0, create_count = 0, kept = 0;
+	bool moved = false;
+
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		struct step *step = &checkout->steps[i];
+		if (step->target == NULL)
+			continue;
+		by_target[target_count++] = step;
+		if (step->kind == STEP_CREATE) {
+			tree_path(&checkout->target, step->target);
+			creates[create_count++] = step;
+		}
+	}
+	qsort(by_target, target_count, sizeof *by_target, compare_steps_by_target);
+	qsort(creates, create_count, sizeof *creates, compare_steps_by_path);
+	for (size_t i = 0; i < scan->count; i++) {
+		struct scan_change *change = &scan->changes[i];
+		struct step *step = step_for_change(change, by_target, target_count, creates,
+		    create_count);
+		if (step == NULL || step->kind == STEP_NONE ||
+		    !change_is_target(checkout, change, step->target) ||
+		    (step->target->kind == NODE_DIR && !has_own_marker(checkout, change,
+			step->target))) {
+			scan->changes[kept++] = *change;
+			continue;
+		}
+		step->kind = STEP_NONE;
+		step->done = true;
+		if (step->current != NULL) {
+			step->current->parent = step->target->parent;
+			step->current->name = arena_strdup(&checkout->arena, step->target->name);
+			moved = true;
+		}
+	}
+	scan->count = kept;
+	/* Paths below a folder that took its new place are new paths too. */
+	for (size_t i = 0; moved && i < checkout->current_count; i++)
+		checkout->currents[i].path = NULL;
+	free(creates);
+	free(by_target);
+}
+
+/* ---- reaching a path without following links -------------------------------------- */
+
+/* Every change checkout makes to the tree is made relative to the folder
+ * that holds it, opened component by component without following any
+ * symlink (scan_open_folder), never through a path string resolved by the
+ * kernel at the moment of the write: a folder swapped for a link after the
+ * plan was made is refused, not written through. */
+struct checkout_parent {
+	int folder;		/* the folder holding name; the caller closes it */
+	const char *name;	/* the last component, pointing into the path */
+};
+
+static int
+checkout_open_parent(int dir_fd, const char *path, struct checkout_parent *out)
+{
+	const char *slash = strrchr(path, '/');
+	char folder[PATH_MAX];
+
+	out->name = slash != NULL ? slash + 1 : path;
+	if (slash == NULL) {
+		folder[0] = '\0';
+	} else {
+		size_t length = (size_t)(slash - path);
+		if (length >= sizeof folder) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(folder, path, length);
+		folder[length] = '\0';
+	}
+	out->folder = scan_open_folder(dir_fd, folder);
+	return out->folder < 0 ? -1 : 0;
+}
+
+/* The error for a path whose folder could not be reached, saying so
+ * plainly when a link stood in the way. */
+static int
+checkout_unreachable(struct hearth_error *error, const char *what, const char *path)
+{
+	if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
+		return hearth_fail(error, HEARTH_FAILED, "cannot %s %s: a folder on its way is not a "
+		    "folder but a link or a file now (changed while checking out?); nothing was "
+		    "written through it", what, path);
+	return hearth_fail_errno(error, "cannot %s %s", what, path);
+}
+
+/* lstat of a path below dir_fd, reached the same way. */
+static int
+checkout_stat(int dir_fd, const char *path, struct stat *out)
+{
+	struct checkout_parent parent;
+
+	if (checkout_open_parent(dir_fd, path, &parent) != 0)
+		return -1;
+	int status = fstatat(parent.folder, parent.name, out, AT_SYMLINK_NOFOLLOW);
+	int saved = errno;
+	close(parent.folder);
+	errno = saved;
+	return status;
+}
+
 /* ---- staging: new content, written where the tree cannot see it --------------------- */
 
 static void
@@ -392,7 +624,10 @@ open_staging(struct checkout *checkout)
 	return 0;
 }
 
-/* Removes whatever a failed or cancelled checkout left in staging. */
+/* Removes the new content a failed or cancelled checkout left in staging.
+ * Never a moved-aside entry (NAME.moved): that is the user's file or
+ * folder on its way, put back by put_back_staged; one that could not be
+ * put back stays here rather than be lost. */
 static void
 clear_staging(struct checkout *checkout)
 {
@@ -404,7 +639,7 @@ clear_staging(struct checkout *checkout)
 		DIR *dir = listing >= 0 ? fdopendir(listing) : NULL;
 		struct dirent *dirent;
 		while (dir != NULL && (dirent = readdir(dir)) != NULL)
-			if (dirent->d_name[0] != '.')
+			if (dirent->d_name[0] != '.' && strstr(dirent->d_name, ".moved") == NULL)
 				io_unlink(fd, dirent->d_name);
 		if (dir != NULL)
 			closedir(dir);
@@ -417,19 +652,27 @@ static int
 checkout_write_content(struct hearth *home, int dir_fd, const char *name,
     const struct tree_node *node, bool sync, struct hearth_error *error)
 {
+	struct checkout_parent parent;
+	if (checkout_open_parent(dir_fd, name, &parent) != 0)
+		return checkout_unreachable(error, "create", name);
 	if (node->kind == NODE_SYMLINK) {
 		struct buffer target;
 		bool truncated;
 		buffer_init(&target);
 		int status = blob_read(home, &node->blob, 4096, &target, &truncated, error);
-		if (status == 0 && io_symlink(buffer_string(&target), dir_fd, name) != 0)
+		if (status == 0 && io_symlink(buffer_string(&target), parent.folder, parent.name) != 0)
 			status = hearth_fail_errno(error, "cannot make link %s", name);
 		buffer_free(&target);
+		close(parent.folder);
 		return status;
 	}
-	int fd = io_open(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-	if (fd < 0)
+	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		int saved = errno;
+		close(parent.folder);
+		errno = saved;
 		return hearth_fail_errno(error, "cannot create %s", name);
+	}
 	int status = node->has_content && node->size > 0
 	    ? blob_write_to_fd(home, &node->blob, fd, error) : 0;
 	/* The id travels with the file through the rename into place. */
@@ -439,6 +682,11 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		status = hearth_fail_errno(error, "cannot finish %s", name);
 	if (io_close(fd) != 0 && status == 0)
 		status = hearth_fail_errno(error, "cannot write %s", name);
+	/* A file that could not be written whole (damaged content, a full
+	 * disk) is not left behind under its name. */
+	if (status != 0)
+		io_unlink(parent.folder, parent.name);
+	close(parent.folder);
 	return status;
 }
 
@@ -530,9 +778,16 @@ move_aside(struct checkout *checkout, struct step *step)
 	char from[4200], name[64];
 	int from_fd;
 
+	struct checkout_parent parent;
+
 	current_location(checkout, step->current, &from_fd, from, sizeof from);
 	staged_name(step->current->id, ".moved", name);
-	if (io_rename(from_fd, from, checkout->staging_fds[step->current->root], name) != 0)
+	if (checkout_open_parent(from_fd, from, &parent) != 0)
+		return checkout_unreachable(checkout->error, "move", from);
+	int status = io_rename(parent.folder, parent.name,
+	    checkout->staging_fds[step->current->root], name);
+	close(parent.folder);
+	if (status != 0)
 		return hearth_fail_errno(checkout->error, "cannot move %s", from);
 	step->current->staged = true;
 	return 0;
@@ -544,22 +799,125 @@ remove_current(struct checkout *checkout, struct step *step)
 	char path[4200];
 	int dir_fd;
 
+	struct checkout_parent parent;
+
 	current_location(checkout, step->current, &dir_fd, path, sizeof path);
+	if (checkout_open_parent(dir_fd, path, &parent) != 0) {
+		if (errno == ENOENT)
+			return 0;	/* already gone with its folder */
+		return checkout_unreachable(checkout->error, "remove", path);
+	}
+	int status = 0;
+	bool kept = false;
 	if (step->current->kind == NODE_DIR) {
 		/* Its identity marker is hearth's own: it goes with the folder. */
-		char marker[4300];
-		snprintf(marker, sizeof marker, "%s/" IDENTITY_MARKER, path);
-		io_unlink(dir_fd, marker);
-		if (io_rmdir(dir_fd, path) != 0 && errno != ENOENT) {
-			/* Files the Home does not track (ignored ones) keep it. */
-			if (errno == ENOTEMPTY || errno == EEXIST)
-				return 0;
-			return hearth_fail_errno(checkout->error, "cannot remove %s", path);
+		int folder = scan_open_folder(parent.folder, parent.name);
+		if (folder >= 0 && io_unlink(folder, IDENTITY_MARKER) != 0 && errno != ENOENT) {
+			status = hearth_fail_errno(checkout->error, "cannot remove %s/" IDENTITY_MARKER,
+			    path);
+			close(folder);
+			close(parent.folder);
+			return status;
 		}
-	} else if (io_unlink(dir_fd, path) != 0 && errno != ENOENT) {
-		return hearth_fail_errno(checkout->error, "cannot remove %s", path);
+		if (folder >= 0)
+			close(folder);
+		/* Files the Home does not track (ignored ones) keep the folder. */
+		if (io_rmdir(parent.folder, parent.name) != 0 && errno != ENOENT) {
+			kept = errno == ENOTEMPTY || errno == EEXIST;
+			if (!kept)
+				status = hearth_fail_errno(checkout->error, "cannot remove %s", path);
+			/* Still there and still in the index: it keeps its identity. */
+			if (!kept) {
+				int saved = errno;
+				identity_write_folder(dir_fd, path, step->current->id);
+				errno = saved;
+			}
+		}
+	} else if (io_unlink(parent.folder, parent.name) != 0 && errno != ENOENT) {
+		status = hearth_fail_errno(checkout->error, "cannot remove %s", path);
 	}
-	checkout->removed++;
+	close(parent.folder);
+	if (status == 0 && !kept)
+		checkout->removed++;
+	step->done = status == 0;
+	return status;
+}
+
+/* place_target's work, inside the folder that holds the target. */
+static int
+place_in_folder(struct checkout *checkout, struct step *step, int staging,
+    const struct checkout_parent *parent, const char *path)
+{
+	char name[64];
+
+	if (step->kind == STEP_MOVE || step->kind == STEP_MOVE_WRITE) {
+		staged_name(step->target->id, ".moved", name);
+		if (io_rename_noreplace(staging, name, parent->folder, parent->name) != 0)
+			return hearth_fail_errno(checkout->error, "cannot move into %s", path);
+		step->current->staged = false;
+		checkout->moved++;
+	}
+	if (step->target->kind == NODE_DIR) {
+		if (step->kind == STEP_CREATE && io_mkdir(parent->folder, parent->name, 0755) != 0 &&
+		    errno != EEXIST)
+			return hearth_fail_errno(checkout->error, "cannot make %s", path);
+		return 0;
+	}
+	if (!needs_content(step))
+		return 0;
+	staged_name(step->target->id, "", name);
+	/* In place of the same node's old bytes (checked unchanged), replace;
+	 * anywhere else, never clobber. */
+	int status = step->kind == STEP_CREATE
+	    ? io_rename_noreplace(staging, name, parent->folder, parent->name)
+	    : io_rename(staging, name, parent->folder, parent->name);
+	if (status != 0) {
+		status = hearth_fail_errno(checkout->error, "cannot write %s", path);
+		/* Moved but not rewritten: back into staging, so the failure
+		 * leaves it where the index still has it (put_back_staged). */
+		if (step->kind == STEP_MOVE_WRITE) {
+			staged_name(step->target->id, ".moved", name);
+			if (io_rename_noreplace(parent->folder, parent->name, staging, name) == 0) {
+				step->current->staged = true;
+				checkout->moved--;
+			}
+		}
+		return status;
+	}
+	checkout->written++;
+	return 0;
+}
+
+/* Makes the folders above path that this root lacks: a file the place:
+ * rules put in another root than its folder's needs them there. Each is
+ * made inside the one above it, opened without following links. */
+static int
+make_parents(int root_fd, const char *path)
+{
+	char name[PATH_MAX];
+	int folder = dup(root_fd);
+
+	for (const char *at = path; folder >= 0 && strchr(at, '/') != NULL;) {
+		size_t length = strcspn(at, "/");
+		if (length >= sizeof name) {
+			close(folder);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, at, length);
+		name[length] = '\0';
+		at += length + 1;
+		if (io_mkdir(folder, name, 0755) != 0 && errno != EEXIST) {
+			close(folder);
+			return -1;
+		}
+		int next = scan_open_folder(folder, name);
+		close(folder);
+		folder = next;
+	}
+	if (folder < 0)
+		return -1;
+	close(folder);
 	return 0;
 }
 
@@ -569,33 +927,24 @@ place_target(struct checkout *checkout, struct step *step)
 	struct hearth *home = checkout->home;
 	const char *path = tree_path(&checkout->target, step->target);
 	int root_fd = home->roots[step->root].fd, staging = checkout->staging_fds[step->root];
-	char name[64];
+	struct checkout_parent parent;
 
-	if (step->kind == STEP_MOVE || step->kind == STEP_MOVE_WRITE) {
-		staged_name(step->target->id, ".moved", name);
-		if (io_rename_noreplace(staging, name, root_fd, path) != 0)
-			return hearth_fail_errno(checkout->error, "cannot move into %s", path);
-		step->current->staged = false;
-		checkout->moved++;
+	if (checkout_open_parent(root_fd, path, &parent) != 0 &&
+	    (errno != ENOENT || make_parents(root_fd, path) != 0 ||
+		checkout_open_parent(root_fd, path, &parent) != 0))
+		return checkout_unreachable(checkout->error, "write", path);
+	int status = place_in_folder(checkout, step, staging, &parent, path);
+	/* A new folder carries its identity from the start; without it, it
+	 * goes again (empty as it is), so the step is not half done. */
+	if (status == 0 && step->kind == STEP_CREATE && step->target->kind == NODE_DIR &&
+	    identity_write_folder(root_fd, path, step->target->id) != 0) {
+		status = hearth_fail_errno(checkout->error, "cannot write the identity marker of %s",
+		    path);
+		io_rmdir(parent.folder, parent.name);
 	}
-	if (step->target->kind == NODE_DIR) {
-		if (step->kind == STEP_CREATE && io_mkdir(root_fd, path, 0755) != 0 && errno != EEXIST)
-			return hearth_fail_errno(checkout->error, "cannot make %s", path);
-		if (step->kind == STEP_CREATE)
-			identity_write_folder(root_fd, path, step->target->id);
-		return 0;
-	}
-	if (!needs_content(step))
-		return 0;
-	staged_name(step->target->id, "", name);
-	/* In place of the same node's old bytes (checked unchanged), replace;
-	 * anywhere else, never clobber. */
-	int status = step->kind == STEP_CREATE ? io_rename_noreplace(staging, name, root_fd, path)
-					       : io_rename(staging, name, root_fd, path);
-	if (status != 0)
-		return hearth_fail_errno(checkout->error, "cannot write %s", path);
-	checkout->written++;
-	return 0;
+	close(parent.folder);
+	step->done = status == 0;
+	return status;
 }
 
 static int
@@ -614,13 +963,128 @@ apply_steps(struct checkout *checkout)
 	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
 		if (order[i]->kind == STEP_REMOVE)
 			status = remove_current(checkout, order[i]);
-	/* Then into place, parents before children. */
+	/* Then into place, parents before children. Rewrites in place come
+	 * last: their old bytes may be what a new path is to hold (resolve
+	 * --both), and a failure before them leaves those bytes in the tree. */
 	qsort(order, checkout->step_count, sizeof *order, compare_shallowest_first);
 	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
-		if (order[i]->kind != STEP_REMOVE)
+		if (order[i]->kind != STEP_REMOVE && order[i]->kind != STEP_NONE &&
+		    order[i]->kind != STEP_WRITE)
+			status = place_target(checkout, order[i]);
+	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
+		if (order[i]->kind == STEP_WRITE)
 			status = place_target(checkout, order[i]);
 	free(order);
 	return status;
+}
+
+/* ---- after a failure part way -------------------------------------------------------- */
+
+/* Where the index, as a failed apply leaves it, has a current node: at its
+ * target's path when its step was done, else by its old name under its
+ * parent's such place. */
+static void
+index_path(struct checkout *checkout, struct current *current, struct buffer *out)
+{
+	if (current->step != NULL && current->step->done && current->step->target != NULL) {
+		const char *path = tree_path(&checkout->target, current->step->target);
+		buffer_append(out, path, strlen(path));
+		return;
+	}
+	struct current *parent = node_id_equal(current->parent, NODE_ROOT) ? NULL
+	    : find_current(checkout, current->parent);
+	if (parent != NULL) {
+		index_path(checkout, parent, out);
+		buffer_append_byte(out, '/');
+	}
+	buffer_append(out, current->name, strlen(current->name));
+}
+
+/* The folders above current that a done removal took: made again (with
+ * their identity), their removal undone, so the index keeps their rows. */
+static void
+restore_removed_folders(struct checkout *checkout, struct current *current)
+{
+	struct current *chain[512];
+	size_t depth = 0;
+	struct buffer path;
+
+	buffer_init(&path);
+	for (struct current *up = current; depth < 512 && !node_id_equal(up->parent, NODE_ROOT);) {
+		up = find_current(checkout, up->parent);
+		if (up == NULL)
+			break;
+		chain[depth++] = up;
+	}
+	while (depth-- > 0) {
+		struct current *folder = chain[depth];
+		if (folder->step == NULL || folder->step->kind != STEP_REMOVE || !folder->step->done)
+			continue;
+		int root_fd = checkout->home->roots[current->root].fd;
+		struct checkout_parent parent;
+		buffer_reset(&path);
+		index_path(checkout, folder, &path);
+		if (checkout_open_parent(root_fd, buffer_string(&path), &parent) != 0)
+			continue;
+		if (io_mkdir(parent.folder, parent.name, 0755) == 0 || errno == EEXIST) {
+			identity_write_folder(root_fd, buffer_string(&path), folder->id);
+			folder->step->done = false;
+			checkout->removed--;
+		}
+		close(parent.folder);
+	}
+	buffer_free(&path);
+}
+
+struct staged_item {
+	struct current *current;
+	int depth;		/* of its old path */
+};
+
+static int
+compare_staged_shallowest_first(const void *a, const void *b)
+{
+	const struct staged_item *x = a, *y = b;
+	return x->depth - y->depth;
+}
+
+/* After a failure part way: what was moved aside and not placed goes back
+ * to where the index (kept for every step not done) has it, so that tree
+ * and index agree, status tells the truth and a rerun completes the
+ * checkout. Shallowest first: a folder is back before what goes into it. */
+static void
+put_back_staged(struct checkout *checkout)
+{
+	struct staged_item *staged = malloc((checkout->current_count + 1) * sizeof *staged);
+	size_t count = 0;
+	struct buffer path;
+	char name[64];
+
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		struct current *current = &checkout->currents[i];
+		if (current->staged && current->step != NULL)
+			staged[count++] = (struct staged_item){
+				current, depth_of(current_path(checkout, current)) };
+	}
+	qsort(staged, count, sizeof *staged, compare_staged_shallowest_first);
+	buffer_init(&path);
+	for (size_t i = 0; i < count; i++) {
+		struct current *current = staged[i].current;
+		struct checkout_parent parent;
+		restore_removed_folders(checkout, current);
+		buffer_reset(&path);
+		index_path(checkout, current, &path);
+		staged_name(current->id, ".moved", name);
+		if (checkout_open_parent(checkout->home->roots[current->root].fd,
+			buffer_string(&path), &parent) != 0)
+			continue;
+		if (io_rename_noreplace(checkout->staging_fds[current->root], name, parent.folder,
+			parent.name) == 0)
+			current->staged = false;
+		close(parent.folder);
+	}
+	buffer_free(&path);
+	free(staged);
 }
 
 /* ---- the index after ------------------------------------------------------------- */
@@ -677,7 +1141,7 @@ put_entry_stamped(struct checkout *checkout, struct tree_node *target, const str
     bool trusted)
 {
 	struct hearth *home = checkout->home;
-	int root = root_number(home, target->root);
+	int root = placed_root(checkout, target);
 	const char *path = tree_path(&checkout->target, target);
 	struct stat status;
 	int restore;
@@ -685,7 +1149,7 @@ put_entry_stamped(struct checkout *checkout, struct tree_node *target, const str
 	memset(&status, 0, sizeof status);
 	if (known != NULL)
 		status = *known;
-	else if (fstatat(home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) != 0)
+	else if (checkout_stat(home->roots[root].fd, path, &status) != 0)
 		return hearth_fail_errno(checkout->error, "cannot stat %s after writing it", path);
 	if (seen_for(checkout, target->id, &restore) != 0)
 		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the head state");
@@ -767,14 +1231,16 @@ put_absent(struct checkout *checkout, struct tree_node *head)
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
 }
 
+/* complete: every step was applied. Otherwise only the rows of the steps
+ * done change, so the index says what the tree holds. */
 static int
-update_index(struct checkout *checkout)
+update_index(struct checkout *checkout, bool complete)
 {
 	sqlite3_stmt *statement;
 
 	for (size_t i = 0; i < checkout->step_count; i++) {
 		struct step *step = &checkout->steps[i];
-		if (step->kind == STEP_REMOVE) {
+		if (step->kind == STEP_REMOVE && (complete || step->done)) {
 			statement = store_statement(&checkout->home->store, SQL_ENTRY_DROP);
 			sqlite3_bind_blob(statement, 1, step->current->id.bytes, ID_BYTES, SQLITE_STATIC);
 			if (sqlite3_step(statement) != SQLITE_DONE)
@@ -783,9 +1249,12 @@ update_index(struct checkout *checkout)
 	}
 	for (size_t i = 0; i < checkout->step_count; i++) {
 		struct step *step = &checkout->steps[i];
-		if (step->kind != STEP_REMOVE && put_entry(checkout, step->target) != 0)
+		if (step->kind != STEP_REMOVE && (complete || step->done) &&
+		    put_entry(checkout, step->target) != 0)
 			return checkout->error->code;
 	}
+	if (!complete)
+		return 0;
 	/* Untouched nodes: only what they supersede may have moved on. */
 	for (size_t i = 0; i < checkout->current_count; i++) {
 		struct current *current = &checkout->currents[i];
@@ -815,6 +1284,27 @@ update_index(struct checkout *checkout)
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
+
+/* Before the commit that makes the index say so, what the tree now holds
+ * is made durable: every root's file system, once (group), and so also
+ * the folders whose entries the renames and removals changed (full: files
+ * were synced one by one, folders were not). */
+static int
+flush_roots(struct checkout *checkout)
+{
+	struct hearth *home = checkout->home;
+	bool changed = false;
+
+	for (size_t i = 0; i < checkout->step_count && !changed; i++)
+		changed = checkout->steps[i].done;
+	if (!changed || home->config->durability == DURABILITY_NONE)
+		return 0;
+	for (size_t i = 0; i < home->root_count; i++)
+		if (io_syncfs(home->roots[i].fd) != 0)
+			return hearth_fail_errno(checkout->error, "cannot flush the written files in %s",
+			    home->roots[i].path);
+	return 0;
+}
 
 static void
 checkout_free(struct checkout *checkout)
@@ -895,6 +1385,8 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	}
 	make_plan(checkout);
 	if (status == 0)
+		adopt_done_steps(checkout, &scan);
+	if (status == 0)
 		status = find_blocked(checkout, &scan);
 	scan_result_free(&scan);
 	if (status != 0)
@@ -924,12 +1416,18 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	/* From here the tree changes. A failure part way keeps what was done
 	 * in the index, so status tells the truth and a rerun completes it. */
 	int applied = apply_steps(checkout);
-	status = update_index(checkout);
+	/* What stopped the tree changing is the error to report, not what
+	 * the index update then trips over. */
+	struct hearth_error apply_error;
+	if (applied != 0) {
+		apply_error = *checkout->error;
+		put_back_staged(checkout);
+	}
+	status = update_index(checkout, applied == 0);
 	if (applied == 0 && status == 0 && checkout->only == NULL)
 		status = history_set_tree(home, vv, id_hex, checkout->error);
-	if (status == 0 && home->config->durability == DURABILITY_GROUP && checkout->written > 0 &&
-	    io_syncfs(home->roots[0].fd) != 0)
-		status = hearth_fail_errno(checkout->error, "cannot flush the written files");
+	if (status == 0)
+		status = flush_roots(checkout);
 	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
 		status = hearth_fail(checkout->error, HEARTH_FAILED, "%s", message);
 	if (status == 0)
@@ -937,8 +1435,10 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	if (status != 0)
 		store_rollback(&home->store);
 	clear_staging(checkout);
-	if (applied != 0)
+	if (applied != 0) {
+		*checkout->error = apply_error;
 		return applied;
+	}
 	if (status == 0) {
 		snprintf(out->version, sizeof out->version, "%s", id_hex);
 		out->written = checkout->written;
@@ -1037,12 +1537,13 @@ adopt_existing(struct checkout *checkout, uint64_t *adopted)
 	qsort(order, checkout->target.count, sizeof *order, compare_nodes_by_depth);
 	for (size_t i = 0; i < checkout->target.count && status == 0; i++) {
 		struct tree_node *node = order[i];
-		int root_fd = home->roots[root_number(home, node->root)].fd;
+		int root_fd = home->roots[home_place_root(home, node->root, node->path,
+		    node->kind == NODE_DIR)].fd;
 		struct stat disk;
 		bool under_blocked = false;
 		for (size_t b = 0; b < blocked_count && !under_blocked; b++)
 			under_blocked = node_id_equal(blocked[b], node->parent);
-		bool exists = fstatat(root_fd, node->path, &disk, AT_SYMLINK_NOFOLLOW) == 0;
+		bool exists = checkout_stat(root_fd, node->path, &disk) == 0;
 		if (!under_blocked && !exists)
 			continue;	/* missing: the checkout writes it */
 		bool kind_matches = exists &&
@@ -1060,9 +1561,12 @@ adopt_existing(struct checkout *checkout, uint64_t *adopted)
 			continue;
 		}
 		bool same = node->kind == NODE_DIR || same_content(home, root_fd, node->path, node);
-		if (node->kind == NODE_DIR)
-			identity_write_folder(root_fd, node->path, node->id);
-		if (fstatat(root_fd, node->path, &disk, AT_SYMLINK_NOFOLLOW) != 0)
+		if (node->kind == NODE_DIR && identity_write_folder(root_fd, node->path, node->id) != 0) {
+			status = hearth_fail_errno(checkout->error, "cannot write the identity marker of "
+			    "%s", node->path);
+			break;
+		}
+		if (checkout_stat(root_fd, node->path, &disk) != 0)
 			continue;
 		status = put_entry_stamped(checkout, node, &disk, same);
 		*adopted += same && node->kind != NODE_DIR;
@@ -1205,9 +1709,14 @@ export_node(struct hearth *home, struct tree *tree, struct tree_node *node, int 
 	const char *path = tree_path(tree, node);
 
 	if (node->kind == NODE_DIR) {
-		if (io_mkdir(dir_fd, path, 0755) != 0)
-			return hearth_fail_errno(error, "cannot make %s", path);
-		return 0;
+		struct checkout_parent parent;
+		if (checkout_open_parent(dir_fd, path, &parent) != 0)
+			return checkout_unreachable(error, "make", path);
+		int status = io_mkdir(parent.folder, parent.name, 0755);
+		int saved = errno;
+		close(parent.folder);
+		errno = saved;
+		return status == 0 ? 0 : hearth_fail_errno(error, "cannot make %s", path);
 	}
 	return checkout_write_content(home, dir_fd, path, node, false, error);
 }

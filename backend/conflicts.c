@@ -574,6 +574,16 @@ check_unrecorded(struct resolver *resolver, const struct hearth_progress *progre
 	return status;
 }
 
+static void
+resolve_tree_failed(const char *version, struct hearth_error *error)
+{
+	char first[HEARTH_ERROR_MAX];
+
+	snprintf(first, sizeof first, "%s", error->message);
+	hearth_fail(error, error->code, "resolved as version %.12s, but the working tree could "
+	    "not be brought to it: %s; `hearth checkout` finishes it", version, first);
+}
+
 int
 hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *options,
     const struct hearth_progress *progress, struct hearth_resolve_result *out,
@@ -641,6 +651,10 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 		hearth_checkout_result_free(&written);
 		if (status == 0)
 			home_count_writes(home, 0);
+		/* The resolution is recorded either way: say so, and how to
+		 * finish, since resolving again finds nothing left to settle. */
+		else
+			resolve_tree_failed(out->version, error);
 	}
 	if (resolver.have_version_tree)
 		tree_free(&resolver.version_tree);

@@ -2,23 +2,45 @@
  * ops decode and their counters have no gaps, every version has its COMMIT,
  * every pack is sealed and every chunk's bytes match their hash, every
  * content an op names is held, the head state equals state_derive over all
- * ops (DESIGN §4.6), and the working-tree index points at real nodes. */
+ * ops (DESIGN §4.6), the working-tree index points at real nodes, and the
+ * folders' identity markers are whole. Damage is traced from chunks to the
+ * contents, paths and versions that need them (fsck_trace), so a report
+ * says what was lost, not only where; hearth_fsck_repair (fsck_repair.c)
+ * mends it from a healthy replica. */
+#include "backend/fsck.h"
+
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/blob.h"
+#include "backend/chunk.h"
 #include "backend/head.h"
+#include "backend/history.h"
+#include "backend/identity.h"
+#include "backend/scan.h"
 #include "backend/verify.h"
 #include "model/state.h"
+
+/* Lines naming single damaged chunks; the rest are counted. The contents
+ * and paths they hit are always listed (up to FSCK_TRACE_LINES). */
+#define FSCK_CHUNK_LINES 20
+#define FSCK_TRACE_LINES 200
+#define FSCK_VERSIONS_SHOWN 12
 
 struct fsck {
 	struct hearth *home;
 	const struct hearth_progress *progress;
 	struct hearth_fsck_report *report;
 	size_t capacity;
+	struct fsck_damage *damage;
+	uint64_t chunk_lines, chunk_lines_left_out;
 };
 
 static void
@@ -27,7 +49,7 @@ problem(struct fsck *fsck, const char *format, ...) __attribute__((format(printf
 static void
 problem(struct fsck *fsck, const char *format, ...)
 {
-	char line[1024];
+	char line[2048];
 	va_list args;
 
 	va_start(args, format);
@@ -55,9 +77,94 @@ progress(struct fsck *fsck, const char *phase, uint64_t done, uint64_t total)
 	fsck->progress->report(fsck->progress->context, &report);
 }
 
+/* ---- sets of ids: sorted arrays, sorted once filled ---------------------------------- */
+
+static int
+compare_hashes(const void *a, const void *b)
+{
+	return memcmp(a, b, HASH_BYTES);
+}
+
+void
+fsck_hashes_add(struct fsck_hashes *set, const struct hash *id)
+{
+	if (set->count == set->capacity) {
+		set->capacity = set->capacity ? set->capacity * 2 : 64;
+		struct hash *grown = realloc(set->items, set->capacity * sizeof *grown);
+		if (grown == NULL) {
+			fputs("hearth: out of memory\n", stderr);
+			abort();
+		}
+		set->items = grown;
+	}
+	set->items[set->count++] = *id;
+	set->sorted = false;
+}
+
+void
+fsck_hashes_sort(struct fsck_hashes *set)
+{
+	if (set->sorted)
+		return;
+	if (set->count > 1)
+		qsort(set->items, set->count, sizeof *set->items, compare_hashes);
+	size_t kept = 0;
+	for (size_t i = 0; i < set->count; i++)
+		if (kept == 0 || !hash_equal(&set->items[kept - 1], &set->items[i]))
+			set->items[kept++] = set->items[i];
+	set->count = kept;
+	set->sorted = true;
+}
+
+bool
+fsck_hashes_has(struct fsck_hashes *set, const struct hash *id)
+{
+	fsck_hashes_sort(set);
+	return set->count > 0 &&
+	    bsearch(id, set->items, set->count, sizeof *set->items, compare_hashes) != NULL;
+}
+
+static void
+fsck_add_pack(struct fsck_damage *damage, int64_t pack)
+{
+	for (size_t i = 0; i < damage->pack_count; i++)
+		if (damage->packs[i] == pack)
+			return;
+	int64_t *grown = realloc(damage->packs, (damage->pack_count + 1) * sizeof *grown);
+	if (grown == NULL) {
+		fputs("hearth: out of memory\n", stderr);
+		abort();
+	}
+	damage->packs = grown;
+	damage->packs[damage->pack_count++] = pack;
+}
+
+bool
+fsck_pack_damaged(const struct fsck_damage *damage, int64_t pack)
+{
+	for (size_t i = 0; i < damage->pack_count; i++)
+		if (damage->packs[i] == pack)
+			return true;
+	return false;
+}
+
+void
+fsck_damage_free(struct fsck_damage *damage)
+{
+	free(damage->chunks.items);
+	free(damage->blobs.items);
+	free(damage->packs);
+	for (size_t i = 0; i < damage->marker_count; i++)
+		free(damage->markers[i].path);
+	free(damage->markers);
+	memset(damage, 0, sizeof *damage);
+}
+
+/* ---- ops and versions ------------------------------------------------------------------ */
+
 /* Every op decodes, its row agrees with its body, counters have no gaps;
  * every SET's content is held. Fills ops (decoded into arena) for the
- * derivation check. */
+ * derivation check and the trace. */
 static void
 check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena)
 {
@@ -107,6 +214,10 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 			hash_hex(&op->u.set.blob, blob_hex);
 			problem(fsck, "content %.16s (set by op %.8s/%llu) is not in the store", blob_hex,
 			    hex, (unsigned long long)counter);
+			fsck_hashes_add(&fsck->damage->blobs, &op->u.set.blob);
+			/* A one-chunk blob is its own chunk: a repair can fetch it. */
+			if (op->u.set.size <= CHUNK_MIN)
+				fsck_hashes_add(&fsck->damage->chunks, &op->u.set.blob);
 		}
 		(*count)++;
 		if (fsck->report->ops_checked % 65536 == 0)
@@ -135,6 +246,25 @@ check_versions(struct fsck *fsck)
 	sqlite3_reset(statement);
 }
 
+/* ---- packs and chunks ------------------------------------------------------------------ */
+
+/* A damaged chunk: counted, its pack marked, and named on a line of its
+ * own while there are few (a truncated pack can lose thousands). */
+static void
+chunk_damaged(struct fsck *fsck, const struct hash *chunk, int64_t pack, const char *what)
+{
+	fsck_hashes_add(&fsck->damage->chunks, chunk);
+	fsck_add_pack(fsck->damage, pack);
+	if (what == NULL)
+		return;
+	if (fsck->chunk_lines < FSCK_CHUNK_LINES) {
+		fsck->chunk_lines++;
+		problem(fsck, "%s", what);
+	} else {
+		fsck->chunk_lines_left_out++;
+	}
+}
+
 static void
 check_chunks(struct fsck *fsck)
 {
@@ -151,6 +281,8 @@ check_chunks(struct fsck *fsck)
 		total = (uint64_t)sqlite3_column_int64(count, 0);
 	sqlite3_reset(count);
 	buffer_init(&bytes);
+	int64_t last_pack = -1;
+	bool pack_missing = false;
 	while (sqlite3_step(statement) == SQLITE_ROW) {
 		struct hash id;
 		struct pack_location where;
@@ -162,18 +294,33 @@ check_chunks(struct fsck *fsck)
 		fsck->report->chunks_checked++;
 		if (sqlite3_column_type(statement, 5) == SQLITE_NULL) {
 			hash_hex(&id, hex);
-			problem(fsck, "chunk %.16s points at pack %lld, which the store does not list", hex,
-			    (long long)where.pack);
+			snprintf(message, sizeof message, "chunk %.16s points at pack %lld, which the "
+			    "store does not list", hex, (long long)where.pack);
+			chunk_damaged(fsck, &id, where.pack, message);
+			continue;
+		}
+		/* A missing pack was named once (check_packs); its chunks are
+		 * all lost, and are counted without a line each. */
+		if (where.pack != last_pack) {
+			last_pack = where.pack;
+			pack_missing = faccessat(home->packs_fd,
+			    (const char *)sqlite3_column_text(statement, 5), F_OK, 0) != 0;
+		}
+		if (pack_missing) {
+			chunk_damaged(fsck, &id, where.pack, NULL);
 			continue;
 		}
 		buffer_reset(&bytes);
 		if (pack_read(home->reader, &id, &where, &bytes, message, sizeof message) != 0)
-			problem(fsck, "%s", message);
+			chunk_damaged(fsck, &id, where.pack, message);
 		if (fsck->report->chunks_checked % 4096 == 0)
 			progress(fsck, "checking content", fsck->report->chunks_checked, total);
 	}
 	sqlite3_reset(statement);
 	buffer_free(&bytes);
+	if (fsck->chunk_lines_left_out > 0)
+		problem(fsck, "... and %llu more damaged chunks",
+		    (unsigned long long)fsck->chunk_lines_left_out);
 }
 
 static int
@@ -189,7 +336,7 @@ check_packs(struct fsck *fsck)
 {
 	struct hearth *home = fsck->home;
 	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT name, sealed FROM pack WHERE name = ?1");
+	    "SELECT number, sealed FROM pack WHERE name = ?1");
 	DIR *dir = opendir(home->packs_path);
 	struct dirent *dirent;
 
@@ -202,32 +349,230 @@ check_packs(struct fsck *fsck)
 		 * or what an interrupted one left; the next writer removes it. */
 		if (sqlite3_step(statement) != SQLITE_ROW)
 			continue;
+		int64_t number = sqlite3_column_int64(statement, 0);
 		fsck->report->packs_checked++;
-		if (sqlite3_column_int(statement, 1) == 0)
+		if (sqlite3_column_int(statement, 1) == 0) {
 			problem(fsck, "%s/%s was never sealed", home->packs_path, dirent->d_name);
+			fsck_add_pack(fsck->damage, number);
+		}
 		/* The pack's own index is what a repair rebuilds from: check it. */
 		char message[1024];
 		if (pack_scan_index(home->packs_fd, dirent->d_name, count_index_entry, NULL, message,
-			sizeof message) != 0)
+			sizeof message) != 0) {
 			problem(fsck, "%s", message);
+			fsck_add_pack(fsck->damage, number);
+		}
 	}
 	if (dir != NULL)
 		closedir(dir);
 	sqlite3_reset(statement);
-	statement = store_statement(&home->store, "SELECT name FROM pack");
+	statement = store_statement(&home->store,
+	    "SELECT p.number, p.name, (SELECT count(*) FROM chunk c WHERE c.pack = p.number) "
+	    "FROM pack p");
 	while (sqlite3_step(statement) == SQLITE_ROW) {
-		char path[8192];
-		const char *name = (const char *)sqlite3_column_text(statement, 0);
-		snprintf(path, sizeof path, "%s/%s", home->packs_path, name);
-		FILE *file = fopen(path, "rb");
-		if (file == NULL)
-			problem(fsck, "pack %s is missing: every version using its content is damaged",
-			    path);
-		else
-			fclose(file);
+		const char *name = (const char *)sqlite3_column_text(statement, 1);
+		if (faccessat(home->packs_fd, name, F_OK, 0) == 0)
+			continue;
+		problem(fsck, "pack %s/%s is missing: its %lld chunks are lost here",
+		    home->packs_path, name, (long long)sqlite3_column_int64(statement, 2));
+		fsck_add_pack(fsck->damage, sqlite3_column_int64(statement, 0));
+		fsck->damage->missing_packs++;
 	}
 	sqlite3_reset(statement);
 }
+
+/* ---- tracing damage to contents, paths and versions ------------------------------------ */
+
+/* Multi-chunk contents are damaged when one of their chunks is, or is not
+ * in the store at all (then it is wanted too). */
+static void
+trace_blobs(struct fsck *fsck)
+{
+	struct hearth *home = fsck->home;
+	struct fsck_damage *damage = fsck->damage;
+	sqlite3_stmt *statement = store_statement(&home->store, "SELECT id, chunks FROM blob");
+	char hex[HASH_HEX], chunk_hex[HASH_HEX];
+
+	fsck_hashes_sort(&damage->chunks);
+	struct fsck_hashes missing = { 0 };
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		struct hash blob;
+		memcpy(blob.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+		const uint8_t *list = sqlite3_column_blob(statement, 1);
+		size_t count = (size_t)sqlite3_column_bytes(statement, 1) / HASH_BYTES;
+		bool damaged = false;
+		for (size_t i = 0; i < count; i++) {
+			struct hash chunk;
+			struct pack_location where;
+			memcpy(chunk.bytes, list + i * HASH_BYTES, HASH_BYTES);
+			if (fsck_hashes_has(&damage->chunks, &chunk)) {
+				damaged = true;
+			} else if (blob_chunk_find(home, &chunk, &where) != 1) {
+				hash_hex(&blob, hex);
+				hash_hex(&chunk, chunk_hex);
+				problem(fsck, "chunk %.16s of content %.16s is not in the store", chunk_hex,
+				    hex);
+				fsck_hashes_add(&missing, &chunk);
+				damaged = true;
+			}
+		}
+		if (damaged)
+			fsck_hashes_add(&damage->blobs, &blob);
+	}
+	sqlite3_reset(statement);
+	for (size_t i = 0; i < missing.count; i++)
+		fsck_hashes_add(&damage->chunks, &missing.items[i]);
+	free(missing.items);
+	/* A one-chunk content is its chunk. */
+	for (size_t i = 0; i < damage->chunks.count; i++)
+		fsck_hashes_add(&damage->blobs, &damage->chunks.items[i]);
+	fsck_hashes_sort(&damage->chunks);
+	fsck_hashes_sort(&damage->blobs);
+}
+
+/* A version as the trace needs it: its id and what it includes. */
+struct trace_version {
+	char id[HASH_HEX];
+	struct vv vv;		/* a view into the arena's decoded COMMIT */
+	bool hit;		/* holds a damaged content */
+};
+
+static size_t
+load_versions(struct hearth *home, struct trace_version **out, struct arena *arena)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT v.id, o.body FROM version v JOIN op o ON o.replica = v.replica AND "
+	    "o.counter = v.counter ORDER BY v.lamport DESC, v.replica_id DESC, v.counter DESC");
+	size_t count = 0, capacity = 0;
+	char reason[128];
+
+	*out = NULL;
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		struct op commit;
+		if (!op_decode(sqlite3_column_blob(statement, 1),
+			(size_t)sqlite3_column_bytes(statement, 1), &commit, arena, reason,
+			sizeof reason) || commit.kind != OP_COMMIT)
+			continue;	/* check_ops and check_versions name it */
+		if (count == capacity) {
+			capacity = capacity ? capacity * 2 : 64;
+			*out = realloc(*out, capacity * sizeof **out);
+		}
+		struct trace_version *version = &(*out)[count++];
+		hex_encode(sqlite3_column_blob(statement, 0), HASH_BYTES, version->id);
+		version->vv = (struct vv){ .entries = (struct vv_entry *)commit.u.commit.vv_entries,
+			.count = commit.u.commit.vv_count };
+		version->hit = false;
+	}
+	sqlite3_reset(statement);
+	return count;
+}
+
+/* The ops that supersede set: what ends its content in the versions that
+ * include one of them. */
+static size_t
+superseders_of(const struct op *set, const struct op *ops, size_t count, struct op_id **out)
+{
+	size_t found = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < count; i++)
+		for (size_t j = 0; j < ops[i].supersedes_count; j++)
+			if (op_id_equal(ops[i].supersedes[j], set->id)) {
+				*out = realloc(*out, (found + 1) * sizeof **out);
+				(*out)[found++] = ops[i].id;
+				break;
+			}
+	return found;
+}
+
+/* Lists the versions whose tree holds the content set gave: those that
+ * include set and none of the ops that superseded it. */
+static void
+versions_holding(struct fsck *fsck, const struct op *set, const struct op *ops, size_t count,
+    struct trace_version *versions, size_t version_count, struct buffer *out, uint64_t *held)
+{
+	struct op_id *ended;
+	size_t ended_count = superseders_of(set, ops, count, &ended);
+	char short_id[HASH_HEX];
+	uint64_t shown = 0;
+
+	*held = 0;
+	buffer_reset(out);
+	for (size_t v = 0; v < version_count; v++) {
+		if (!vv_includes(&versions[v].vv, set->id))
+			continue;
+		bool superseded = false;
+		for (size_t e = 0; e < ended_count && !superseded; e++)
+			superseded = vv_includes(&versions[v].vv, ended[e]);
+		if (superseded)
+			continue;
+		(*held)++;
+		versions[v].hit = true;
+		if (shown == FSCK_VERSIONS_SHOWN)
+			continue;
+		history_short_id(fsck->home, versions[v].id, short_id);
+		buffer_printf(out, "%s%s%s", shown ? ", " : "", short_id, v == 0 ? " (head)" : "");
+		shown++;
+	}
+	if (*held > shown)
+		buffer_printf(out, " and %llu more", (unsigned long long)(*held - shown));
+	buffer_string(out);
+	free(ended);
+}
+
+/* One line per op whose content is damaged: the path it is at now, the
+ * content, the op, and the versions that hold it. */
+static void
+trace_paths(struct fsck *fsck, const struct op *ops, size_t count)
+{
+	struct fsck_damage *damage = fsck->damage;
+	struct trace_version *versions;
+	struct arena arena;
+	struct buffer path, held_in;
+	char escaped[4096 * 4 + 16], blob_hex[HASH_HEX], replica_hex[ID_HEX];
+	uint64_t lines = 0, left_out = 0, paths = 0;
+
+	if (damage->blobs.count == 0)
+		return;
+	arena_init(&arena, 64 * 1024);
+	buffer_init(&path);
+	buffer_init(&held_in);
+	size_t version_count = load_versions(fsck->home, &versions, &arena);
+	for (size_t i = 0; i < count; i++) {
+		const struct op *op = &ops[i];
+		if (op->kind != OP_SET || !fsck_hashes_has(&damage->blobs, &op->u.set.blob))
+			continue;
+		paths++;
+		uint64_t held;
+		versions_holding(fsck, op, ops, count, versions, version_count, &held_in, &held);
+		if (lines == FSCK_TRACE_LINES) {
+			left_out++;
+			continue;
+		}
+		lines++;
+		buffer_reset(&path);
+		if (head_path(fsck->home, op->u.set.node, &path) != 0 || path.length == 0)
+			buffer_printf(&path, "(a node not placed)");
+		hearth_escape_name(buffer_string(&path), escaped, sizeof escaped);
+		hash_hex(&op->u.set.blob, blob_hex);
+		replica_id_hex(op->id.replica, replica_hex);
+		problem(fsck, "damaged: %s (content %.16s, set by op %.8s/%llu): %s%s", escaped,
+		    blob_hex, replica_hex, (unsigned long long)op->id.counter,
+		    held > 0 ? "held by version " : "no version holds it any more",
+		    (const char *)held_in.data ? (const char *)held_in.data : "");
+	}
+	if (left_out > 0)
+		problem(fsck, "... and %llu more damaged paths", (unsigned long long)left_out);
+	damage->paths_hit = paths;
+	for (size_t v = 0; v < version_count; v++)
+		damage->versions_hit += versions[v].hit;
+	free(versions);
+	buffer_free(&path);
+	buffer_free(&held_in);
+	arena_free(&arena);
+}
+
+/* ---- the head state and the index -------------------------------------------------------- */
 
 static void
 report_difference(void *context, const char *line)
@@ -264,36 +609,211 @@ check_index(struct fsck *fsck)
 	sqlite3_reset(statement);
 }
 
-int
-hearth_fsck(hearth *home, const struct hearth_progress *progress_to,
-    struct hearth_fsck_report *out, struct hearth_error *error)
+/* ---- the folders' identity markers ---------------------------------------------------- */
+
+/* A folder of the working-tree index, with what its path is built from. */
+struct index_folder {
+	struct node_id node, parent;
+	char *name;
+	char *root;
+	char *path;		/* built on demand */
+	bool on_disk;		/* restore is not 2 */
+};
+
+static int
+compare_folders(const void *a, const void *b)
 {
-	struct fsck fsck = { .home = home, .progress = progress_to, .report = out };
+	return node_id_compare(((const struct index_folder *)a)->node,
+	    ((const struct index_folder *)b)->node);
+}
+
+static const char *
+folder_path(struct index_folder *folders, size_t count, struct index_folder *folder,
+    struct arena *arena, int depth)
+{
+	if (folder->path != NULL)
+		return folder->path;
+	const char *parent_path = "";
+	if (!node_id_equal(folder->parent, NODE_ROOT)) {
+		struct index_folder key = { .node = folder->parent };
+		struct index_folder *parent = bsearch(&key, folders, count, sizeof key,
+		    compare_folders);
+		/* check_index names a folder whose parent is gone. */
+		if (parent == NULL || depth > 100000)
+			return NULL;
+		parent_path = folder_path(folders, count, parent, arena, depth + 1);
+		if (parent_path == NULL)
+			return NULL;
+	}
+	size_t length = strlen(parent_path) + strlen(folder->name) + 2;
+	folder->path = arena_alloc(arena, length);
+	snprintf(folder->path, length, "%s%s%s", parent_path, parent_path[0] ? "/" : "",
+	    folder->name);
+	return folder->path;
+}
+
+static size_t
+load_folders(struct hearth *home, struct index_folder **out, struct arena *arena)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT node, parent, name, root, restore FROM entry WHERE kind = ?1 ORDER BY node");
+	size_t count = 0, capacity = 0;
+
+	*out = NULL;
+	sqlite3_bind_int(statement, 1, NODE_DIR);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		if (count == capacity) {
+			capacity = capacity ? capacity * 2 : 256;
+			*out = realloc(*out, capacity * sizeof **out);
+		}
+		struct index_folder *folder = &(*out)[count++];
+		memset(folder, 0, sizeof *folder);
+		memcpy(folder->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		memcpy(folder->parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		folder->name = arena_strndup(arena, sqlite3_column_blob(statement, 2),
+		    (size_t)sqlite3_column_bytes(statement, 2));
+		const char *root = (const char *)sqlite3_column_text(statement, 3);
+		folder->root = arena_strdup(arena, root != NULL ? root : "");
+		folder->on_disk = sqlite3_column_int(statement, 4) != 2;
+	}
+	sqlite3_reset(statement);
+	return count;
+}
+
+static void
+marker_damaged(struct fsck *fsck, const struct index_folder *folder, const char *path,
+    const char *what)
+{
+	struct fsck_damage *damage = fsck->damage;
+	char escaped[4096 * 4 + 16];
+
+	hearth_escape_name(path, escaped, sizeof escaped);
+	problem(fsck, "folder %s: its " IDENTITY_MARKER " marker %s", escaped, what);
+	damage->markers = realloc(damage->markers, (damage->marker_count + 1) *
+	    sizeof *damage->markers);
+	damage->markers[damage->marker_count++] = (struct fsck_marker){
+		.node = folder->node, .root = home_root_named(fsck->home, folder->root),
+		.path = strdup(path),
+	};
+}
+
+/* A marker in a folder the index holds must name a node: a damaged one
+ * costs the folder its identity the next time it moves (it would be seen
+ * as deleted and made anew). A missing marker is not damage: identity then
+ * rests on the index, as for files where the file system has no xattrs
+ * (and a write that failed leaves none rather than half of one). A marker
+ * naming another node is a folder moved or copied since the last record,
+ * which status shows. */
+static void
+check_markers(struct fsck *fsck)
+{
+	struct hearth *home = fsck->home;
+	struct hearth_error ignored;
+	struct index_folder *folders;
+	struct arena arena;
+
+	if (home->root_count == 0 || home_require_roots(home, &ignored) != 0)
+		return;	/* hearth_summary says why the tree cannot be read */
+	arena_init(&arena, 64 * 1024);
+	size_t count = load_folders(home, &folders, &arena);
+	for (size_t i = 0; i < count; i++) {
+		struct index_folder *folder = &folders[i];
+		const char *path = folder->on_disk ? folder_path(folders, count, folder, &arena, 0)
+						   : NULL;
+		if (path == NULL)
+			continue;
+		const struct home_root *root = home_root_named(home, folder->root);
+		int fd = scan_open_folder(root->fd, path);
+		if (fd < 0)
+			continue;	/* not there now: status's business */
+		struct node_id claimed;
+		struct stat marker;
+		bool present = fstatat(fd, IDENTITY_MARKER, &marker, AT_SYMLINK_NOFOLLOW) == 0;
+		close(fd);
+		if (present &&
+		    (!S_ISREG(marker.st_mode) || !identity_read_folder(root->fd, path, &claimed)))
+			marker_damaged(fsck, folder, path, "is damaged: it names no node");
+	}
+	free(folders);
+	arena_free(&arena);
+}
+
+/* ---- the whole check -------------------------------------------------------------------- */
+
+static void
+check_database(struct fsck *fsck)
+{
+	sqlite3_stmt *statement = store_statement(&fsck->home->store, "PRAGMA quick_check");
+	int step;
+
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		const char *line = (const char *)sqlite3_column_text(statement, 0);
+		if (line != NULL && strcmp(line, "ok") != 0)
+			problem(fsck, "%s/store.db: %s", fsck->home->location.state_path, line);
+	}
+	if (step != SQLITE_DONE)
+		problem(fsck, "%s/store.db: %s", fsck->home->location.state_path,
+		    sqlite3_errmsg(fsck->home->store.db));
+	sqlite3_reset(statement);
+}
+
+/* The last line of a damaged store's report: what it adds up to, and the
+ * way back. */
+static void
+summarize_damage(struct fsck *fsck)
+{
+	const struct fsck_damage *damage = fsck->damage;
+
+	if (damage->chunks.count == 0 && damage->blobs.count == 0)
+		return;
+	problem(fsck, "%zu chunk%s damaged or missing: %llu path%s, in %llu version%s, lost "
+	    "here; `hearth fsck --repair PEER` fetches them from a replica that has them",
+	    damage->chunks.count, damage->chunks.count == 1 ? "" : "s",
+	    (unsigned long long)damage->paths_hit, damage->paths_hit == 1 ? "" : "s",
+	    (unsigned long long)damage->versions_hit, damage->versions_hit == 1 ? "" : "s");
+}
+
+int
+fsck_run(struct hearth *home, const struct hearth_progress *progress_to,
+    struct hearth_fsck_report *out, struct fsck_damage *damage)
+{
+	struct fsck fsck = { .home = home, .progress = progress_to, .report = out,
+		.damage = damage };
 	struct arena arena;
 	struct op *ops;
 	size_t count;
 
 	memset(out, 0, sizeof *out);
-	hearth_error_clear(error);
+	memset(damage, 0, sizeof *damage);
 	out->storage = storage_new();
 	store_begin_read(&home->store);
-	sqlite3_stmt *statement = store_statement(&home->store, "PRAGMA quick_check");
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		const char *line = (const char *)sqlite3_column_text(statement, 0);
-		if (line != NULL && strcmp(line, "ok") != 0)
-			problem(&fsck, "store.db: %s", line);
-	}
-	sqlite3_reset(statement);
+	check_database(&fsck);
 	arena_init(&arena, 1024 * 1024);
 	check_ops(&fsck, &ops, &count, &arena);
 	check_versions(&fsck);
 	check_packs(&fsck);
 	check_chunks(&fsck);
+	trace_blobs(&fsck);
+	trace_paths(&fsck, ops, count);
 	check_head(&fsck, ops, count);
 	check_index(&fsck);
+	check_markers(&fsck);
+	summarize_damage(&fsck);
 	free(ops);
 	arena_free(&arena);
 	store_end_read(&home->store);
+	return 0;
+}
+
+int
+hearth_fsck(hearth *home, const struct hearth_progress *progress_to,
+    struct hearth_fsck_report *out, struct hearth_error *error)
+{
+	struct fsck_damage damage;
+
+	hearth_error_clear(error);
+	fsck_run(home, progress_to, out, &damage);
+	fsck_damage_free(&damage);
 	if (out->problem_count > 0)
 		return hearth_fail(error, HEARTH_DAMAGED, "%zu problem%s found", out->problem_count,
 		    out->problem_count == 1 ? "" : "s");

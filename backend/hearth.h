@@ -205,6 +205,10 @@ struct hearth_status_report {
 	uint64_t head_changes;
 	uint64_t restore_paths;	/* a record would restore tree_version for these */
 	uint64_t conflicts;
+	/* Answered from the index a running watch keeps current (only the
+	 * folders it marked were listed), not by walking the tree. */
+	bool from_index;
+	uint64_t folders_listed;	/* with from_index: how many */
 };
 
 /* Compares the working tree with the version it is at. Reads; never writes ops. */
@@ -344,6 +348,10 @@ struct hearth_summary {
 	/* Why the tree cannot be used now (a root missing or foreign), or "";
 	 * history can still be read. */
 	char root_problem[HEARTH_ERROR_MAX];
+	/* The first root that cannot be used, and where it should be ("" when
+	 * all are there): what to tell the user to mount. */
+	char problem_root[128];
+	char problem_root_path[4096];
 };
 
 int hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error *error);
@@ -380,6 +388,35 @@ int hearth_fsck(hearth *home, const struct hearth_progress *progress,
     struct hearth_fsck_report *out, struct hearth_error *error);
 void hearth_fsck_report_free(struct hearth_fsck_report *report);
 
+struct hearth_repair_options {
+	const char *peer;	/* a replica to fetch from, as hearth_sync_options.peer */
+	const char *program;	/* as hearth_sync_options.program */
+};
+
+struct hearth_repair_result {
+	char peer_name[4096];
+	uint64_t chunks_damaged;	/* damaged or missing, as fsck found them */
+	uint64_t chunks_copied;		/* still whole here: moved out of a damaged pack */
+	uint64_t chunks_fetched;	/* from the peer */
+	uint64_t chunks_lacking;	/* the peer could not give them either */
+	uint64_t packs_retired;		/* damaged packs no longer used, kept in STATE/damaged */
+	uint64_t markers_rewritten;	/* folders' identity markers written anew */
+	char lacking[HEARTH_ERROR_MAX];	/* why the first lacking chunk could not be had */
+};
+
+/* Mends what hearth_fsck finds damaged in the content: every chunk of a
+ * damaged, truncated or missing pack (and every chunk an op needs that the
+ * store lacks) is copied from the pack while it still reads whole, or else
+ * fetched from the peer (protocol 2, WIRE_FETCH), into one new pack; the
+ * index then points there, and the damaged packs, no longer used, move to
+ * STATE/damaged/. Damaged folder markers are written anew from the index. Takes the write lock; all or nothing for the content (one
+ * transaction after the new pack is durable). HEARTH_DAMAGED when some
+ * chunks could not be had; run hearth_fsck afterwards to see what is
+ * left. Damage to store.db itself is not mended here. */
+int hearth_fsck_repair(hearth *home, const struct hearth_repair_options *options,
+    const struct hearth_progress *progress, struct hearth_repair_result *out,
+    struct hearth_error *error);
+
 /* ---- small helpers front ends share ------------------------------------------------------ */
 
 /* Writes name into out with invalid UTF-8 and control characters escaped
@@ -387,6 +424,83 @@ void hearth_fsck_report_free(struct hearth_fsck_report *report);
 size_t hearth_escape_name(const char *name, char *out, size_t out_size);
 
 const char *hearth_version_string(void);
+
+/* ---- the index of the disk: reconcile and watch (DESIGN §6) ---------------------------- */
+
+/* Beside the working-tree index (as last recorded or checked out), the
+ * store keeps what the disk holds at folder grain: each folder's stamp and
+ * the folders that differ from the index. A watch keeps it current; while
+ * one does, status and record list only those folders. */
+
+struct hearth_reconcile_options {
+	bool check_only;	/* the restart check alone: folders stat'ed, none listed */
+};
+
+struct hearth_reconcile_result {
+	uint64_t folders_checked;	/* restart check: folders whose stamps were compared */
+	uint64_t folders_changed;	/* restart check: those found changed or untrusted */
+	uint64_t folders_walked;	/* the walk: folders listed */
+	uint64_t entries;		/* the walk: items listed */
+	uint64_t pages;			/* transactions committed */
+	uint64_t differ;		/* folders that differ from the index afterwards */
+	bool resumed;			/* the walk went on where a stopped one left off */
+	char resumed_after[4096];	/* the last folder that one had done ("" the top) */
+	uint64_t generation;		/* the walk's number */
+};
+
+/* The restart check (check_only), or the walk of every folder in pages of
+ * a few hundred entries, one transaction each, going on from where an
+ * interrupted walk stopped. Writes no ops and no entry row; fails closed
+ * when a root is missing. A set cancel flag stops between pages (what the
+ * pages did stays; the next call goes on). */
+int hearth_reconcile(hearth *home, const struct hearth_reconcile_options *options,
+    const struct hearth_progress *progress, struct hearth_reconcile_result *out,
+    struct hearth_error *error);
+
+enum hearth_watch_state {
+	HEARTH_WATCH_CHECKING = 1,	/* watches in place; the restart check is to come */
+	HEARTH_WATCH_CHECKED,		/* folders checked; the full walk is to come */
+	HEARTH_WATCH_WALKING,		/* the full walk is under way */
+	HEARTH_WATCH_CURRENT,		/* the index is current: status needs no walk */
+	HEARTH_WATCH_POLLING,		/* inotify gave up: a walk every poll_interval */
+	HEARTH_WATCH_STOPPED,		/* a root went missing: nothing is watched */
+};
+
+struct hearth_watch_report {
+	enum hearth_watch_state state;
+	const char *state_name;		/* "checking", "checked", "walking", "current", ... */
+	bool state_changed;		/* since the last report */
+	bool index_changed;		/* a status now may differ from the last one */
+	uint64_t folders_watched;
+	uint64_t events;		/* inotify events read so far */
+	uint64_t pages;			/* reconcile pages committed so far */
+	uint64_t differ;		/* marked folders, as of the last page */
+	char detail[1024];		/* why polling or stopped; what the check found */
+};
+
+struct hearth_watch;
+
+/* Watches every folder of every root (inotify) and keeps the index
+ * current: a restart check first, then, once the Home has been quiet for
+ * about 2 s, the full walk in the background; from then on each change
+ * marks its folder at once. A queue overflow or the inotify watch limit
+ * retires the watches and falls back to a walk every poll_interval. While
+ * it runs, hearth_status in any process answers from the index. The watch
+ * belongs to home's thread; hearth_watch_stop before hearth_close. */
+int hearth_watch_start(hearth *home, struct hearth_watch **out, struct hearth_error *error);
+/* Readable when the watch has events to read; -1 while polling. */
+int hearth_watch_fd(const struct hearth_watch *watch);
+/* Milliseconds until hearth_watch_run has work to do with may_walk as
+ * given (-1: only when the fd is readable). */
+int hearth_watch_timeout(const struct hearth_watch *watch, bool may_walk);
+/* Reads what the fd holds, keeps the marks, answers status requests, and
+ * with may_walk (the user is not waiting for anything) does one short
+ * step of background work: the restart check, a page of the walk or of
+ * settling. Never waits for another writer. Fails when a root went
+ * missing (the watch is then stopped; the message says which). */
+int hearth_watch_run(struct hearth_watch *watch, bool may_walk, struct hearth_watch_report *out,
+    struct hearth_error *error);
+void hearth_watch_stop(struct hearth_watch *watch);
 
 /* ---- sync (DESIGN §8) ------------------------------------------------------------------ */
 
@@ -570,6 +684,9 @@ int hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_prog
 struct hearth_clone_options {
 	const char *source;	/* a peer: path, ssh:// URL */
 	const char *dir;	/* the new replica's only root; may hold files already */
+	/* Or the config of a joined Home (its roots and state), made as
+	 * hearth_init does with config_path; dir is then not used. */
+	const char *config_path;
 };
 
 struct hearth_clone_result {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backend/home.h"
+#include "backend/identity.h"
 #include "backend/io.h"
 
 #define LOCK_WAIT_MS 3000
@@ -225,8 +226,9 @@ marker_write(const char *root_path, const char *home_hex, const char *root_name,
 	    root_name, home_hex, root_name, config, state);
 	snprintf(path + strlen(path), sizeof path - strlen(path), "/" HOME_MARKER_NAME);
 	int status = write_file_atomically(dir_fd, HOME_MARKER_NAME, text, true, error, path);
-	if (status == 0)
-		io_fsync(dir_fd);
+	if (status == 0 && io_fsync(dir_fd) != 0)
+		status = hearth_fail_errno(error, "%s: written, but its folder could not be synced",
+		    path);
 	close(dir_fd);
 	return status;
 }
@@ -356,6 +358,48 @@ make_state(const char *state_path, const uint8_t home_id[ID_BYTES],
 	return 0;
 }
 
+/* Removes name below dir_fd: a file or link, or a folder with all inside. */
+static int
+remove_tree(int dir_fd, const char *name)
+{
+	struct stat status;
+
+	if (fstatat(dir_fd, name, &status, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(status.st_mode))
+		return io_unlink(dir_fd, name);
+	int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *dirent;
+	int result = 0;
+
+	if (dir == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((dirent = readdir(dir)) != NULL)
+		if (strcmp(dirent->d_name, ".") != 0 && strcmp(dirent->d_name, "..") != 0 &&
+		    remove_tree(dirfd(dir), dirent->d_name) != 0)
+			result = -1;
+	closedir(dir);
+	return result == 0 ? io_rmdir(dir_fd, name) : -1;
+}
+
+int
+home_remove_state(const char *top)
+{
+	int dir_fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir_fd < 0)
+		return -1;
+	int status = remove_tree(dir_fd, HOME_DIR_NAME);
+	int saved = errno;
+	close(dir_fd);
+	errno = saved;
+	return status;
+}
+
 /* The Home that contains dir, if any: a Home inside a Home would record
  * itself. */
 static bool
@@ -383,11 +427,38 @@ choose_home_id(const char *given, uint8_t out[ID_BYTES], struct hearth_error *er
 	return 0;
 }
 
+/* The config of a single-root Home, at path (top/.hearth/config.yaml),
+ * through the I/O seam like every other write of init. */
+static int
+write_single_root_config(const char *path, const char *origin, struct hearth_error *error)
+{
+	char message[4096], folder[PATH_MAX + 64];
+	size_t length;
+	char *text = config_format_single_root(path, "..", ".", origin, &length, message,
+	    sizeof message);
+
+	if (text == NULL)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	snprintf(folder, sizeof folder, "%s", path);
+	*strrchr(folder, '/') = '\0';
+	int dir_fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int status = dir_fd < 0 ? hearth_fail_errno(error, "cannot open %s", folder)
+				: write_file_atomically(dir_fd, "config.yaml", text, true, error, path);
+	/* So the rename itself survives a crash. */
+	if (status == 0 && io_fsync(dir_fd) != 0)
+		status = hearth_fail_errno(error, "%s: written, but its folder could not be synced",
+		    path);
+	if (dir_fd >= 0)
+		close(dir_fd);
+	free(text);
+	return status;
+}
+
 static int
 init_single_root(const char *dir, const char *given_id, const char *origin,
     struct hearth_error *error)
 {
-	char top[PATH_MAX], path[PATH_MAX + 64], found[4096], message[4096];
+	char top[PATH_MAX], path[PATH_MAX + 64], found[4096];
 	uint8_t home_id[ID_BYTES];
 	char home_hex[ID_HEX];
 
@@ -405,16 +476,25 @@ init_single_root(const char *dir, const char *given_id, const char *origin,
 	if (choose_home_id(given_id, home_id, error) != 0)
 		return error->code;
 	hex_encode(home_id, ID_BYTES, home_hex);
-	if (make_state(path, home_id, DURABILITY_GROUP, error) != 0)
-		return error->code;
 	/* Relative to the config's own folder (top/.hearth), so the Home can
-	 * be moved or renamed as a whole. */
-	snprintf(path, sizeof path, "%s/" HOME_DIR_NAME "/config.yaml", top);
-	if (config_write_single_root(path, "..", ".", origin, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
-	/* The marker last: until it exists, nothing takes this folder for a Home. */
-	return marker_write(top, home_hex, "main", HOME_DIR_NAME "/config.yaml", HOME_DIR_NAME,
-	    error);
+	 * be moved or renamed as a whole. The marker last: until it exists,
+	 * nothing takes this folder for a Home. */
+	char config[PATH_MAX + 64];
+	snprintf(config, sizeof config, "%s/" HOME_DIR_NAME "/config.yaml", top);
+	if (make_state(path, home_id, DURABILITY_GROUP, error) == 0 &&
+	    write_single_root_config(config, origin, error) == 0 &&
+	    marker_write(top, home_hex, "main", HOME_DIR_NAME "/config.yaml", HOME_DIR_NAME,
+		error) == 0)
+		return 0;
+	/* .hearth was not there before: all of it is this init's, and a
+	 * half-made Home would only make the next try refuse. */
+	if (home_remove_state(top) != 0) {
+		char first[HEARTH_ERROR_MAX];
+		snprintf(first, sizeof first, "%s", error->message);
+		hearth_fail(error, error->code, "%s; and %s could not be removed (%s): remove it "
+		    "before trying again", first, path, strerror(errno));
+	}
+	return error->code;
 }
 
 static int
@@ -537,9 +617,39 @@ check_roots(struct hearth *home, struct hearth_error *error)
 	return 0;
 }
 
+/* Whether a root is still what was opened: the same folder at its path. */
+static bool
+root_unchanged(const struct home_root *root)
+{
+	struct stat at_path, held;
+
+	return root->fd >= 0 && stat(root->path, &at_path) == 0 && fstat(root->fd, &held) == 0 &&
+	    at_path.st_dev == held.st_dev && at_path.st_ino == held.st_ino;
+}
+
+/* Looked at again on every call, not only at open: the app and a watch
+ * live long, and a disk may be unplugged (or come back) meanwhile. A root
+ * renamed away keeps its open descriptor valid, so the path is what
+ * counts. */
 int
 home_require_roots(struct hearth *home, struct hearth_error *error)
 {
+	char home_hex[ID_HEX];
+
+	hex_encode(home->home_id, ID_BYTES, home_hex);
+	hearth_error_clear(&home->root_problem);
+	for (size_t i = 0; i < home->root_count; i++) {
+		struct home_root *root = &home->roots[i];
+		struct hearth_error problem;
+		if (root_unchanged(root))
+			continue;
+		if (root->fd >= 0)
+			close(root->fd);
+		root->fd = -1;
+		if (check_root(home, root, home_hex, &problem) != 0 &&
+		    home->root_problem.code == HEARTH_OK)
+			home->root_problem = problem;
+	}
 	if (home->root_problem.code == HEARTH_OK)
 		return 0;
 	*error = home->root_problem;
@@ -656,7 +766,47 @@ static int
 compile_ignore(struct hearth *home, struct hearth_error *error)
 {
 	home->ignore = compile_patterns(home->config, error);
-	return home->ignore == NULL ? error->code : 0;
+	if (home->ignore == NULL)
+		return error->code;
+	/* Each place: rule alone, so the first that matches can be told. */
+	size_t count = home->config->place_count;
+	home->place = calloc(count ? count : 1, sizeof *home->place);
+	if (home->place == NULL)
+		return hearth_fail(error, HEARTH_FAILED, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		const char *pattern = home->config->place[i].pattern;
+		char message[256];
+		home->place[i] = ignore_compile(&pattern, 1, message, sizeof message);
+		if (home->place[i] == NULL)
+			return hearth_fail(error, HEARTH_FAILED, "place: entry %zu: %s", i + 1, message);
+	}
+	return 0;
+}
+
+static int
+root_index(const struct hearth *home, const char *name)
+{
+	for (size_t i = 0; name != NULL && i < home->root_count; i++)
+		if (strcmp(home->roots[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+home_place_root(const struct hearth *home, const char *root_name, const char *path, bool is_dir)
+{
+	int named = root_index(home, root_name);
+
+	if (named >= 0)
+		return named;
+	for (size_t i = 0; i < home->config->place_count; i++) {
+		if (home->place[i] == NULL || !ignore_match(home->place[i], path, is_dir))
+			continue;
+		int chosen = root_index(home, home->config->place[i].root);
+		if (chosen >= 0)
+			return chosen;
+	}
+	return 0;
 }
 
 int
@@ -712,6 +862,10 @@ hearth_close(hearth *home)
 		close(home->packs_fd);
 	if (home->ignore != NULL)
 		ignore_free(home->ignore);
+	for (size_t i = 0; home->place != NULL && i < home->config->place_count; i++)
+		if (home->place[i] != NULL)
+			ignore_free(home->place[i]);
+	free(home->place);
 	config_free(home->config);
 	free(home);
 }
@@ -789,9 +943,61 @@ home_unlock(struct hearth *home)
 	home->lock_fd = -1;
 }
 
+/* An entry of staging named NODE.moved is a file or folder of the tree that
+ * a checkout killed mid-way had moved aside: never garbage. It goes back
+ * where the index (as that checkout found it: its commit never happened)
+ * has it, the folders above made again with their identity if the
+ * checkout had removed them. True when name is such an entry; if it cannot
+ * go back it stays, rather than be lost. */
+static bool
+put_back_moved(struct hearth *home, size_t root, int staging_fd, const char *name)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT parent, name FROM entry WHERE node = ?1 AND restore != 2");
+	struct node_id chain[256];
+	char hex[ID_HEX], path[PATH_MAX], suffix[16];
+	size_t depth = 0;
+
+	if (sscanf(name, "%32[0-9a-f]%15s", hex, suffix) != 2 || strcmp(suffix, ".moved") != 0 ||
+	    !hex_decode(hex, chain[0].bytes, ID_BYTES))
+		return false;
+	/* The node and its folders, up to the top (chain[depth - 1]). */
+	for (depth = 1; depth < 256 && !node_id_equal(chain[depth - 1], NODE_ROOT); depth++) {
+		sqlite3_reset(statement);
+		sqlite3_bind_blob(statement, 1, chain[depth - 1].bytes, ID_BYTES, SQLITE_TRANSIENT);
+		if (sqlite3_step(statement) != SQLITE_ROW)
+			break;
+		memcpy(chain[depth].bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	}
+	if (depth == 256 || !node_id_equal(chain[depth - 1], NODE_ROOT)) {
+		sqlite3_reset(statement);
+		return true;
+	}
+	/* Top down: each folder's path, made again if it is gone. */
+	path[0] = '\0';
+	for (size_t level = depth - 1; level-- > 0;) {
+		sqlite3_reset(statement);
+		sqlite3_bind_blob(statement, 1, chain[level].bytes, ID_BYTES, SQLITE_TRANSIENT);
+		if (sqlite3_step(statement) != SQLITE_ROW)
+			break;
+		size_t used = strlen(path);
+		snprintf(path + used, sizeof path - used, "%s%.*s", used ? "/" : "",
+		    sqlite3_column_bytes(statement, 1), (const char *)sqlite3_column_blob(statement, 1));
+		if (level == 0) {
+			io_rename_noreplace(staging_fd, name, home->roots[root].fd, path);
+			break;
+		}
+		if (io_mkdir(home->roots[root].fd, path, 0755) == 0)
+			identity_write_folder(home->roots[root].fd, path, chain[level]);
+	}
+	sqlite3_reset(statement);
+	return true;
+}
+
 /* Removes what an interrupted writer left: pack files the store does not
  * list (its transaction never committed, so nothing refers to them) and
- * staged checkout files. Runs only under the write lock. */
+ * staged checkout files; puts back what it had moved aside
+ * (put_back_moved). Runs only under the write lock. */
 void
 home_collect_garbage(struct hearth *home)
 {
@@ -816,7 +1022,7 @@ home_collect_garbage(struct hearth *home)
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		dir = staging >= 0 ? fdopendir(staging) : NULL;
 		while (dir != NULL && (dirent = readdir(dir)) != NULL)
-			if (dirent->d_name[0] != '.')
+			if (dirent->d_name[0] != '.' && !put_back_moved(home, i, dirfd(dir), dirent->d_name))
 				io_unlink(dirfd(dir), dirent->d_name);
 		if (dir != NULL)
 			closedir(dir);

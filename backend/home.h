@@ -40,6 +40,7 @@ struct hearth {
 	struct replica_id replica;
 	int64_t replica_number;
 	struct ignore_set *ignore;
+	struct ignore_set **place;	/* each place: rule's pattern, in order */
 	struct pack_reader *reader;
 	int lock_fd;		/* >= 0 while this handle holds the write lock */
 	/* Why the tree cannot be touched (a root missing or foreign), or "":
@@ -47,6 +48,8 @@ struct hearth {
 	struct hearth_error root_problem;
 	char author[256];
 	uint64_t write_bytes_at_start;	/* /proc/self/io wchar, for the counters */
+	/* The watch this handle runs (hearth_watch_start), or NULL. */
+	struct hearth_watch *watch;
 };
 
 /* Fills error and returns code (so callers can `return hearth_fail(...)`). */
@@ -63,12 +66,25 @@ int home_lock(struct hearth *home, const char *command, struct hearth_error *err
 void home_unlock(struct hearth *home);
 void home_collect_garbage(struct hearth *home);
 
-/* Fails closed (the open-time problem with a root, if any) before anything
- * reads or writes the tree. */
+/* Removes top/.hearth with all inside, through the I/O seam: what a failed
+ * `hearth init DIR` or clone made, so that running it again starts afresh.
+ * Never touches anything else in top. Returns 0, or -1 with errno set. */
+int home_remove_state(const char *top);
+
+/* Fails closed before anything reads or writes the tree: every root must
+ * be there, the folder that was opened, with its marker. Checked again at
+ * each call (a root that came back is opened again). */
 int home_require_roots(struct hearth *home, struct hearth_error *error);
 
 /* The root a new node belongs to when nothing else says: the first. */
 const struct home_root *home_root_named(const struct hearth *home, const char *name);
+
+/* Which root (an index into roots) a file or folder of a version lives in
+ * on this machine (DESIGN §6): the root its node names, when this Home has
+ * a root of that name; else the root of the first place: rule whose
+ * pattern matches path; else the first root. */
+int home_place_root(const struct hearth *home, const char *root_name, const char *path,
+    bool is_dir);
 
 /* Random bytes from the kernel; aborts if none can be had (a replica or
  * node id made from predictable bytes would be worse than stopping). */

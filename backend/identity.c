@@ -66,31 +66,43 @@ identity_read_folder(int root_fd, const char *path, struct node_id *out)
 	return length > 0 && parse_id(text, (size_t)length, out);
 }
 
+/* The marker is written in the root's staging folder and renamed into
+ * place, so a reader never sees half a marker, and one a crash cut short
+ * is left in staging (cleared at the next lock), not in the user's folder. */
 int
 identity_write_folder(int root_fd, const char *path, struct node_id id)
 {
-	char hex[ID_HEX + 1], temporary[64];
+	char hex[ID_HEX + 1], temporary[ID_HEX + 16];
 	int folder = scan_open_folder(root_fd, path);
 
 	if (folder < 0)
 		return -1;
+	if (io_mkdir(root_fd, HOME_DIR_NAME "/" HOME_STAGING_NAME, 0700) != 0 && errno != EEXIST) {
+		close(folder);
+		return -1;
+	}
+	int staging = scan_open_folder(root_fd, HOME_DIR_NAME "/" HOME_STAGING_NAME);
+	if (staging < 0) {
+		close(folder);
+		return -1;
+	}
 	node_id_hex(id, hex);
+	snprintf(temporary, sizeof temporary, "%s.id", hex);
 	hex[ID_BYTES * 2] = '\n';
-	snprintf(temporary, sizeof temporary, IDENTITY_MARKER ".%d", (int)getpid());
-	int fd = io_open(folder, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+	int fd = io_open(staging, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
 	int status = fd < 0 ? -1 : 0;
 	if (status == 0 && io_write_all(fd, hex, ID_BYTES * 2 + 1) != 0)
 		status = -1;
 	if (fd >= 0 && io_close(fd) != 0)
 		status = -1;
-	/* Renamed into place, so a reader never sees half a marker. */
-	if (status == 0 && io_rename(folder, temporary, folder, IDENTITY_MARKER) != 0)
+	if (status == 0 && io_rename(staging, temporary, folder, IDENTITY_MARKER) != 0)
 		status = -1;
 	if (status != 0 && fd >= 0) {
 		int saved = errno;
-		io_unlink(folder, temporary);
+		io_unlink(staging, temporary);
 		errno = saved;
 	}
+	close(staging);
 	close(folder);
 	return status;
 }

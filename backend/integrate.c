@@ -564,6 +564,53 @@ save_statuses(struct integrator *integrator, struct replay_op *replay, size_t co
 	return 0;
 }
 
+/* Nodes an earlier PLACE of this batch created: a set by open addressing,
+ * so that telling a move from a create stays linear in the batch (a
+ * folder of 100,000 new files is one batch). Node ids are UUIDv7, never
+ * zero; their last 8 bytes are random. */
+struct placed_set {
+	struct node_id *slots;
+	size_t mask;
+};
+
+static void
+placed_set_init(struct placed_set *set, size_t count)
+{
+	size_t capacity = 16;
+
+	while (capacity < 2 * count)
+		capacity *= 2;
+	set->slots = calloc(capacity, sizeof *set->slots);
+	if (set->slots == NULL) {
+		fputs("hearth: out of memory\n", stderr);
+		abort();
+	}
+	set->mask = capacity - 1;
+}
+
+/* The slot holding id, or the empty one where it would go. */
+static size_t
+placed_set_slot(const struct placed_set *set, struct node_id id)
+{
+	size_t slot = (size_t)load_u64be(id.bytes + 8) & set->mask;
+
+	while (!node_id_is_zero(set->slots[slot]) && !node_id_equal(set->slots[slot], id))
+		slot = (slot + 1) & set->mask;
+	return slot;
+}
+
+static bool
+placed_set_has(const struct placed_set *set, struct node_id id)
+{
+	return !node_id_is_zero(set->slots[placed_set_slot(set, id)]);
+}
+
+static void
+placed_set_add(struct placed_set *set, struct node_id id)
+{
+	set->slots[placed_set_slot(set, id)] = id;
+}
+
 static int
 run_placement(struct integrator *integrator)
 {
@@ -599,15 +646,18 @@ run_placement(struct integrator *integrator)
 		if (count > 1)
 			qsort(replay, count, sizeof *replay, compare_replay);
 		/* Created in this batch: an earlier PLACE of the same node in it. */
+		struct placed_set placed;
+		placed_set_init(&placed, count);
 		for (size_t i = 0; i < count && !slow; i++) {
-			bool created_here = false;
-			for (size_t j = 0; j < i && !created_here; j++)
-				created_here = !replay[j].held &&
-				    node_id_equal(replay[j].op->u.place.node, replay[i].op->u.place.node);
+			struct node_id node = replay[i].op->u.place.node;
+			bool created_here = placed_set_has(&placed, node);
+			if (!replay[i].held)
+				placed_set_add(&placed, node);
 			slow = (replay[i].held && replay[i].op->u.place.kind == NODE_DIR &&
 				   !node_id_equal(replay[i].op->u.place.parent, NODE_TRASH)) ||
 			    (!replay[i].held && is_folder_move(integrator, replay[i].op, created_here));
 		}
+		free(placed.slots);
 		if (slow)
 			status = place_by_replay(integrator, replay, count);
 		else

@@ -1,10 +1,37 @@
-/* The one layer every backend write passes through (see io.h). Fault
- * injection lives here and only here: HEARTH_FAULT="N:KIND" makes the Nth
- * write-class call fail, which is how the fault tests walk N over a command. */
+/* The one layer every backend write passes through (see io.h). Test modes
+ * live here and only here, read from the environment at the first
+ * write-class call (a call that writes, syncs, creates, renames or removes;
+ * the SQLite VFS shim in store_vfs.c counts its writes, syncs and
+ * truncations through io_fault_due):
+ *
+ *   HEARTH_FAULT=N:KIND   the Nth write-class call fails: KIND EIO or ENOSPC
+ *                         (errno), or SHORT (half the bytes land, then
+ *                         ENOSPC). N counts from 1 in this process only.
+ *   HEARTH_FAULT=count    nothing fails; at exit the process prints
+ *                         "hearth: io: N write-class calls" on stderr. A
+ *                         fault walk runs a command once so to learn N,
+ *                         then once per n in 1..N (tests/lib/fault-lib.sh).
+ *   HEARTH_KILL=N         the process is killed (SIGKILL) at the Nth
+ *                         write-class call, before making it: the crash
+ *                         tests' exact crash points (they also kill at
+ *                         random times from outside).
+ *   HEARTH_POWERLOSS=N    the machine dies at the Nth write-class call (it
+ *                         is not made), or right after the command ends if
+ *                         it ends first (=exit: only then): every change no
+ *                         flush made durable is undone and the process
+ *                         _exits, 99 mid-command or with the command's own
+ *                         status at exit. See io_powerloss.c.
+ *
+ * A process that `hearth serve` or clone spawns inherits the environment;
+ * the tests give the serving side its own settings through a fake ssh
+ * (tests/lib/fake-ssh). */
 #include "backend/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +40,53 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "backend/io_powerloss.h"
+
+/* Exit status of a process whose machine died mid-command. */
+#define IO_POWERLOSS_STATUS 99
+
 static struct io_counters counters;
-static uint64_t call_count;
+static atomic_uint_fast64_t call_count;
 static uint64_t fault_at;
 static enum io_fault_kind fault_kind;
+static bool count_at_exit;
+static char *call_kinds;		/* one letter per call, for count */
+static size_t call_kinds_length;
+static uint64_t powerloss_at;		/* UINT64_MAX: only at exit */
+static uint64_t kill_at;
+static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 static bool environment_read;
 
 static void
-read_fault_environment(void)
+io_at_exit(int status, void *unused)
 {
-	const char *spec = getenv("HEARTH_FAULT");
+	(void)unused;
+	if (count_at_exit)
+		fprintf(stderr, "hearth: io: %llu write-class calls: %s\n",
+		    (unsigned long long)atomic_load(&call_count), call_kinds ? call_kinds : "");
+	if (powerloss_enabled()) {
+		char when[64];
+		/* The command has reported what it did: that must reach its
+		 * reader, as it would have before the plug was pulled. */
+		fflush(NULL);
+		snprintf(when, sizeof when, "after the command ended (status %d)", status);
+		powerloss_die(when, status);
+	}
+}
+
+static void
+read_fault_specification(const char *spec)
+{
 	char kind[16] = "";
 	unsigned long long nth;
 
-	environment_read = true;
-	if (spec == NULL || sscanf(spec, "%llu:%15s", &nth, kind) < 1)
+	if (spec == NULL)
+		return;
+	if (strcmp(spec, "count") == 0) {
+		count_at_exit = true;
+		return;
+	}
+	if (sscanf(spec, "%llu:%15s", &nth, kind) < 1)
 		return;
 	fault_at = nth;
 	if (strcmp(kind, "ENOSPC") == 0)
@@ -38,18 +97,53 @@ read_fault_environment(void)
 		fault_kind = IO_FAULT_EIO;
 }
 
+static void
+read_powerloss_specification(const char *spec)
+{
+	unsigned long long nth;
+
+	if (spec == NULL || spec[0] == '\0')
+		return;
+	if (strcmp(spec, "exit") == 0)
+		powerloss_at = UINT64_MAX;
+	else if (sscanf(spec, "%llu", &nth) == 1 && nth > 0)
+		powerloss_at = nth;
+	else
+		return;
+	powerloss_enable();
+}
+
+static void
+read_environment(void)
+{
+	const char *kill_spec = getenv("HEARTH_KILL");
+	unsigned long long nth;
+
+	if (!environment_read) {
+		read_fault_specification(getenv("HEARTH_FAULT"));
+		read_powerloss_specification(getenv("HEARTH_POWERLOSS"));
+		if (kill_spec != NULL && sscanf(kill_spec, "%llu", &nth) == 1)
+			kill_at = nth;
+	}
+	environment_read = true;
+	if (count_at_exit || powerloss_enabled())
+		on_exit(io_at_exit, NULL);
+}
+
 void
 io_fault_arm(uint64_t nth, enum io_fault_kind kind)
 {
+	/* Armed by a unit test: the environment no longer decides. */
 	environment_read = true;
-	fault_at = nth ? call_count + nth : 0;
+	pthread_once(&environment_once, read_environment);
+	fault_at = nth ? atomic_load(&call_count) + nth : 0;
 	fault_kind = kind;
 }
 
 uint64_t
 io_call_count(void)
 {
-	return call_count;
+	return atomic_load(&call_count);
 }
 
 const struct io_counters *
@@ -58,28 +152,106 @@ io_counters(void)
 	return &counters;
 }
 
-/* Counts a write-class call; true when this one must fail. */
-static bool
-injected_fault(void)
+/* HEARTH_FAULT=count lists every call's kind (enum io_call), so a walk can
+ * say what it failed and try short writes only where there is a write. */
+static void
+remember_call(enum io_call call)
 {
-	if (!environment_read)
-		read_fault_environment();
-	call_count++;
-	if (fault_at == 0 || call_count != fault_at)
+	static size_t capacity;
+
+	if (!count_at_exit)
+		return;
+	if (call_kinds_length + 1 >= capacity) {
+		size_t grown = capacity ? capacity * 2 : 256;
+		char *kinds = realloc(call_kinds, grown);
+		if (kinds == NULL)
+			return;
+		call_kinds = kinds;
+		capacity = grown;
+	}
+	call_kinds[call_kinds_length++] = (char)call;
+	call_kinds[call_kinds_length] = '\0';
+}
+
+/* Counts a write-class call; true when this one must fail (errno set). */
+static bool
+injected_fault(enum io_call call)
+{
+	pthread_once(&environment_once, read_environment);
+	uint64_t count = atomic_fetch_add(&call_count, 1) + 1;
+	remember_call(call);
+	if (count == kill_at)
+		raise(SIGKILL);
+	if (count == powerloss_at) {
+		char when[64];
+		snprintf(when, sizeof when, "at write-class call %llu", (unsigned long long)count);
+		powerloss_die(when, IO_POWERLOSS_STATUS);
+	}
+	if (fault_at == 0 || count != fault_at)
 		return false;
 	errno = fault_kind == IO_FAULT_ENOSPC ? ENOSPC : EIO;
 	return true;
 }
 
+bool
+io_fault_due(enum io_call call, enum io_fault_kind *kind)
+{
+	bool due = injected_fault(call);
+	*kind = fault_kind;
+	return due;
+}
+
+bool
+io_flush_simulated(void)
+{
+	pthread_once(&environment_once, read_environment);
+	return fault_at != 0 || count_at_exit || kill_at != 0 || powerloss_enabled();
+}
+
+/* A flush, unless a test mode only pretends (io_flush_simulated). */
+static int
+flush(int (*real)(int), int fd)
+{
+	return io_flush_simulated() ? 0 : real(fd);
+}
+
 int
 io_open(int dir_fd, const char *path, int flags, mode_t mode)
 {
-	if ((flags & (O_WRONLY | O_RDWR | O_CREAT)) && injected_fault())
+	if ((flags & (O_WRONLY | O_RDWR | O_CREAT)) && injected_fault(IO_CALL_OPEN))
 		return -1;
-	int fd = openat(dir_fd, path, flags | O_CLOEXEC, mode);
+	if (!powerloss_enabled()) {
+		int fd = openat(dir_fd, path, flags | O_CLOEXEC, mode);
+		if (fd >= 0 && (flags & O_CREAT))
+			counters.files_created++;
+		return fd;
+	}
+	/* The simulator must see a truncation before it happens, so it is
+	 * made here, after the open, instead of by O_TRUNC. */
+	struct powerloss_change *change = flags & O_CREAT ? powerloss_before_create(dir_fd, path)
+							   : NULL;
+	int fd = openat(dir_fd, path, (flags & ~O_TRUNC) | O_CLOEXEC, mode);
+	powerloss_finish(change, fd >= 0);
 	if (fd >= 0 && (flags & O_CREAT))
 		counters.files_created++;
+	if (fd >= 0 && (flags & O_TRUNC) && (flags & (O_WRONLY | O_RDWR))) {
+		powerloss_before_truncate(fd, 0);
+		if (ftruncate(fd, 0) != 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+	}
 	return fd;
+}
+
+static ssize_t
+write_once(int fd, const uint8_t *data, size_t length, off_t offset, bool positioned)
+{
+	if (powerloss_enabled())
+		powerloss_before_write(fd, positioned ? offset : lseek(fd, 0, SEEK_CUR), length);
+	return positioned ? pwrite(fd, data, length, offset) : write(fd, data, length);
 }
 
 static int
@@ -87,20 +259,19 @@ write_some(int fd, const uint8_t *data, size_t length, off_t offset, bool positi
 {
 	size_t done = 0;
 
-	if (injected_fault()) {
+	if (injected_fault(IO_CALL_WRITE)) {
 		if (fault_kind != IO_FAULT_SHORT || length < 2)
 			return -1;
 		/* A short write: half the bytes land, then the disk is full. */
-		length /= 2;
-		ssize_t n = positioned ? pwrite(fd, data, length, offset) : write(fd, data, length);
+		ssize_t n = write_once(fd, data, length / 2, offset, positioned);
 		if (n > 0)
 			counters.bytes_written += (uint64_t)n;
 		errno = ENOSPC;
 		return -1;
 	}
 	while (done < length) {
-		ssize_t n = positioned ? pwrite(fd, data + done, length - done, offset + (off_t)done)
-				       : write(fd, data + done, length - done);
+		ssize_t n = write_once(fd, data + done, length - done, offset + (off_t)done,
+		    positioned);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -128,16 +299,21 @@ io_pwrite_all(int fd, const void *data, size_t length, off_t offset)
 int
 io_fsync(int fd)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_SYNC))
 		return -1;
 	counters.syncs++;
-	return fsync(fd);
+	if (flush(fsync, fd) != 0)
+		return -1;
+	powerloss_flushed(fd);
+	return 0;
 }
 
 int
 io_start_writeback(int fd, off_t offset, off_t length)
 {
-	if (injected_fault())
+	/* Only starts writeback: nothing is durable after it, so the
+	 * power-loss simulator has nothing to note. */
+	if (injected_fault(IO_CALL_HINT))
 		return -1;
 	return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }
@@ -145,19 +321,25 @@ io_start_writeback(int fd, off_t offset, off_t length)
 int
 io_fdatasync(int fd)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_SYNC))
 		return -1;
 	counters.syncs++;
-	return fdatasync(fd);
+	if (flush(fdatasync, fd) != 0)
+		return -1;
+	powerloss_flushed(fd);
+	return 0;
 }
 
 int
 io_syncfs(int fd)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_SYNC))
 		return -1;
 	counters.syncs++;
-	return syncfs(fd);
+	if (flush(syncfs, fd) != 0)
+		return -1;
+	powerloss_flushed_file_system(fd);
+	return 0;
 }
 
 int
@@ -171,55 +353,76 @@ io_close(int fd)
 int
 io_rename(int from_dir, const char *from, int to_dir, const char *to)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_RENAME))
 		return -1;
-	return renameat(from_dir, from, to_dir, to);
+	struct powerloss_change *change = powerloss_before_rename(from_dir, from, to_dir, to);
+	int status = renameat(from_dir, from, to_dir, to);
+	powerloss_finish(change, status == 0);
+	return status;
 }
 
 int
 io_rename_noreplace(int from_dir, const char *from, int to_dir, const char *to)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_RENAME))
 		return -1;
-	return renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE);
+	struct powerloss_change *change = powerloss_before_rename(from_dir, from, to_dir, to);
+	int status = renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE);
+	powerloss_finish(change, status == 0);
+	return status;
 }
 
 int
 io_mkdir(int dir_fd, const char *path, mode_t mode)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_MKDIR))
 		return -1;
-	return mkdirat(dir_fd, path, mode);
+	struct powerloss_change *change = powerloss_before_mkdir(dir_fd, path);
+	int status = mkdirat(dir_fd, path, mode);
+	powerloss_finish(change, status == 0);
+	return status;
 }
 
 int
 io_unlink(int dir_fd, const char *path)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_REMOVE))
 		return -1;
-	return unlinkat(dir_fd, path, 0);
+	struct powerloss_change *change = powerloss_before_remove(dir_fd, path);
+	int status = unlinkat(dir_fd, path, 0);
+	powerloss_finish(change, status == 0);
+	return status;
 }
 
 int
 io_rmdir(int dir_fd, const char *path)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_REMOVE))
 		return -1;
-	return unlinkat(dir_fd, path, AT_REMOVEDIR);
+	struct powerloss_change *change = powerloss_before_remove(dir_fd, path);
+	int status = unlinkat(dir_fd, path, AT_REMOVEDIR);
+	powerloss_finish(change, status == 0);
+	return status;
 }
 
 int
 io_symlink(const char *target, int dir_fd, const char *path)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_LINK))
 		return -1;
-	return symlinkat(target, dir_fd, path);
+	struct powerloss_change *change = powerloss_before_create(dir_fd, path);
+	int status = symlinkat(target, dir_fd, path);
+	powerloss_finish(change, status == 0);
+	return status;
 }
+
+/* Mode, times and xattrs below are counted and faulted, but the power-loss
+ * simulator never undoes them (a stated limit, io_powerloss.c). */
 
 int
 io_fchmod(int fd, mode_t mode)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_ATTRIBUTE))
 		return -1;
 	return fchmod(fd, mode);
 }
@@ -227,26 +430,31 @@ io_fchmod(int fd, mode_t mode)
 int
 io_chmod(int dir_fd, const char *path, mode_t mode)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_ATTRIBUTE))
 		return -1;
 	/* Links have no mode of their own on Linux; AT_SYMLINK_NOFOLLOW is
 	 * refused there, so the caller never asks for a link. */
 	return fchmodat(dir_fd, path, mode, 0);
 }
 
+static struct timespec
+io_timespec(int64_t nanoseconds)
+{
+	struct timespec time = { .tv_sec = nanoseconds / 1000000000,
+				 .tv_nsec = nanoseconds % 1000000000 };
+	if (time.tv_nsec < 0) {
+		time.tv_sec -= 1;
+		time.tv_nsec += 1000000000;
+	}
+	return time;
+}
+
 int
 io_utimens(int dir_fd, const char *path, int64_t mtime_ns)
 {
-	struct timespec times[2] = {
-		{ .tv_sec = 0, .tv_nsec = UTIME_OMIT },
-		{ .tv_sec = mtime_ns / 1000000000, .tv_nsec = mtime_ns % 1000000000 },
-	};
+	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT }, io_timespec(mtime_ns) };
 
-	if (times[1].tv_nsec < 0) {
-		times[1].tv_sec -= 1;
-		times[1].tv_nsec += 1000000000;
-	}
-	if (injected_fault())
+	if (injected_fault(IO_CALL_ATTRIBUTE))
 		return -1;
 	return utimensat(dir_fd, path, times, AT_SYMLINK_NOFOLLOW);
 }
@@ -254,16 +462,9 @@ io_utimens(int dir_fd, const char *path, int64_t mtime_ns)
 int
 io_futimens(int fd, int64_t mtime_ns)
 {
-	struct timespec times[2] = {
-		{ .tv_sec = 0, .tv_nsec = UTIME_OMIT },
-		{ .tv_sec = mtime_ns / 1000000000, .tv_nsec = mtime_ns % 1000000000 },
-	};
+	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT }, io_timespec(mtime_ns) };
 
-	if (times[1].tv_nsec < 0) {
-		times[1].tv_sec -= 1;
-		times[1].tv_nsec += 1000000000;
-	}
-	if (injected_fault())
+	if (injected_fault(IO_CALL_ATTRIBUTE))
 		return -1;
 	return futimens(fd, times);
 }
@@ -271,15 +472,16 @@ io_futimens(int fd, int64_t mtime_ns)
 int
 io_ftruncate(int fd, off_t length)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_TRUNCATE))
 		return -1;
+	powerloss_before_truncate(fd, length);
 	return ftruncate(fd, length);
 }
 
 int
 io_fsetxattr(int fd, const char *name, const void *value, size_t size)
 {
-	if (injected_fault())
+	if (injected_fault(IO_CALL_ATTRIBUTE))
 		return -1;
 	return fsetxattr(fd, name, value, size, 0);
 }

@@ -1,10 +1,13 @@
 /* The I/O seam: every write the backend makes to the store or the working
- * tree goes through these wrappers, so a test can make the Nth one fail
- * (HEARTH_FAULT, see io.c) and prove a command fails cleanly at every step.
+ * tree goes through these wrappers (the database through the VFS shim of
+ * store_vfs.c), so a test can make the Nth one fail or lose power there
+ * (HEARTH_FAULT, HEARTH_POWERLOSS: see io.c) and prove a command ends
+ * cleanly at every step. `make lint-io` keeps writes from going around it.
  * Reads use the system calls directly. All return 0 or -1 with errno set. */
 #ifndef HEARTH_BACKEND_IO_H
 #define HEARTH_BACKEND_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -44,9 +47,40 @@ const struct io_counters *io_counters(void);
 
 /* Tests: fail the Nth write-class call from now with error (EIO, ENOSPC) or
  * make it a short write. 0 turns injection off. Also read from HEARTH_FAULT
- * ("N:EIO", "N:ENOSPC", "N:SHORT") at the first call. */
+ * ("N:EIO", "N:ENOSPC", "N:SHORT", "count") at the first call. */
 enum io_fault_kind { IO_FAULT_EIO, IO_FAULT_ENOSPC, IO_FAULT_SHORT };
 void io_fault_arm(uint64_t nth, enum io_fault_kind kind);
 uint64_t io_call_count(void);	/* write-class calls so far */
+
+/* What a write-class call does: its letter in the list HEARTH_FAULT=count
+ * prints at exit, one per call in order. */
+enum io_call {
+	IO_CALL_OPEN = 'o',		/* open for writing or creating */
+	IO_CALL_WRITE = 'w',
+	IO_CALL_SYNC = 's',		/* fsync, fdatasync, syncfs */
+	IO_CALL_HINT = 'h',		/* start writeback */
+	IO_CALL_TRUNCATE = 't',
+	IO_CALL_RENAME = 'r',
+	IO_CALL_MKDIR = 'm',
+	IO_CALL_REMOVE = 'u',		/* unlink, rmdir */
+	IO_CALL_LINK = 'l',		/* symlink */
+	IO_CALL_ATTRIBUTE = 'a',	/* mode, times, xattr */
+	IO_CALL_DATABASE_WRITE = 'W',	/* the VFS shim's */
+	IO_CALL_DATABASE_SYNC = 'S',
+	IO_CALL_DATABASE_TRUNCATE = 'T',
+	IO_CALL_DATABASE_REMOVE = 'U',
+};
+
+/* For writers that cannot call the wrappers (SQLite's VFS, store_vfs.c):
+ * counts one write-class call; true when it must fail, with errno set and
+ * *kind saying how (a SHORT write lands half its bytes, then fails). */
+bool io_fault_due(enum io_call call, enum io_fault_kind *kind);
+
+/* True under HEARTH_FAULT, HEARTH_KILL or HEARTH_POWERLOSS: flushes are
+ * counted, can fail and (for the power-loss simulator) decide what
+ * survives, but are not made for real, so a walk of hundreds of runs is
+ * not bound by the disk (a killed process loses nothing a flush would
+ * have kept: the kernel still holds it). Real runs always flush. */
+bool io_flush_simulated(void);
 
 #endif

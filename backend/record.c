@@ -16,6 +16,7 @@
 #include "backend/head.h"
 #include "backend/history.h"
 #include "backend/identity.h"
+#include "backend/reconcile.h"
 #include "backend/scan.h"
 
 #define READ_RETRIES 3
@@ -354,28 +355,33 @@ update_entry(struct recorder *recorder, const struct scan_change *change, bool s
 
 /* Marks a file or folder with its node id where it does not carry it yet
  * (new, moved by inode evidence, or a copy carrying another's id). Where
- * the file system has no xattrs, identity rests on the index alone. */
-static void
+ * the file system has no xattrs, a file's identity rests on the index
+ * alone; a folder's marker is a file, and one that cannot be written
+ * fails the record (rolled back: the next record writes it). */
+static int
 write_identity(struct recorder *recorder, struct scan_change *change)
 {
 	const struct home_root *root = &recorder->home->roots[change->root];
 
 	if (!change->identity_stale ||
 	    (change->kind != SCAN_ADDED && change->kind != SCAN_MOVED))
-		return;
+		return 0;
 	if (change->node_kind == NODE_DIR) {
-		identity_write_folder(root->fd, change->path, change->node);
-		return;
+		if (identity_write_folder(root->fd, change->path, change->node) != 0)
+			return hearth_fail_errno(recorder->error, "cannot write the identity marker of "
+			    "%s/%s", root->path, change->path);
+		return 0;
 	}
 	if (change->node_kind != NODE_FILE)
-		return;
+		return 0;
 	int fd = scan_open_file(root->fd, change->path);
 	struct stat status;
 	if (fd < 0)
-		return;
+		return 0;
 	if (identity_write_file(fd, change->node) && fstat(fd, &status) == 0)
 		stamp_from(&change->stamp, &status);
 	close(fd);
+	return 0;
 }
 
 static int
@@ -387,7 +393,8 @@ record_change(struct recorder *recorder, struct scan_change *change)
 	if (settle_content(recorder, change, &trusted) != 0 ||
 	    make_ops(recorder, change, &made) != 0)
 		return recorder->error->code;
-	write_identity(recorder, change);
+	if (write_identity(recorder, change) != 0)
+		return recorder->error->code;
 	if (change->seen != NULL || made.placed || made.set)
 		new_seen(recorder, change, &made);
 	else
@@ -491,7 +498,17 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 			goto done_lock;
 		}
 	}
-	status = scan_tree(home, (const char *const *)paths, path_count, progress, &scan, error);
+	struct reconcile_scan how;
+	if (path_count == 0) {
+		status = reconcile_scan_tree(home, progress, &scan, &how, error);
+	} else {
+		memset(&how, 0, sizeof how);
+		store_begin_read(&home->store);
+		reconcile_snapshot(home, &how.seq, &how.pages);
+		status = scan_tree(home, (const char *const *)paths, path_count, progress, &scan,
+		    error);
+		store_end_read(&home->store);
+	}
 	if (status != 0)
 		goto done_lock;
 
@@ -506,6 +523,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	}
 	author_begin(&recorder.author, home, error);
 	status = record_changes(&recorder, &scan);
+	if (status == 0)
+		status = reconcile_recorded(home, how.seq, how.pages, path_count == 0, &scan, error);
 	if (status == 0 && recorder.author.ops > 0)
 		status = author_commit(&recorder.author, options->message ? options->message : "",
 		    out->version);

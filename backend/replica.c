@@ -1,6 +1,7 @@
 /* More replicas of one Home: a fresh replica id for a copied state folder
  * (reid), and clone, which makes a new replica and brings the tree to head
  * without overwriting anything already in the folder. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,25 @@ hearth_reid(hearth *home, char replica[33], struct hearth_error *error)
 	return 0;
 }
 
+/* A clone that failed after making its Home takes the Home away again, so
+ * that running it again starts afresh (as git clone does); the files it
+ * wrote into the folder stay, to be adopted by that next run. */
+static int
+clone_undo(const char *dir, struct hearth_error *error)
+{
+	/* A joined replica (-c): its roots and state are the config's, and
+	 * stay for the user to look at. */
+	if (dir == NULL)
+		return error->code;
+	if (home_remove_state(dir) != 0) {
+		char first[HEARTH_ERROR_MAX];
+		snprintf(first, sizeof first, "%s", error->message);
+		hearth_fail(error, error->code, "%s; and %s/" HOME_DIR_NAME " could not be removed "
+		    "(%s): remove it before trying again", first, dir, strerror(errno));
+	}
+	return error->code;
+}
+
 /* Clone: probe the source for its Home id, make the replica (a fresh
  * replica id, the source's Home id), take in all it has, adopt what the
  * folder already holds, write what is missing, and record the rest as this
@@ -56,8 +76,8 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
-	if (options->source == NULL || options->dir == NULL)
-		return hearth_fail(error, HEARTH_USAGE, "clone needs a source and a folder");
+	if (options->source == NULL || (options->dir == NULL && options->config_path == NULL))
+		return hearth_fail(error, HEARTH_USAGE, "clone needs a source and a folder or config");
 	if ((status = sync_probe(options->source, NULL, NULL, &identity, error)) != 0)
 		return status;
 	hex_encode(identity.home, ID_BYTES, home_hex);
@@ -65,13 +85,15 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 	char origin[PATH_MAX];
 	if (strncmp(options->source, "ssh://", 6) == 0 || realpath(options->source, origin) == NULL)
 		snprintf(origin, sizeof origin, "%s", options->source);
+	/* A joined replica's config is the user's own: its peers stay theirs. */
 	struct hearth_init_options init = { .dir = options->dir, .home_id = home_hex,
-		.origin = origin };
+		.origin = origin, .config_path = options->config_path };
 	if ((status = hearth_init(&init, error)) != 0)
 		return status;
-	struct hearth_open_options open = { .start_dir = options->dir };
+	struct hearth_open_options open = { .start_dir = options->dir,
+		.config_path = options->config_path };
 	if ((status = hearth_open(&home, &open, error)) != 0)
-		return status;
+		return clone_undo(options->dir, error);
 	replica_id_hex(home->replica, out->replica);
 
 	struct hearth_sync_options sync = { .peer = options->source, .direction = HEARTH_SYNC_PULL };
@@ -94,11 +116,11 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		struct hearth_record_result recorded;
 		struct hearth_record_options record = { .message = message };
 		snprintf(message, sizeof message, "What %s held when it became a replica",
-		    options->dir);
+		    options->config_path ? home->roots[0].path : options->dir);
 		status = hearth_record(home, &record, progress, &recorded, error);
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
 		hearth_record_result_free(&recorded);
 	}
 	hearth_close(home);
-	return status;
+	return status == 0 ? 0 : clone_undo(options->dir, error);
 }

@@ -188,6 +188,10 @@ struct walk {
 	/* Nodes moved here from elsewhere; their old place is not a delete. */
 	struct node_id *claimed;
 	size_t claimed_count, claimed_capacity;
+	/* scan_folders: the folders given are listed one level deep (depth 1);
+	 * what is new or moved inside them is walked whole. */
+	bool shallow;
+	int depth;
 };
 
 static bool
@@ -215,10 +219,11 @@ child_path(struct buffer *out, const char *folder_path, const char *name)
 }
 
 /* Reads one folder of one root; appends to items. A folder missing from
- * this root is simply absent there. */
+ * this root is simply absent there. With folder (may be NULL), also the
+ * folder's own stamp in this root. */
 static int
 list_root_folder(struct walk *walk, int root, const char *folder_path, struct disk_item **items,
-    size_t *count, size_t *capacity)
+    size_t *count, size_t *capacity, struct scan_root_stamp *folder)
 {
 	int fd = scan_open_folder(walk->home->roots[root].fd, folder_path);
 	if (fd < 0) {
@@ -226,6 +231,11 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 			return 0;
 		return hearth_fail_errno(walk->error, "cannot open %s/%s",
 		    walk->home->roots[root].path, folder_path);
+	}
+	struct stat folder_status;
+	if (folder != NULL && fstat(fd, &folder_status) == 0) {
+		folder->present = true;
+		stamp_from_stat(&folder_status, &folder->stamp);
 	}
 	DIR *dir = fdopendir(fd);
 	if (dir == NULL) {
@@ -680,6 +690,10 @@ handle_both(struct walk *walk, const struct disk_item *item, const struct entry_
 			fill_from_disk(change, item, parent);
 			fill_from_entry(change, row);
 		}
+		/* A folder the index holds, still here: in a shallow scan its
+		 * contents are listed only if it is itself one of the folders. */
+		if (walk->shallow && walk->depth == 1)
+			return 0;
 		return walk_folder(walk, row->node, path);
 	}
 	compare_file(walk, item, row, parent, path);
@@ -737,36 +751,59 @@ join_folder(struct walk *walk, struct node_id node, const char *folder_path,
 	return status;
 }
 
+/* Both sides of one folder, each sorted in join order: what every root
+ * holds there (a folder in several roots once, its first) and the index
+ * rows of node. The caller frees both arrays. */
+static int
+read_folder(struct walk *walk, struct node_id node, const char *folder_path,
+    struct disk_item **items, size_t *item_count, struct entry_row **rows, size_t *row_count,
+    struct scan_root_stamp *folders)
+{
+	size_t item_capacity = 0, row_capacity = 0;
+	int status = 0;
+
+	*items = NULL;
+	*rows = NULL;
+	*item_count = *row_count = 0;
+	for (size_t root = 0; status == 0 && root < walk->home->root_count; root++)
+		status = list_root_folder(walk, (int)root, folder_path, items, item_count,
+		    &item_capacity, folders ? &folders[root] : NULL);
+	if (status == 0)
+		status = load_entries(walk, node, rows, row_count, &row_capacity);
+	if (status != 0)
+		return status;
+	if (*row_count > 1)
+		qsort(*rows, *row_count, sizeof **rows, compare_entry_rows);
+	if (*item_count > 1)
+		qsort(*items, *item_count, sizeof **items, compare_disk_items);
+	/* A folder in several roots is one folder: keep its first. */
+	size_t kept = 0;
+	for (size_t i = 0; i < *item_count; i++) {
+		struct disk_item *item = &(*items)[i];
+		if (kept > 0 && item->kind == NODE_DIR && (*items)[kept - 1].kind == NODE_DIR &&
+		    strcmp((*items)[kept - 1].name, item->name) == 0)
+			continue;
+		(*items)[kept++] = *item;
+	}
+	*item_count = kept;
+	return 0;
+}
+
 static int
 walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
 {
-	struct disk_item *items = NULL;
-	struct entry_row *rows = NULL;
-	size_t item_count = 0, item_capacity = 0, row_count = 0, row_capacity = 0;
-	int status = 0;
+	struct disk_item *items;
+	struct entry_row *rows;
+	size_t item_count, row_count;
 
-	for (size_t root = 0; status == 0 && root < walk->home->root_count; root++)
-		status = list_root_folder(walk, (int)root, folder_path, &items, &item_count,
-		    &item_capacity);
+	walk->depth++;
+	int status = read_folder(walk, node, folder_path, &items, &item_count, &rows, &row_count,
+	    NULL);
 	if (status == 0)
-		status = load_entries(walk, node, &rows, &row_count, &row_capacity);
-	if (status == 0 && row_count > 1)
-		qsort(rows, row_count, sizeof *rows, compare_entry_rows);
-	if (status == 0) {
-		if (item_count > 1)
-			qsort(items, item_count, sizeof *items, compare_disk_items);
-		/* A folder in several roots is one folder: keep its first. */
-		size_t kept = 0;
-		for (size_t i = 0; i < item_count; i++) {
-			if (kept > 0 && items[i].kind == NODE_DIR && items[kept - 1].kind == NODE_DIR &&
-			    strcmp(items[kept - 1].name, items[i].name) == 0)
-				continue;
-			items[kept++] = items[i];
-		}
-		status = join_folder(walk, node, folder_path, items, kept, rows, row_count);
-	}
+		status = join_folder(walk, node, folder_path, items, item_count, rows, row_count);
 	free(items);
 	free(rows);
+	walk->depth--;
 	return status;
 }
 
@@ -955,6 +992,36 @@ compare_changes(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* After the folders are walked: what vanished (and moved), restores when
+ * asked, then the changes sorted by path with their roots' names. */
+static int
+finish_walk(struct walk *walk, bool restores, int status)
+{
+	struct scan_result *out = walk->result;
+	struct hearth *home = walk->home;
+
+	if (status == 0)
+		status = record_deletions(walk);
+	if (status == 0 && restores)
+		status = record_absent_restores(walk);
+	buffer_free(&walk->path);
+	free(walk->missing);
+	free(walk->claimed);
+	if (status != 0) {
+		scan_result_free(out);
+		return status;
+	}
+	if (out->count > 1)
+		qsort(out->changes, out->count, sizeof *out->changes, compare_changes);
+	for (size_t i = 0; i < out->count; i++) {
+		struct scan_change *change = &out->changes[i];
+		change->root_name = home->roots[change->root].name;
+		if (change->old_root >= 0 && (size_t)change->old_root < home->root_count)
+			change->old_root_name = home->roots[change->old_root].name;
+	}
+	return 0;
+}
+
 int
 scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
     const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error)
@@ -970,26 +1037,94 @@ scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
 		return error->code;
 	buffer_init(&walk.path);
 	int status = walk_folder(&walk, NODE_ROOT, "");
-	if (status == 0)
-		status = record_deletions(&walk);
-	if (status == 0 && path_count == 0)
-		status = record_absent_restores(&walk);
+	return finish_walk(&walk, path_count == 0, status);
+}
+
+int
+scan_folders(struct hearth *home, const struct scan_folder *folders, size_t count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error)
+{
+	struct walk walk = {
+		.home = home, .progress = progress, .result = out, .error = error, .shallow = true,
+	};
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 64 * 1024);
+	if (home_require_roots(home, error) != 0)
+		return error->code;
+	buffer_init(&walk.path);
+	int status = 0;
+	for (size_t i = 0; status == 0 && i < count; i++)
+		status = walk_folder(&walk, folders[i].node, folders[i].path);
+	out->folders_listed = count;
+	return finish_walk(&walk, false, status);
+}
+
+/* ---- one folder against the index, for the reconcile ------------------------------ */
+
+/* Whether a file's stamp on disk tells it unchanged, by the rule of
+ * compare_file: the same stamp, taken long enough after the last write. */
+static bool
+stamp_trusted(const struct disk_item *item, const struct entry_row *row)
+{
+	const struct scan_stamp *disk = &item->stamp, *known = &row->stamp;
+
+	if (disk->size != known->size || disk->mtime_ns != known->mtime_ns ||
+	    disk->ctime_ns != known->ctime_ns || disk->inode != known->inode ||
+	    disk->device != known->device)
+		return false;
+	if (item->kind == NODE_FILE && (disk->mode & 0777) != (known->mode & 0777))
+		return false;
+	return !scan_stamp_is_racy(disk->mtime_ns, row->stamped);
+}
+
+/* Whether the two sorted sides of a folder agree: the same names, kinds
+ * and roots, every file's stamp trusted. Folders inside are not entered. */
+static bool
+folder_sides_differ(const struct disk_item *items, size_t item_count,
+    const struct entry_row *rows, size_t row_count)
+{
+	if (item_count != row_count)
+		return true;
+	for (size_t i = 0; i < item_count; i++) {
+		if (compare_places(items[i].name, items[i].kind, items[i].root, rows[i].name,
+			rows[i].kind, rows[i].root) != 0 || items[i].kind != rows[i].kind)
+			return true;
+		if (items[i].kind != NODE_DIR && !stamp_trusted(&items[i], &rows[i]))
+			return true;
+	}
+	return false;
+}
+
+int
+scan_check_folder(struct hearth *home, struct node_id node, const char *path,
+    struct scan_folder_check *out, struct hearth_error *error)
+{
+	struct scan_result scratch;
+	struct walk walk = { .home = home, .result = &scratch, .error = error };
+	struct disk_item *items;
+	struct entry_row *rows;
+	size_t item_count, row_count;
+
+	memset(&scratch, 0, sizeof scratch);
+	arena_init(&scratch.arena, 16 * 1024);
+	buffer_init(&walk.path);
+	for (size_t root = 0; root < home->root_count; root++)
+		out->roots[root].present = false;
+	int status = read_folder(&walk, node, path, &items, &item_count, &rows, &row_count,
+	    out->roots);
+	if (status == 0) {
+		out->present = false;
+		for (size_t root = 0; root < home->root_count; root++)
+			out->present |= out->roots[root].present;
+		out->items = item_count;
+		out->differs = !out->present || folder_sides_differ(items, item_count, rows, row_count);
+		free(items);
+		free(rows);
+	}
 	buffer_free(&walk.path);
-	free(walk.missing);
-	free(walk.claimed);
-	if (status != 0) {
-		scan_result_free(out);
-		return status;
-	}
-	if (out->count > 1)
-		qsort(out->changes, out->count, sizeof *out->changes, compare_changes);
-	for (size_t i = 0; i < out->count; i++) {
-		struct scan_change *change = &out->changes[i];
-		change->root_name = home->roots[change->root].name;
-		if (change->old_root >= 0 && (size_t)change->old_root < home->root_count)
-			change->old_root_name = home->roots[change->old_root].name;
-	}
-	return 0;
+	arena_free(&scratch.arena);
+	return status;
 }
 
 void

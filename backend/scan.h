@@ -69,6 +69,7 @@ struct scan_result {
 	struct scan_change *changes;	/* sorted by path */
 	size_t count, capacity;
 	uint64_t entries_seen;		/* files, folders and links walked */
+	uint64_t folders_listed;	/* scan_folders: the folders it was given */
 	struct arena arena;		/* owns every string and the array */
 };
 
@@ -77,6 +78,40 @@ struct scan_result {
 int scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
     const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error);
 void scan_result_free(struct scan_result *result);
+
+/* A folder the index holds: its node and Home-relative path. */
+struct scan_folder {
+	struct node_id node;
+	const char *path;
+};
+
+/* What scan_tree of the whole tree finds, when every change lies in these
+ * folders (the dirty folders of a current index, reconcile.h): each is
+ * listed one level deep, and only what is new or moved in one is walked
+ * whole. The folders must be distinct, on disk, and none inside a folder
+ * that is new or moved. Restores are not looked for. */
+int scan_folders(struct hearth *home, const struct scan_folder *folders, size_t count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error);
+
+/* One folder's own stamp in one root. */
+struct scan_root_stamp {
+	bool present;
+	struct scan_stamp stamp;
+};
+
+/* One folder of the index against the disk, the reconcile's unit. */
+struct scan_folder_check {
+	bool present;		/* a folder in at least one root */
+	/* Something in it is added, gone, retyped, or a file whose stamp does
+	 * not tell it unchanged (status would read it). Folders inside are
+	 * not entered. */
+	bool differs;
+	uint64_t items;		/* what the roots hold there */
+	struct scan_root_stamp *roots;	/* the caller's, one per root: the folder's stamps */
+};
+
+int scan_check_folder(struct hearth *home, struct node_id node, const char *path,
+    struct scan_folder_check *out, struct hearth_error *error);
 
 /* Reads the content of a change whose stamp could not tell: hashes it and
  * settles content_changed, turning an unchanged MODIFIED into SCAN_STAMP. */

@@ -1,10 +1,12 @@
 /* status (DESIGN §7): what changed in the working tree since it was last
  * recorded or checked out, where it stands against head, and how many
- * conflicts are listed. It reads; it never writes. */
+ * conflicts are listed. It reads; it never writes (beyond the cookie a
+ * running watch answers, see watch.c). */
 #include <string.h>
 
 #include "backend/head.h"
 #include "backend/history.h"
+#include "backend/reconcile.h"
 #include "backend/scan.h"
 
 static uint64_t
@@ -41,22 +43,24 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
     struct hearth_status_report *out, struct hearth_error *error)
 {
 	struct scan_result scan;
+	struct reconcile_scan how;
 	struct vv tree, head;
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
-	store_begin_read(&home->store);
-	int status = scan_tree(home, NULL, 0, progress, &scan, error);
+	/* From the index when a watch keeps it current, else by a walk. */
+	int status = reconcile_scan_tree(home, progress, &scan, &how, error);
 	if (status != 0)
 		return status;
+	out->from_index = how.from_index;
+	out->folders_listed = how.folders_listed;
 	status = settle_unknown_content(home, &scan, progress, error);
 	if (status == 0)
 		scan_to_change_list(&scan, false, &out->changes);
 	scan_result_free(&scan);
-	if (status != 0) {
-		store_end_read(&home->store);
+	if (status != 0)
 		return status;
-	}
+	store_begin_read(&home->store);
 
 	vv_init(&tree);
 	vv_init(&head);

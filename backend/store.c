@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/store_vfs.h"
+
 /* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
  * SHA-256 hashes. Op id lists (heads, seen) are varint pairs of (replica
  * number, counter), see store_encode_op_ids. */
@@ -152,6 +154,50 @@ static const char SCHEMA[] =
     "  size INTEGER NOT NULL,"
     "  chunks BLOB NOT NULL) WITHOUT ROWID;";
 
+/* Version 2 adds the observed index (backend/reconcile.c explains it):
+ * what the disk holds, kept at folder grain beside the recorded entry
+ * table. Paths are Home-relative name bytes joined by '/', "" the top. */
+static const char SCHEMA_2[] =
+    /* Each folder's stamp in each root as the last walk saw it, for the
+     * restart check; checked is when (wall ns), generation which walk. */
+    "CREATE TABLE folder("
+    "  path BLOB NOT NULL,"
+    "  root TEXT NOT NULL,"
+    "  device INTEGER NOT NULL,"
+    "  inode INTEGER NOT NULL,"
+    "  mtime INTEGER NOT NULL,"
+    "  ctime INTEGER NOT NULL,"
+    "  checked INTEGER NOT NULL,"
+    "  generation INTEGER NOT NULL,"
+    "  PRIMARY KEY(path, root)) WITHOUT ROWID;"
+    /* Folders whose contents differ, or may differ, from the entry rows:
+     * the only ones status lists while the index is current. seq orders
+     * marks against a record's clearing; verified = a walk found it differs. */
+    "CREATE TABLE dirty("
+    "  path BLOB PRIMARY KEY,"
+    "  seq INTEGER NOT NULL,"
+    "  verified INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    "CREATE INDEX dirty_unverified ON dirty(path) WHERE verified = 0;"
+    /* Processes watching the Home (hearth watch, the app): what they claim
+     * of the index (state: starting, checked, walking, current, polling),
+     * since when (started, wall ns) and their last sign of life (beat). */
+    "CREATE TABLE watch("
+    "  host TEXT NOT NULL,"
+    "  pid INTEGER NOT NULL,"
+    "  started INTEGER NOT NULL,"
+    "  beat INTEGER NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  detail TEXT NOT NULL DEFAULT '',"
+    "  folders INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY(host, pid)) WITHOUT ROWID;"
+    /* Entry rows whose stamp cannot be trusted (racy: stamped within 2 s of
+     * the file's mtime) and rows a record would restore, found without a
+     * scan of the whole table. */
+    "CREATE INDEX entry_untrusted ON entry(parent) WHERE kind != 2 AND mtime >= stamped - 2000000000;"
+    "CREATE INDEX entry_restoring ON entry(node) WHERE restore != 0;"
+    /* The folders of the index alone, in name order: the walk's path. */
+    "CREATE INDEX entry_folders ON entry(parent, name) WHERE kind = 2;";
+
 static int load_replicas(struct store *store);
 
 static int
@@ -209,6 +255,7 @@ create_schema(struct store *store, char *error, size_t error_size)
 	snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
 	    STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
 	if (store_exec(store, SCHEMA, error, error_size) != 0 ||
+	    store_exec(store, SCHEMA_2, error, error_size) != 0 ||
 	    store_exec(store, pragmas, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -216,8 +263,22 @@ create_schema(struct store *store, char *error, size_t error_size)
 	return store_exec(store, "COMMIT", error, error_size);
 }
 
-/* Brings an older schema up to date, one version at a time. Version 1 is
- * the first; later versions add their steps here. */
+/* One step: the tables of version 2 (the observed index) beside those of
+ * version 1, in one transaction, so a crash leaves version 1 or 2. */
+static int
+migrate_1_to_2(struct store *store, char *error, size_t error_size)
+{
+	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+		return -1;
+	if (store_exec(store, SCHEMA_2, error, error_size) != 0 ||
+	    store_exec(store, "PRAGMA user_version=2", error, error_size) != 0) {
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return store_exec(store, "COMMIT", error, error_size);
+}
+
+/* Brings an older schema up to date, one version at a time. */
 static int
 migrate(struct store *store, int64_t from, char *error, size_t error_size)
 {
@@ -225,6 +286,11 @@ migrate(struct store *store, int64_t from, char *error, size_t error_size)
 		return fail(error, error_size,
 		    "%s: store format %lld is newer than this hearth understands (%d); "
 		    "upgrade hearth", store->path, (long long)from, STORE_SCHEMA_VERSION);
+	if (from < 1)
+		return fail(error, error_size, "%s: store format %lld is not one hearth ever wrote",
+		    store->path, (long long)from);
+	if (from == 1 && migrate_1_to_2(store, error, error_size) != 0)
+		return -1;
 	return 0;
 }
 
@@ -266,14 +332,18 @@ store_open(struct store *store, const char *path, bool create,
 	memset(store, 0, sizeof *store);
 	snprintf(store->path, sizeof store->path, "%s", path);
 	store->durability = durability;
-	if (sqlite3_open_v2(path, &store->db, flags, NULL) != SQLITE_OK) {
+	/* Through the VFS shim, so the database's writes pass the I/O seam. */
+	const char *vfs = store_vfs_name();
+	if (vfs == NULL)
+		return fail(error, error_size, "cannot open %s: SQLite has no file system layer", path);
+	if (sqlite3_open_v2(path, &store->db, flags, vfs) != SQLITE_OK) {
 		int status = fail(error, error_size, "cannot open %s: %s", path,
 		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
 		store_close(store);
 		return status;
 	}
 	sqlite3_extended_result_codes(store->db, 1);
-	sqlite3_busy_timeout(store->db, 10000);
+	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
 	if (store_exec(store, "PRAGMA journal_mode=WAL", error, error_size) != 0 ||
 	    store_exec(store, synchronous_pragma(durability), error, error_size) != 0 ||
 	    store_exec(store, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;"
@@ -340,6 +410,18 @@ int
 store_begin(struct store *store, char *error, size_t error_size)
 {
 	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+		return -1;
+	store->in_transaction = true;
+	return 0;
+}
+
+int
+store_try_begin(struct store *store)
+{
+	sqlite3_busy_timeout(store->db, 0);
+	int status = sqlite3_exec(store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
+	if (status != SQLITE_OK)
 		return -1;
 	store->in_transaction = true;
 	return 0;

@@ -17,7 +17,9 @@
 
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
+/* How long a writer waits for another's transaction before giving up. */
+#define STORE_BUSY_TIMEOUT_MS 10000
 
 struct store {
 	sqlite3 *db;
@@ -47,6 +49,9 @@ void store_close(struct store *store);
 sqlite3_stmt *store_statement(struct store *store, const char *sql);
 
 int store_begin(struct store *store, char *error, size_t error_size);
+/* store_begin without waiting: -1 at once when another connection holds
+ * the write lock (a watch must never make the app wait behind a record). */
+int store_try_begin(struct store *store);
 /* A read snapshot: every query until store_end_read sees one state of the
  * store, even while a writer commits (WAL). Nests inside nothing. */
 int store_begin_read(struct store *store);

@@ -36,7 +36,17 @@ hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error *er
 	out->versions = scalar(home, "SELECT count(*) FROM version");
 	out->ops = scalar(home, "SELECT sum(counter) FROM replica");
 	out->root_count = home->root_count;
+	/* As the roots are now: a disk may have gone or come back since open. */
+	struct hearth_error problem;
+	home_require_roots(home, &problem);
 	snprintf(out->root_problem, sizeof out->root_problem, "%s", home->root_problem.message);
+	for (size_t i = 0; i < home->root_count && out->problem_root[0] == '\0'; i++) {
+		if (home->roots[i].fd >= 0)
+			continue;
+		snprintf(out->problem_root, sizeof out->problem_root, "%s", home->roots[i].name);
+		snprintf(out->problem_root_path, sizeof out->problem_root_path, "%s",
+		    home->roots[i].path);
+	}
 	return 0;
 }
 

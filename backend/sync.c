@@ -34,7 +34,7 @@
 /* ---- the client ------------------------------------------------------------------------- */
 
 /* The peer option as a config name, a URL or a path; fills name and url. */
-static int
+int
 sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_result *out,
     struct transport_address *address, struct hearth_error *error)
 {
@@ -378,6 +378,11 @@ sync_serve_session(struct sync_session *session)
 	if ((flags & ~WIRE_FLAGS_KNOWN) != 0)
 		return sync_fail(session, HEARTH_FAILED, "the client asked for unknown things (flags "
 		    "%#x)", flags);
+	if ((flags & WIRE_FETCH) && (flags != WIRE_FETCH || session->protocol < WIRE_PROTOCOL_FETCH))
+		return sync_fail(session, HEARTH_FAILED, "the client asked to fetch chunks %s",
+		    flags != WIRE_FETCH ? "and to sync at once" : "in protocol 1, which cannot");
+	if ((flags & WIRE_FETCH) && (status = sync_serve_fetch(session)) != 0)
+		return status;
 	if ((flags & WIRE_PULL) && (status = sync_send(session, &session->theirs.vv)) != 0)
 		return status;
 	if ((flags & WIRE_PUSH) && (status = sync_receive(session, true)) != 0)

@@ -24,4 +24,24 @@ struct sync_identity {
 int sync_probe(const char *url, const char *program, const char *ssh_command,
     struct sync_identity *out, struct hearth_error *error);
 
+/* What sync_fetch hands its caller, per chunk asked for, in the order
+ * asked: take for one the peer sent (its bytes already hash to its id),
+ * lacked for one it could not give (why: the peer's words). take returns
+ * 0, or a hearth code to stop. */
+struct sync_fetch_sink {
+	int (*take)(void *context, const struct hash *chunk, const uint8_t *data, size_t length,
+	    struct hearth_error *error);
+	void (*lacked)(void *context, const struct hash *chunk, const char *why);
+	void *context;
+};
+
+/* Fetches chunks by id from peer (as for hearth_sync: a config name, a
+ * path or an ssh:// URL) with protocol 2's WIRE_FETCH: what fsck --repair
+ * uses. Changes nothing on either side by itself; the caller stores what
+ * take gets. program as for hearth_sync. peer_name gets how the peer is
+ * named (at least 4096 bytes). */
+int sync_fetch(struct hearth *home, const char *peer, const char *program,
+    const struct hash *chunks, size_t count, const struct sync_fetch_sink *sink,
+    const struct hearth_progress *progress, char *peer_name, struct hearth_error *error);
+
 #endif

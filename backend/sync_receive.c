@@ -12,6 +12,7 @@
 #include "backend/blob.h"
 #include "backend/chunk.h"
 #include "backend/hash.h"
+#include "backend/identity.h"
 #include "backend/integrate.h"
 
 #define SYNC_UNKNOWN_SIZE UINT64_MAX
@@ -49,6 +50,7 @@ struct sync_incoming {
 	struct sync_table want_index;	/* chunk id -> index in wants */
 	struct sync_check *checks;
 	size_t check_count, check_capacity;
+	struct sync_table kinds;	/* node (padded to a hash) -> kind, made in this batch */
 	struct blob_writer writer;
 	bool writer_started, in_transaction;
 };
@@ -78,6 +80,7 @@ sync_incoming_free(struct sync_incoming *incoming)
 	free(incoming->want_sizes);
 	sync_table_free(&incoming->want_index);
 	free(incoming->checks);
+	sync_table_free(&incoming->kinds);
 }
 
 static void *
@@ -97,14 +100,115 @@ sync_grow(void *items, size_t *capacity, size_t needed, size_t item_size)
 	return moved;
 }
 
+/* The kind a node was created with: by an earlier op of this batch, else
+ * as the store holds it; 0 when it is not known yet (its PLACE may come
+ * later, and the op waits as pending). A node's kind never changes. */
+static struct hash
+sync_node_key(struct node_id node)
+{
+	struct hash key;
+
+	memset(&key, 0, sizeof key);
+	memcpy(key.bytes, node.bytes, ID_BYTES);
+	return key;
+}
+
+static enum node_kind
+sync_node_kind(struct sync_session *session, struct sync_incoming *incoming, struct node_id node)
+{
+	struct hash key = sync_node_key(node);
+	uint64_t kind;
+
+	if (node_id_equal(node, NODE_ROOT))
+		return NODE_DIR;
+	if (sync_table_find(&incoming->kinds, &key, &kind))
+		return (enum node_kind)kind;
+	sqlite3_stmt *statement = store_statement(&session->home->store,
+	    "SELECT kind FROM node WHERE id = ?1");
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	enum node_kind found = sqlite3_step(statement) == SQLITE_ROW
+	    ? (enum node_kind)sqlite3_column_int(statement, 0) : 0;
+	sqlite3_reset(statement);
+	return found;
+}
+
+/* A root name as the config allows it ([A-Za-z0-9_-]{1,64}): a peer's
+ * names end up in listings and the terminal. */
+static bool
+sync_root_name_valid(const char *name)
+{
+	size_t length = strlen(name);
+
+	if (length == 0 || length > OP_ROOT_NAME_MAX)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			(*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+			return false;
+	return true;
+}
+
+/* Names hearth keeps for itself: never recorded, so never in an honest
+ * op, and written by a checkout they would land in the state folder or
+ * replace a folder's identity marker. */
+static const char *
+sync_reserved_name(const struct op_place *place)
+{
+	size_t marker = sizeof IDENTITY_MARKER - 1;
+
+	if (place->name_length >= marker && memcmp(place->name, IDENTITY_MARKER, marker) == 0 &&
+	    (place->name_length == marker || place->name[marker] == '.'))
+		return "the name " IDENTITY_MARKER ", which hearth keeps for folder markers";
+	if (node_id_equal(place->parent, NODE_ROOT) &&
+	    place->name_length == sizeof HOME_DIR_NAME - 1 &&
+	    memcmp(place->name, HOME_DIR_NAME, sizeof HOME_DIR_NAME - 1) == 0)
+		return "the name " HOME_DIR_NAME " at the top, where the Home's state lives";
+	return NULL;
+}
+
+/* What is wrong with a PLACE that decoded, or NULL: names hearth keeps,
+ * a folder inside itself, a parent that is no folder, a kind other than
+ * the node's, a root name no config could hold. */
+static const char *
+sync_place_problem(struct sync_session *session, struct sync_incoming *incoming,
+    const struct op_place *place, char *scratch, size_t scratch_size)
+{
+	const char *reserved = sync_reserved_name(place);
+
+	if (reserved != NULL)
+		return reserved;
+	if (node_id_equal(place->node, place->parent))
+		return "it puts a node inside itself";
+	if (!sync_root_name_valid(place->root))
+		return "its root name is not 1 to 64 letters, digits, '-' or '_'";
+	enum node_kind known = sync_node_kind(session, incoming, place->node);
+	if (known != 0 && known != place->kind) {
+		snprintf(scratch, scratch_size, "it makes a %s of a node created as a %s",
+		    node_kind_name(place->kind), node_kind_name(known));
+		return scratch;
+	}
+	if (node_id_equal(place->parent, NODE_TRASH))
+		return NULL;
+	enum node_kind parent = sync_node_kind(session, incoming, place->parent);
+	if (parent != 0 && parent != NODE_DIR) {
+		snprintf(scratch, scratch_size, "it puts a node under a %s, which is no folder "
+		    "(a checkout would write through it)", node_kind_name(parent));
+		return scratch;
+	}
+	return NULL;
+}
+
 /* Refuses what no honest peer sends: an op of ours we never made, a gap
- * or repeat in a replica's counters, a move of the top folder or trash,
- * and any encoding but the canonical one (version ids hash it). */
+ * or repeat in a replica's counters, a move of the top folder or trash, a
+ * PLACE that could reach outside its folder or into hearth's own files
+ * (sync_place_problem), content for a folder, and any encoding but the
+ * canonical one (version ids hash it). One refused op refuses the batch:
+ * nothing of it is written. */
 static int
 sync_check_op(struct sync_session *session, struct sync_incoming *incoming,
     const struct op *op, const uint8_t *body, size_t length)
 {
-	char hex[ID_HEX];
+	char hex[ID_HEX], scratch[128];
 
 	replica_id_hex(op->id.replica, hex);
 	if (replica_id_equal(op->id.replica, session->home->replica))
@@ -125,12 +229,43 @@ sync_check_op(struct sync_session *session, struct sync_incoming *incoming,
 			    (unsigned long long)op->id.counter, op_kind_name(op->kind),
 			    node_id_equal(node, NODE_ROOT) ? "top folder" : "trash");
 	}
+	const char *problem = NULL;
+	if (op->kind == OP_PLACE)
+		problem = sync_place_problem(session, incoming, &op->u.place, scratch,
+		    sizeof scratch);
+	else if (op->kind == OP_SET && sync_node_kind(session, incoming, op->u.set.node) == NODE_DIR)
+		problem = "it gives content to a folder";
+	if (problem != NULL)
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu, a %s that no honest "
+		    "replica makes: %s; nothing of this sync was taken in", session->peer, hex,
+		    (unsigned long long)op->id.counter, op_kind_name(op->kind), problem);
+	if (op->kind == OP_PLACE) {
+		struct hash key = sync_node_key(op->u.place.node);
+		if (!sync_table_find(&incoming->kinds, &key, NULL))
+			sync_table_put(&incoming->kinds, &key, (uint64_t)op->u.place.kind);
+	}
 	buffer_reset(&incoming->encoded);
 	op_encode(op, &incoming->encoded);
 	if (incoming->encoded.length != length || memcmp(incoming->encoded.data, body, length) != 0)
 		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu in a non-canonical "
 		    "encoding", session->peer, hex, (unsigned long long)op->id.counter);
 	return 0;
+}
+
+/* An op that does not decode is named by its id when that much of it
+ * decoded (op_decode fills the id first). */
+static int
+sync_refuse_undecoded(struct sync_session *session, const struct op *op, const char *reason)
+{
+	char hex[ID_HEX];
+
+	if (op->id.counter == 0)
+		return sync_fail(session, HEARTH_FAILED, "%s sent an op that does not decode: %s; "
+		    "nothing of this sync was taken in", session->peer, reason);
+	replica_id_hex(op->id.replica, hex);
+	return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu, a %s that does not "
+	    "decode: %s; nothing of this sync was taken in", session->peer, hex,
+	    (unsigned long long)op->id.counter, op_kind_name(op->kind), reason);
 }
 
 static int
@@ -150,8 +285,7 @@ sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming
 		    sizeof *incoming->ops);
 		struct op *op = &incoming->ops[incoming->count];
 		if (!op_decode(body, length, op, &incoming->arena, reason, sizeof reason))
-			return sync_fail(session, HEARTH_FAILED, "%s sent an op that does not decode: %s",
-			    session->peer, reason);
+			return sync_refuse_undecoded(session, op, reason);
 		int status = sync_check_op(session, incoming, op, body, length);
 		if (status != 0)
 			return status;

@@ -246,80 +246,153 @@ sync_send_ops(struct sync_session *session, const struct vv *theirs)
 	return status;
 }
 
+int
+sync_read_wants(struct sync_session *session, struct buffer *wants)
+{
+	char reason[256];
+	int status;
+
+	for (;;) {
+		if ((status = sync_read(session)) != 0)
+			return status;
+		if (session->frame.type == WIRE_WANT_END)
+			break;
+		if (session->frame.type != WIRE_WANT)
+			return sync_unexpected(session, "WANT or WANT_END");
+		const uint8_t *hashes;
+		size_t count;
+		if (!wire_decode_hashes(session->frame.payload, session->frame.length, &hashes, &count,
+			reason, sizeof reason))
+			return sync_bad_frame(session, reason);
+		if (wants->length / HASH_BYTES + count > SYNC_WANTS_MAX)
+			return sync_fail(session, HEARTH_FAILED, "%s asked for more than %u chunks",
+			    session->peer, SYNC_WANTS_MAX);
+		buffer_append(wants, hashes, count * HASH_BYTES);
+	}
+	uint64_t declared;
+	size_t total = wants->length / HASH_BYTES;
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	if (declared != total)
+		return sync_fail(session, HEARTH_FAILED, "%s asked for %zu chunks but counted %llu",
+		    session->peer, total, (unsigned long long)declared);
+	return 0;
+}
+
+/* Chunks go out in the order asked, which follows the ops' total order and
+ * so hops between packs replica by replica; read in that order, every
+ * chunk would decompress its frame again. So a window of wants is read in
+ * pack order first (each frame once), held, then sent in the asked order. */
+#define SYNC_WINDOW_CHUNKS 4096
+#define SYNC_WINDOW_BYTES (32u * 1024 * 1024)
+
+struct sync_window_chunk {
+	size_t want;			/* index in the wants */
+	struct pack_location where;
+	size_t offset;			/* of its bytes in the window's buffer */
+};
+
+static int
+compare_by_location(const void *left, const void *right)
+{
+	const struct pack_location *a = &((const struct sync_window_chunk *)left)->where;
+	const struct pack_location *b = &((const struct sync_window_chunk *)right)->where;
+	if (a->pack != b->pack)
+		return a->pack < b->pack ? -1 : 1;
+	if (a->frame_offset != b->frame_offset)
+		return a->frame_offset < b->frame_offset ? -1 : 1;
+	return (a->offset_in_frame > b->offset_in_frame) - (a->offset_in_frame < b->offset_in_frame);
+}
+
+static int
+compare_by_want(const void *left, const void *right)
+{
+	size_t a = ((const struct sync_window_chunk *)left)->want;
+	size_t b = ((const struct sync_window_chunk *)right)->want;
+	return (a > b) - (a < b);
+}
+
+/* Finds wants from first on, up to the window's limits, into *count. */
+static int
+sync_window_fill(struct sync_session *session, const struct hash *chunks, size_t first,
+    size_t total, struct sync_window_chunk *window, size_t *count)
+{
+	uint64_t bytes = 0;
+
+	*count = 0;
+	for (size_t i = first; i < total && *count < SYNC_WINDOW_CHUNKS &&
+	     bytes < SYNC_WINDOW_BYTES; i++) {
+		struct sync_window_chunk *chunk = &window[(*count)++];
+		char hex[HASH_HEX];
+		if (blob_chunk_find(session->home, &chunks[i], &chunk->where) != 1) {
+			hash_hex(&chunks[i], hex);
+			return sync_fail(session, HEARTH_FAILED, "%s asked for chunk %.16s, which this "
+			    "store does not hold", session->peer, hex);
+		}
+		chunk->want = i;
+		bytes += chunk->where.length;
+	}
+	return 0;
+}
+
+/* Reads a window's chunks in pack order into held; pack_read checks each
+ * chunk's hash on the way. */
+static int
+sync_window_read(struct sync_session *session, const struct hash *chunks,
+    struct sync_window_chunk *window, size_t count, struct buffer *held)
+{
+	char message[1024];
+
+	qsort(window, count, sizeof *window, compare_by_location);
+	buffer_reset(held);
+	for (size_t i = 0; i < count; i++) {
+		window[i].offset = held->length;
+		if (pack_read(session->home->reader, &chunks[window[i].want], &window[i].where, held,
+			message, sizeof message) != 0)
+			return sync_fail(session, HEARTH_DAMAGED, "%s", message);
+	}
+	qsort(window, count, sizeof *window, compare_by_want);
+	return 0;
+}
+
 /* Reads the receiver's wants, all of them before any chunk goes out (only
  * one side writes at a time), then sends each chunk in the order asked. */
 static int
 sync_send_chunks(struct sync_session *session)
 {
-	struct buffer wants;
-	char reason[256];
+	struct buffer wants, held;
 	int status;
 
 	buffer_init(&wants);
-	for (;;) {
-		if ((status = sync_read(session)) != 0)
-			goto done;
-		if (session->frame.type == WIRE_WANT_END)
-			break;
-		if (session->frame.type != WIRE_WANT) {
-			status = sync_unexpected(session, "WANT or WANT_END");
-			goto done;
-		}
-		const uint8_t *hashes;
-		size_t count;
-		if (!wire_decode_hashes(session->frame.payload, session->frame.length, &hashes, &count,
-			reason, sizeof reason)) {
-			status = sync_bad_frame(session, reason);
-			goto done;
-		}
-		if (wants.length / HASH_BYTES + count > SYNC_WANTS_MAX) {
-			status = sync_fail(session, HEARTH_FAILED, "%s asked for more than %u chunks",
-			    session->peer, SYNC_WANTS_MAX);
-			goto done;
-		}
-		buffer_append(&wants, hashes, count * HASH_BYTES);
-	}
-	uint64_t declared;
+	buffer_init(&held);
+	struct sync_window_chunk *window = malloc(SYNC_WINDOW_CHUNKS * sizeof *window);
+	if ((status = sync_read_wants(session, &wants)) != 0)
+		goto done;
 	size_t total = wants.length / HASH_BYTES;
-	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
-		sizeof reason)) {
-		status = sync_bad_frame(session, reason);
-		goto done;
-	}
-	if (declared != total) {
-		status = sync_fail(session, HEARTH_FAILED, "%s asked for %zu chunks but counted %llu",
-		    session->peer, total, (unsigned long long)declared);
-		goto done;
-	}
 	const struct hash *chunks = (const struct hash *)wants.data;
-	for (size_t i = 0; i < total; i++) {
-		struct pack_location where;
-		if (blob_chunk_find(session->home, &chunks[i], &where) != 1) {
-			hash_hex(&chunks[i], reason);
-			status = sync_fail(session, HEARTH_FAILED, "%s asked for chunk %.16s, which this "
-			    "store does not hold", session->peer, reason);
+	for (size_t first = 0; first < total;) {
+		size_t count;
+		if ((status = sync_window_fill(session, chunks, first, total, window, &count)) != 0 ||
+		    (status = sync_window_read(session, chunks, window, count, &held)) != 0)
 			goto done;
+		for (size_t i = 0; i < count; i++) {
+			size_t start = wire_begin(&session->out, WIRE_CHUNK);
+			wire_encode_chunk_header(&session->out, &chunks[window[i].want]);
+			buffer_append(&session->out, held.data + window[i].offset, window[i].where.length);
+			session->chunks_sent++;
+			session->chunk_bytes_sent += window[i].where.length;
+			if ((status = sync_queued(session, start)) != 0)
+				goto done;
+			if (window[i].want % 256 == 0)
+				sync_report(session, "sending chunks", window[i].want, total);
 		}
-		size_t start = wire_begin(&session->out, WIRE_CHUNK);
-		wire_encode_chunk_header(&session->out, &chunks[i]);
-		size_t before = session->out.length;
-		/* Straight into the frame; pack_read checks the hash on the way. */
-		char message[1024];
-		if (pack_read(session->home->reader, &chunks[i], &where, &session->out, message,
-			sizeof message) != 0) {
-			buffer_reset(&session->out);
-			status = sync_fail(session, HEARTH_DAMAGED, "%s", message);
-			goto done;
-		}
-		session->chunks_sent++;
-		session->chunk_bytes_sent += session->out.length - before;
-		if ((status = sync_queued(session, start)) != 0)
-			goto done;
-		if (i % 256 == 0)
-			sync_report(session, "sending chunks", i, total);
+		first += count;
 	}
 	status = sync_send_count(session, WIRE_CHUNKS_END, total);
 done:
+	free(window);
+	buffer_free(&held);
 	buffer_free(&wants);
 	return status;
 }

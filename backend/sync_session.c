@@ -104,6 +104,7 @@ sync_session_init(struct sync_session *session, struct hearth *home,
 	session->home = home;
 	session->progress = progress;
 	session->error = error;
+	session->protocol_floor = WIRE_PROTOCOL_MIN;
 	buffer_init(&session->out);
 	buffer_init(&session->in);
 	vv_init(&session->ours);
@@ -236,7 +237,8 @@ int
 sync_send_hello(struct sync_session *session, uint32_t flags)
 {
 	struct wire_hello hello = {
-		.protocol_min = WIRE_PROTOCOL_MIN, .protocol_max = WIRE_PROTOCOL_MAX, .flags = flags,
+		.protocol_min = session->protocol_floor, .protocol_max = WIRE_PROTOCOL_MAX,
+		.flags = flags,
 		.replica = session->home->replica, .vv = session->ours,
 	};
 
@@ -273,7 +275,7 @@ sync_check_hello(struct sync_session *session)
 	const struct wire_hello *theirs = &session->theirs;
 	char reason[256], our_hex[ID_HEX], their_hex[ID_HEX];
 
-	if (!wire_negotiate(WIRE_PROTOCOL_MIN, WIRE_PROTOCOL_MAX, theirs->protocol_min,
+	if (!wire_negotiate(session->protocol_floor, WIRE_PROTOCOL_MAX, theirs->protocol_min,
 		theirs->protocol_max, &session->protocol, reason, sizeof reason))
 		return sync_fail(session, HEARTH_FAILED, "%s (%s): %s", session->peer,
 		    theirs->software, reason);

@@ -49,6 +49,9 @@ struct sync_session {
 	struct wire_hello theirs;	/* the peer's HELLO */
 	bool have_theirs;
 	struct vv ours;			/* our version vector at HELLO */
+	/* The oldest version this session can use (WIRE_PROTOCOL_MIN, or
+	 * WIRE_PROTOCOL_FETCH to fetch), sent in HELLO and negotiated with. */
+	uint32_t protocol_floor;
 	uint32_t protocol;
 	bool peer_failed;		/* the peer sent ERROR or vanished: do not answer */
 	/* What travelled, each way. */
@@ -89,6 +92,19 @@ int sync_read_hello(struct sync_session *session);
 int sync_check_hello(struct sync_session *session);
 
 /* ---- the two halves ---------------------------------------------------------------------- */
+
+/* The peer option as a config name, a URL or a path: fills the result's
+ * peer_name and url, and the address to open. */
+int sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_result *out,
+    struct transport_address *address, struct hearth_error *error);
+
+/* Reads WANT frames up to WANT_END into wants (HASH_BYTES each), checking
+ * the count WANT_END declares and the SYNC_WANTS_MAX bound. */
+int sync_read_wants(struct sync_session *session, struct buffer *wants);
+
+/* The server's side of WIRE_FETCH (sync_fetch.c): reads the wants, answers
+ * each with CHUNK or LACK, then CHUNKS_END. Reads only. */
+int sync_serve_fetch(struct sync_session *session);
 
 /* The side that has the ops: sends those above theirs, then the chunks the
  * other side asks for. In one read snapshot of the store. */

@@ -34,7 +34,7 @@ wire_type_name(uint8_t type)
 		[WIRE_HELLO] = "HELLO", [WIRE_ERROR] = "ERROR", [WIRE_OPS] = "OPS",
 		[WIRE_BLOB] = "BLOB", [WIRE_OPS_END] = "OPS_END", [WIRE_WANT] = "WANT",
 		[WIRE_WANT_END] = "WANT_END", [WIRE_CHUNK] = "CHUNK",
-		[WIRE_CHUNKS_END] = "CHUNKS_END", [WIRE_DONE] = "DONE",
+		[WIRE_CHUNKS_END] = "CHUNKS_END", [WIRE_DONE] = "DONE", [WIRE_LACK] = "LACK",
 	};
 
 	if (type == 0 || type > WIRE_TYPE_LAST)
@@ -268,6 +268,18 @@ wire_encode_error(struct buffer *out, const char *message)
 	buffer_append_bytes(out, message, strnlen(message, WIRE_MESSAGE_MAX));
 }
 
+/* The peer's words end up on our terminal: no escapes get through. */
+static void
+wire_copy_text(const uint8_t *text, size_t length, char *out, size_t out_size)
+{
+	if (out_size == 0)
+		return;
+	size_t kept = length < out_size - 1 ? length : out_size - 1;
+	for (size_t i = 0; i < kept; i++)
+		out[i] = text[i] < 0x20 || text[i] == 0x7f ? '?' : (char)text[i];
+	out[kept] = '\0';
+}
+
 bool
 wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_size,
     char *error, size_t error_size)
@@ -281,13 +293,7 @@ wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_s
 		return wire_truncated("ERROR", error, error_size);
 	if (!wire_ended(&reader, "ERROR", error, error_size))
 		return false;
-	if (out_size == 0)
-		return true;
-	size_t kept = text_length < out_size - 1 ? text_length : out_size - 1;
-	/* The peer's words end up on our terminal: no escapes get through. */
-	for (size_t i = 0; i < kept; i++)
-		out[i] = text[i] < 0x20 || text[i] == 0x7f ? '?' : (char)text[i];
-	out[kept] = '\0';
+	wire_copy_text(text, text_length, out, out_size);
 	return true;
 }
 
@@ -443,6 +449,33 @@ wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
 	return true;
 }
 
+/* ---- LACK ---------------------------------------------------------------------- */
+
+void
+wire_encode_lack(struct buffer *out, const struct hash *chunk, const char *reason)
+{
+	buffer_append(out, chunk->bytes, HASH_BYTES);
+	buffer_append_bytes(out, reason, strnlen(reason, WIRE_MESSAGE_MAX));
+}
+
+bool
+wire_decode_lack(const uint8_t *payload, size_t length, struct hash *chunk, char *reason,
+    size_t reason_size, char *error, size_t error_size)
+{
+	struct reader reader;
+	const uint8_t *text;
+	size_t text_length;
+
+	reader_init(&reader, payload, length);
+	if (!reader_fixed(&reader, chunk->bytes, HASH_BYTES) ||
+	    !reader_bytes(&reader, &text, &text_length, WIRE_MESSAGE_MAX))
+		return wire_truncated("LACK", error, error_size);
+	if (!wire_ended(&reader, "LACK", error, error_size))
+		return false;
+	wire_copy_text(text, text_length, reason, reason_size);
+	return true;
+}
+
 /* ---- DONE ---------------------------------------------------------------------- */
 
 void
@@ -530,6 +563,12 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 		if (good)
 			vv_free(&vv);
 		return good;
+	}
+	case WIRE_LACK: {
+		struct hash chunk;
+		char reason[WIRE_MESSAGE_MAX + 1];
+		return wire_decode_lack(frame->payload, frame->length, &chunk, reason, sizeof reason,
+		    error, error_size);
 	}
 	default:
 		return wire_fail(error, error_size, "unknown frame type %u", frame->type);

@@ -26,9 +26,13 @@
 #define WIRE_MAGIC_SIZE 8
 /* The protocol versions this hearth speaks. A newer hearth keeps speaking
  * the older ones it still lists, so two versions pick the highest both
- * know (wire_negotiate). */
+ * know (wire_negotiate).
+ *   1  sync: HELLO, then OPS/BLOB, WANT, CHUNK each way, then DONE.
+ *   2  adds fetching chunks by id (fsck --repair): the HELLO flag
+ *      WIRE_FETCH and the LACK frame. A sync is the same in 1 and 2. */
 #define WIRE_PROTOCOL_MIN 1
-#define WIRE_PROTOCOL_MAX 1
+#define WIRE_PROTOCOL_MAX 2
+#define WIRE_PROTOCOL_FETCH 2	/* the first version that can fetch */
 
 #define WIRE_HEADER_SIZE 5
 #define WIRE_TRAILER_SIZE 4
@@ -51,13 +55,19 @@ enum wire_type {
 	WIRE_CHUNK = 8,		/* sender: one wanted chunk's bytes */
 	WIRE_CHUNKS_END = 9,	/* sender: every wanted chunk was sent */
 	WIRE_DONE = 10,		/* server, last: its version vector after the sync */
+	WIRE_LACK = 11,		/* server, protocol 2: a wanted chunk it cannot give */
 };
-#define WIRE_TYPE_LAST WIRE_DONE
+#define WIRE_TYPE_LAST WIRE_LACK
 
 /* HELLO flags: what the client asks for. */
 #define WIRE_PULL 1u	/* the server sends the ops the client lacks */
 #define WIRE_PUSH 2u	/* the client sends the ops the server lacks */
-#define WIRE_FLAGS_KNOWN (WIRE_PULL | WIRE_PUSH)
+/* Protocol 2, alone: the client sends WANT frames and WANT_END; the server
+ * answers each wanted chunk in order with CHUNK or LACK, then CHUNKS_END
+ * (the CHUNK frames sent) and DONE. No ops travel; nothing is written on
+ * the server. What fsck --repair uses to fetch damaged or missing chunks. */
+#define WIRE_FETCH 4u
+#define WIRE_FLAGS_KNOWN (WIRE_PULL | WIRE_PUSH | WIRE_FETCH)
 
 /* CHUNK codecs; version 1 sends chunks raw (packs compress them). */
 #define WIRE_CODEC_RAW 0
@@ -175,6 +185,13 @@ bool wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count,
 void wire_encode_chunk_header(struct buffer *out, const struct hash *chunk);
 bool wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
     const uint8_t **data, size_t *data_length, char *error, size_t error_size);
+
+/* LACK: hash[32], then bytes reason (at most WIRE_MESSAGE_MAX): why the
+ * server cannot give that chunk (it does not hold it, or its copy is
+ * damaged too). reason gets it with control characters replaced. */
+void wire_encode_lack(struct buffer *out, const struct hash *chunk, const char *reason);
+bool wire_decode_lack(const uint8_t *payload, size_t length, struct hash *chunk, char *reason,
+    size_t reason_size, char *error, size_t error_size);
 
 /* DONE: ops the server took in, then its version vector as in HELLO. */
 void wire_encode_done(struct buffer *out, uint64_t ops_new, const struct vv *vv);

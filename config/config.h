@@ -87,6 +87,12 @@ void config_print(const struct config *config, FILE *out);
  * the new one. Returns 0, or -1 with error filled. */
 int config_write_single_root(const char *path, const char *top, const char *state,
     const char *origin, char *error, size_t error_size);
+/* The text config_write_single_root writes there, checked to load back, for
+ * a caller that puts the file in place itself (hearth init does, through
+ * the backend's I/O seam). Returns it (the caller frees it) with its length
+ * in *length, or NULL with error filled. */
+char *config_format_single_root(const char *path, const char *top, const char *state,
+    const char *origin, size_t *length, char *error, size_t error_size);
 
 const char *config_durability_name(enum config_durability durability);
 

@@ -262,41 +262,55 @@ config_replace_file(const char *path, const char *text, size_t length, char *err
 	return 0;
 }
 
+char *
+config_format_single_root(const char *path, const char *top, const char *state,
+    const char *origin, size_t *length, char *error, size_t error_size)
+{
+	if (path == NULL || path[0] == '\0') {
+		config_write_fail(error, error_size, "(config)", "no file named", NULL);
+		return NULL;
+	}
+	if (top == NULL || top[0] == '\0' || state == NULL || state[0] == '\0') {
+		config_write_fail(error, error_size, path, "the root and the state need paths", NULL);
+		return NULL;
+	}
+	/* Relative paths are written as given: they mean the config's folder,
+	 * as when it is read, so a Home that moves keeps working. */
+	char *folder = config_path_folder_of(path);
+	char *text = NULL;
+	*length = 0;
+	if (folder == NULL)
+		config_write_fail(error, error_size, path, "out of memory", NULL);
+	else if (!config_utf8_is_valid(top) || !config_utf8_is_valid(state) ||
+	    (origin != NULL && !config_utf8_is_valid(origin)))
+		config_write_fail(error, error_size, path,
+		    "the root, state and peer paths must be valid UTF-8 to be written as YAML", NULL);
+	else if ((text = config_single_root_text(top, state, origin, length)) == NULL)
+		config_write_fail(error, error_size, path, "out of memory", NULL);
+	else {
+		/* Never write a config that hearth would then refuse to read. */
+		struct config *check = config_parse(text, *length, path, folder, error, error_size);
+		if (check == NULL) {
+			free(text);
+			text = NULL;
+		}
+		config_free(check);
+	}
+	free(folder);
+	return text;
+}
+
 int
 config_write_single_root(const char *path, const char *top, const char *state,
     const char *origin, char *error, size_t error_size)
 {
-	if (path == NULL || path[0] == '\0')
-		return config_write_fail(error, error_size, "(config)", "no file named", NULL);
-	if (top == NULL || top[0] == '\0' || state == NULL || state[0] == '\0')
-		return config_write_fail(error, error_size, path, "the root and the state need paths",
-		    NULL);
-	/* Relative paths are written as given: they mean the config's folder,
-	 * as when it is read, so a Home that moves keeps working. */
-	char *top_path = strdup(top);
-	char *state_path = strdup(state);
-	char *folder = config_path_folder_of(path);
-	char *text = NULL;
-	size_t length = 0;
-	int result = -1;
-	if (top_path == NULL || state_path == NULL || folder == NULL)
-		config_write_fail(error, error_size, path, "out of memory", NULL);
-	else if (!config_utf8_is_valid(top_path) || !config_utf8_is_valid(state_path) ||
-	    (origin != NULL && !config_utf8_is_valid(origin)))
-		config_write_fail(error, error_size, path,
-		    "the root, state and peer paths must be valid UTF-8 to be written as YAML", NULL);
-	else if ((text = config_single_root_text(top_path, state_path, origin, &length)) == NULL)
-		config_write_fail(error, error_size, path, "out of memory", NULL);
-	else {
-		/* Never write a config that hearth would then refuse to read. */
-		struct config *check = config_parse(text, length, path, folder, error, error_size);
-		if (check != NULL)
-			result = config_replace_file(path, text, length, error, error_size);
-		config_free(check);
-	}
+	size_t length;
+	char *text = config_format_single_root(path, top, state, origin, &length, error,
+	    error_size);
+
+	if (text == NULL)
+		return -1;
+	int result = config_replace_file(path, text, length, error, error_size);
 	free(text);
-	free(folder);
-	free(state_path);
-	free(top_path);
 	return result;
 }

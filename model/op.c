@@ -11,6 +11,7 @@
  * has exactly one encoding and a version id (its hash) is stable. */
 #include "model/op.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,18 +44,28 @@ op_node(const struct op *op)
 	}
 }
 
+const char *
+op_name_problem(const uint8_t *name, size_t length)
+{
+	if (length == 0)
+		return "an empty name";
+	if (length > OP_NAME_MAX)
+		return "a name over 255 bytes";
+	if (memchr(name, '/', length) != NULL)
+		return "a name holding '/'";
+	if (memchr(name, '\0', length) != NULL)
+		return "a name holding a NUL byte";
+	if (length == 1 && name[0] == '.')
+		return "the name '.'";
+	if (length == 2 && name[0] == '.' && name[1] == '.')
+		return "the name '..'";
+	return NULL;
+}
+
 bool
 op_name_valid(const uint8_t *name, size_t length)
 {
-	if (length == 0 || length > OP_NAME_MAX)
-		return false;
-	if (memchr(name, '/', length) != NULL || memchr(name, '\0', length) != NULL)
-		return false;
-	if (length == 1 && name[0] == '.')
-		return false;
-	if (length == 2 && name[0] == '.' && name[1] == '.')
-		return false;
-	return true;
+	return op_name_problem(name, length) == NULL;
 }
 
 const char *
@@ -197,9 +208,13 @@ decode_place(struct decoder *decoder, struct op_place *place)
 	if (!reader_fixed(&decoder->reader, place->node.bytes, ID_BYTES) ||
 	    !reader_fixed(&decoder->reader, place->parent.bytes, ID_BYTES))
 		return decode_fail(decoder, "truncated place");
-	if (!reader_bytes(&decoder->reader, &name, &name_length, OP_NAME_MAX) ||
-	    !op_name_valid(name, name_length))
-		return decode_fail(decoder, "invalid name");
+	/* Any length the bytes hold is read, so that a long name is refused
+	 * as too long rather than as truncated. */
+	if (!reader_bytes(&decoder->reader, &name, &name_length, SIZE_MAX))
+		return decode_fail(decoder, "truncated name");
+	const char *problem = op_name_problem(name, name_length);
+	if (problem != NULL)
+		return decode_fail(decoder, problem);
 	place->name = arena_copy(decoder->arena, name, name_length);
 	place->name_length = name_length;
 	if (!reader_byte(&decoder->reader, &kind) || kind < NODE_FILE || kind > NODE_SYMLINK)

@@ -99,6 +99,9 @@ bool op_decode(const uint8_t *data, size_t length, struct op *out,
 /* A name that may appear in a folder: 1..OP_NAME_MAX bytes, no '/' or NUL,
  * not "." or "..". */
 bool op_name_valid(const uint8_t *name, size_t length);
+/* What is wrong with a name ("an empty name", "the name '..'", ...), or
+ * NULL when op_name_valid. */
+const char *op_name_problem(const uint8_t *name, size_t length);
 
 const char *op_kind_name(enum op_kind kind);
 const char *node_kind_name(enum node_kind kind);

@@ -22,7 +22,7 @@
  * Text-like bytes: words of a fixed vocabulary drawn with Zipf's 1/rank
  * law, lines of 70 to 90 columns with indents, and about one piece in
  * eight repeating 8 to 255 bytes from the last 32 KiB, as prose and code
- * repeat names and phrases (zstd -1 shrinks it about 3 to 4 times, as it
+ * repeat names and phrases (zstd -1 shrinks it 4 to 5 times, as it
  * does source and documentation). Built by the harness with the release
  * flags; it uses nothing of hearth. */
 #include <errno.h>

@@ -1,21 +1,22 @@
 # perf/lib.sh: the shared runner of hearth's benchmark cases, in the manner
 # of git's t/perf/perf-lib.sh. A case (perf/pNNNN-name.sh) sources it, builds
-# its fixtures once, then for each measurement names the sides and measures
-# them interleaved:
+# its fixtures once ($BT is perf/bench-tool), then for each measurement
+# names the sides and measures them interleaved:
 #
-#   bench_side hearth 'hearth record' "$home" 'rm -rf .hearth && $HEARTH init . >/dev/null' \
-#       '$HEARTH record -m first'
-#   bench_side git 'git add -A && git commit' "$repo" 'rm -rf .git && git init -q' \
-#       'git add -A && git commit -q -m first'
+#   bench_side hearth 'hearth record' "$home" \
+#       'mv .hearth "$BENCH_TRASH/$$" && "$HEARTH" init . >/dev/null' \
+#       '"$HEARTH" record -m first'
+#   bench_side git 'git add -A && git commit' "$repo" \
+#       'mv .git "$BENCH_TRASH/$$" && git init -q' 'git add -A && git commit -q -m first'
 #   bench_goal ratio 0.5 git
 #   bench_measure 10k 'first record'
 #
-# The first side is hearth, the subject; every other side is a peer. Each run
-# does, for every side in turn (A B A B ...): its preparation (untimed, in its
-# folder), sync(1), then its command (timed, in its folder, output to
-# /dev/null). One
-# row is printed per peer: hearth's median (min-max) wall seconds, the peer's,
-# the ratio of the medians, and the largest peak RSS of each (the command and
+# The first side is hearth, the subject; every other side is a peer. Each
+# run does, for every side in turn (A B A B ...): its preparation (untimed,
+# in its folder), sync(1), then its command (timed, in its folder, output
+# to /dev/null; $BENCH_RUN is the run's number, 0 for a warm-up). One row is
+# printed per peer: hearth's median (min-max) wall seconds, the peer's, the
+# ratio of the medians, and the largest peak RSS of each (the command and
 # every process it waited for). A side with no peer prints one row alone.
 #
 # Environment:
@@ -122,7 +123,7 @@ mkdir -p "$bench_dir"
 
 # Deleting many files slows creating files afterwards: this scratch disk is
 # ext4 without a journal, whose inode allocator skips every inode freed in
-# the last 60 s (300 s more while its table block is dirty), reading its
+# the last 60 s (360 s while its table block is dirty), reading its
 # table block each time. So nothing is deleted between timed runs: a
 # preparation moves what it replaces into the trash (one rename, e.g.
 # mv .git "$BENCH_TRASH/$$"), a run writes into a new folder there, and
@@ -269,6 +270,7 @@ bench_goal_text() {
 # Measures the sides named since the last measurement, interleaved, and
 # prints a row per peer. With warm, every side runs once untimed first (for
 # commands that only read, so the first timed run is not a cold start).
+# Afterwards $bench_last_run is the $BENCH_RUN of the last run made.
 bench_measure() {
 	size=$1 measurement=$2 warm=${3:-}
 	if [ -n "${BENCH_MEASURE:-}" ] && ! echo "$measurement" | grep -Eq -- "$BENCH_MEASURE"; then
@@ -279,6 +281,7 @@ bench_measure() {
 			bench_once $i || { bench_failed=1; break; }
 			i=$((i + 1))
 		done
+		bench_last_run=0
 		bench_reset
 		return 0
 	fi
@@ -313,6 +316,7 @@ bench_measure() {
 		done
 		run=$((run + 1))
 	done
+	bench_last_run=$BENCH_RUN
 	if [ $ok = 0 ]; then
 		bench_failed=1
 		bench_row_format "$bench_case" "$size" "$measurement" FAILED "" "" "" "" "" "" ""

@@ -3,14 +3,16 @@
 #
 # Fixture: `bench-tool tree DIR COUNT 1`, 1 to 8 KiB a file (mean 4.5 KiB),
 # seven in eight text-like, 24 files a folder three levels deep, mtimes in
-# 2024. Three identical copies: the hearth Home, the git work tree, and a
-# pristine source for cp -a and rsync. Sizes: quick 1k 10k; full 1k 10k 100k
-# (BENCH_FILES="..." overrides).
+# 2024; identical copies for each first record run of hearth and of git,
+# and a pristine source for cp -a and rsync. Sizes: quick 1k 10k; full 1k
+# 10k 100k (BENCH_FILES="..." overrides).
 #
 # Measurements, hearth beside its peers, every command run in its tree:
 #   first record        hearth record -m first      | git add -A && git commit -q -m first
-#                       (before each run: .hearth or .git moved to the trash, then
-#                       hearth init .  |  git init -q)
+#                       (each run in a new tree made before it, since record
+#                       leaves identity marks in the tree and a second record
+#                       of one tree would not be a first; then hearth init .
+#                       |  git init -q; later rows use the last run's trees)
 #   clean status        hearth status               | git status
 #   status, one edit    (one line appended to one file first)
 #                       hearth status               | git status
@@ -34,19 +36,24 @@ for count in $sizes; do
 	d=$bench_dir/$label
 	mkdir -p "$d"
 	bench_settle
-	"$BT" tree "$d/hearth" "$count" 1
-	"$BT" tree "$d/git" "$count" 1
 	"$BT" tree "$d/src" "$count" 1
 	edited=$("$BT" name 1 $((count / 2)))
 
-	bench_side hearth 'hearth record' "$d/hearth" \
-		'{ [ ! -d .hearth ] || mv .hearth "$BENCH_TRASH/$$"; } && "$HEARTH" init . >/dev/null' \
-		'"$HEARTH" record -m first'
-	bench_side git 'git add -A && git commit' "$d/git" \
-		'{ [ ! -d .git ] || mv .git "$BENCH_TRASH/$$"; } && git init -q' \
-		'git add -A && git commit -q -m first'
+	# A new tree for every run (left in place until the size is done).
+	BENCH_COUNT=$count
+	export BENCH_COUNT
+	bench_side hearth 'hearth record' "$d" \
+		'"$HEARTH_BENCH_TOOL" tree "hearth.$BENCH_RUN" "$BENCH_COUNT" 1 &&
+		 cd "hearth.$BENCH_RUN" && "$HEARTH" init . >/dev/null' \
+		'cd "hearth.$BENCH_RUN" && "$HEARTH" record -m first'
+	bench_side git 'git add -A && git commit' "$d" \
+		'"$HEARTH_BENCH_TOOL" tree "git.$BENCH_RUN" "$BENCH_COUNT" 1 &&
+		 cd "git.$BENCH_RUN" && git init -q' \
+		'cd "git.$BENCH_RUN" && git add -A && git commit -q -m first'
 	[ "$count" -lt 10000 ] || bench_goal ratio 0.5 git
 	bench_measure "$label" 'first record'
+	mv "$d/hearth.$bench_last_run" "$d/hearth"
+	mv "$d/git.$bench_last_run" "$d/git"
 
 	bench_side hearth 'hearth status' "$d/hearth" '' '"$HEARTH" status'
 	bench_side git 'git status' "$d/git" '' 'git status'

@@ -8,7 +8,8 @@
 #
 # Measurements, hearth beside git, every command run in its tree:
 #   record      hearth record -m big               | git add -A && git commit -q -m big
-#               (before each run: rm -rf .hearth && hearth init .  |  rm -rf .git && git init -q)
+#               (before each run: rm -rf .hearth, the file's identity xattr
+#               removed, hearth init .  |  rm -rf .git && git init -q)
 #   checkout    then the file is moved away and recorded as a second version;
 #               hearth checkout head~1             | git checkout -q with
 #               (before each run: hearth checkout head  |  git checkout -q main,
@@ -32,7 +33,8 @@ for kind in text random; do
 	done
 
 	bench_side hearth 'hearth record' "$d/hearth" \
-		'rm -rf .hearth && "$HEARTH" init . >/dev/null' '"$HEARTH" record -m big'
+		'rm -rf .hearth && { setfattr -x user.hearth.id big 2>/dev/null || :; } &&
+		 "$HEARTH" init . >/dev/null' '"$HEARTH" record -m big'
 	bench_side git 'git add -A && git commit' "$d/git" \
 		'rm -rf .git && git init -q' 'git add -A && git commit -q -m big'
 	bench_goal rss 64

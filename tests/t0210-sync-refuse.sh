@@ -60,11 +60,11 @@ home_of() { sed -n "s/^home: //p" "$1/.hearth/root"; }
 replica=00112233445566778899aabbccddeeff
 
 test_expect_success 'a client speaking only newer versions gets a clear refusal' '
-	test_tool frame hello 2 3 $(home_of a) $replica >hello &&
+	test_tool frame hello 3 4 $(home_of a) $replica >hello &&
 	test_expect_code 1 hearth serve a <hello >reply 2>err &&
-	grep "peer speaks protocol 2-3, we need 1-1" err &&
+	grep "peer speaks protocol 3-4, we need 1-2" err &&
 	test_tool frames <reply >frames &&
-	printf "HELLO\nERROR peer speaks protocol 2-3, we need 1-1; upgrade the local hearth\n" >expected &&
+	printf "HELLO\nERROR peer speaks protocol 3-4, we need 1-2; upgrade the local hearth\n" >expected &&
 	sed "s/ (hearth-test-tool)//; s/^ERROR [^:]*: /ERROR /" frames >frames.plain &&
 	test_cmp expected frames.plain
 '

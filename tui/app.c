@@ -1,7 +1,9 @@
 /* The app's loop, view switching, and the tab, status and key-hint lines.
- * One thread owns curses: it polls stdin, the worker's pipe and a signal
- * pipe, builds the current view when stale, draws, and dispatches keys
- * through the action table; endwin runs on every way out. */
+ * One thread owns curses: it polls stdin, the worker's pipe, a signal pipe
+ * and the Home's watch (inotify), builds the current view when stale,
+ * draws, and dispatches keys through the action table; endwin runs on
+ * every way out. The watch's background walk gets the loop's idle moments
+ * only: never while a key was just typed or a job runs. */
 #include "tui/app.h"
 
 #include <curses.h>
@@ -27,6 +29,7 @@
 #define APP_PROGRESS_INTERVAL_MS 50	/* progress repaints at most this often */
 #define APP_ESCAPE_DELAY_MS 25
 #define APP_TIMED_KEYS 64
+#define APP_IDLE_MS 500			/* after a key, the watch's walk waits this long */
 
 struct app {
 	hearth *home;			/* NULL on the welcome screen */
@@ -35,6 +38,8 @@ struct app {
 	struct hearth_status_report *status;	/* the last finished status, owned */
 	bool status_queued, status_again;
 	struct worker *worker;
+	struct hearth_watch *watch;	/* keeps the index current; NULL when it cannot */
+	double last_key_ms;
 	struct view views[VIEW_COUNT];
 	enum view_id current;
 	struct dialog dialog;
@@ -374,8 +379,28 @@ close_views(struct app *app)
 }
 
 static void
+stop_watch(struct app *app)
+{
+	hearth_watch_stop(app->watch);
+	app->watch = NULL;
+}
+
+/* Watching is a help, not a need: without it status walks the tree. */
+static void
+start_watch(struct app *app)
+{
+	struct hearth_error error;
+
+	if (app->watch != NULL || app->home == NULL)
+		return;
+	if (hearth_watch_start(app->home, &app->watch, &error) != HEARTH_OK)
+		app->watch = NULL;
+}
+
+static void
 close_home(struct app *app)
 {
+	stop_watch(app);
 	worker_free(app->worker);
 	app->worker = NULL;
 	replace_status(app, NULL);
@@ -408,6 +433,7 @@ app_open_home(struct app *app, const struct hearth_open_options *options,
 	app->config_path = options->config_path ? memory_strdup(options->config_path) : NULL;
 	app->start_dir = options->start_dir ? memory_strdup(options->start_dir) : NULL;
 	app->current = VIEW_HISTORY;
+	start_watch(app);
 	app_home_changed(app);
 	if (app->theme != NULL && curses_active) {
 		theme_free(app->theme);
@@ -526,8 +552,17 @@ status_info(struct app *app, char *out, size_t size)
 			snprintf(changes + used, sizeof changes - used, ", tree at %s",
 			    status->tree_short);
 	}
-	snprintf(out, size, "%s | %s | %s | %s", path, head, changes,
-	    app->summary.durability ? app->summary.durability : "");
+	/* A missing root is what the user must act on: it comes first. */
+	if (app->summary.problem_root[0] != '\0') {
+		char where[4200];
+		short_home_path(app->summary.problem_root_path, where, sizeof where);
+		snprintf(out, size, "Root '%s' at %s is missing: mount it, then press R | %s",
+		    app->summary.problem_root, where, head);
+		return;
+	}
+	snprintf(out, size, "%s | %s | %s | %s%s", path, head, changes,
+	    app->summary.durability ? app->summary.durability : "",
+	    app->watch == NULL ? "" : " | watched");
 }
 
 /* A message (until the next key) or a job's progress on the left; what
@@ -546,7 +581,8 @@ draw_status(struct app *app, int y)
 	}
 	draw_fill(y, 0, COLS, THEME_STATUS_LINE);
 	if (app->message[0] == '\0') {
-		draw_text(y, 1, COLS - 1, THEME_STATUS_LINE, info, 0);
+		draw_text(y, 1, COLS - 1, app->summary.root_problem[0] ? THEME_ERROR : THEME_STATUS_LINE,
+		    info, 0);
 		return;
 	}
 	int used = draw_text(y, 1, COLS - 1, THEME_STATUS_LINE, app->message, 0);
@@ -639,6 +675,9 @@ static void
 reload(struct app *app)
 {
 	app_home_changed(app);
+	/* A root that came back is watched again. */
+	if (app->summary.root_problem[0] == '\0')
+		start_watch(app);
 	app_message(app, "Reloading from the Home");
 }
 
@@ -760,7 +799,8 @@ read_keys(struct app *app)
 
 	while ((kind = get_wch(&character)) != ERR) {
 		int key = kind == KEY_CODE_YES ? ACTION_FN((int)character) : (int)character;
-		note_key(app, key, now_ms());
+		app->last_key_ms = now_ms();
+		note_key(app, key, app->last_key_ms);
 		/* A key typed ahead acts on the view as it will be drawn. */
 		prepare(app);
 		handle_key(app, key);
@@ -798,28 +838,89 @@ prepare(struct app *app)
 		app->follow_end = false;
 }
 
+/* The user asks for nothing just now: no key for a moment, no job. */
+static bool
+idle(struct app *app)
+{
+	struct worker_progress progress;
+
+	if (now_ms() - app->last_key_ms < APP_IDLE_MS || app->more_pending)
+		return false;
+	return app->worker == NULL || !worker_progress(app->worker, &progress);
+}
+
+static int
+sooner(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
+
+/* When the watch wants the loop back: at once for its events and
+ * requests; for its background walk only once the user is idle. */
+static int
+watch_timeout(struct app *app)
+{
+	if (app->watch == NULL)
+		return -1;
+	bool may_walk = idle(app);
+	int timeout = hearth_watch_timeout(app->watch, may_walk);
+	if (!may_walk && hearth_watch_timeout(app->watch, true) >= 0) {
+		int until_idle = (int)(app->last_key_ms + APP_IDLE_MS - now_ms()) + 1;
+		timeout = sooner(timeout, until_idle > 0 ? until_idle : APP_IDLE_MS);
+	}
+	return timeout;
+}
+
 static int
 wait_timeout(struct app *app)
 {
 	if (app->more_pending)
 		return 0;
+	int timeout = watch_timeout(app);
 	if (app->progress_dirty) {
 		double left = APP_PROGRESS_INTERVAL_MS - (now_ms() - app->last_draw_ms);
-		return left > 0 ? (int)left + 1 : 0;
+		timeout = sooner(timeout, left > 0 ? (int)left + 1 : 0);
 	}
-	return -1;
+	return timeout;
+}
+
+/* Files changed on disk: the marks follow (status answers from the index
+ * the watch keeps). A root that went away stops the watch and says so on
+ * the status line. */
+static void
+run_watch(struct app *app)
+{
+	struct hearth_watch_report report;
+	struct hearth_error error;
+
+	if (app->watch == NULL)
+		return;
+	if (hearth_watch_run(app->watch, idle(app), &report, &error) != HEARTH_OK) {
+		stop_watch(app);
+		read_summary(app);
+		for (int id = 0; id < VIEW_COUNT; id++)
+			app->views[id].stale = true;
+		return;
+	}
+	if (report.index_changed)
+		start_status(app);
 }
 
 static void
 wait_for_events(struct app *app)
 {
-	struct pollfd fds[3] = {
+	struct pollfd fds[4] = {
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 		{ .fd = signal_pipe[0], .events = POLLIN },
 		{ .fd = app->worker ? worker_wake_fd(app->worker) : -1, .events = POLLIN },
+		{ .fd = app->watch ? hearth_watch_fd(app->watch) : -1, .events = POLLIN },
 	};
 
-	int ready = poll(fds, 3, wait_timeout(app));
+	int ready = poll(fds, 4, wait_timeout(app));
 	if (caught_signal != 0) {
 		app->quit = true;
 		app->exit_status = 128 + caught_signal;
@@ -832,6 +933,7 @@ wait_for_events(struct app *app)
 		worker_dispatch(app->worker);
 		app->progress_dirty = true;
 	}
+	run_watch(app);
 	read_keys(app);
 }
 

@@ -73,6 +73,19 @@ static const struct cli_option_help resolve_options[] = {
 	{ "-M, --message MSG", "the message of the version the resolution records" },
 	{ NULL, NULL },
 };
+static const struct cli_option_help clone_options[] = {
+	{ "-c FILE (global)", "make the replica the joined Home FILE describes; no DIR" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help watch_options[] = {
+	{ "--once", "walk every folder once (going on from an interrupted walk), then exit" },
+	{ "--check", "only the restart check: stat the folders, mark those that changed" },
+	{ NULL, NULL },
+};
+static const struct cli_option_help fsck_options[] = {
+	{ "--repair PEER", "fetch damaged or missing content from PEER, then check again" },
+	{ NULL, NULL },
+};
 static const struct cli_option_help init_options[] = {
 	{ "-c FILE (global)", "make the joined Home FILE describes instead" },
 	{ NULL, NULL },
@@ -106,9 +119,12 @@ const struct cli_command cli_commands[] = {
 	    "settle conflicts; the choice is recorded as a version at once", resolve_options,
 	    cli_resolve },
 	{ "clone", "SOURCE [DIR]", "make a new replica of SOURCE's Home, keeping what DIR holds",
-	    no_options, cli_clone },
+	    clone_options, cli_clone },
 	{ "reid", "", "give a copied replica a fresh replica id", no_options, cli_reid },
-	{ "fsck", "", "check the store and name anything damaged", no_options, cli_fsck },
+	{ "watch", "[--once | --check]", "keep the index current, so status needs no walk",
+	    watch_options, cli_watch },
+	{ "fsck", "[--repair PEER]", "check the store, name anything damaged, mend it from a peer",
+	    fsck_options, cli_fsck },
 	{ "demo", "", "open the app on a scratch demo Home (made on first use)", no_options,
 	    cli_demo },
 	{ "config", "check", "print the effective config and where it came from", no_options,

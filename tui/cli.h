@@ -78,6 +78,7 @@ int cli_ls(struct cli *, int, char **);
 int cli_checkout(struct cli *, int, char **);
 int cli_export(struct cli *, int, char **);
 int cli_fsck(struct cli *, int, char **);
+int cli_watch(struct cli *, int, char **);
 int cli_reid(struct cli *, int, char **);
 int cli_clone(struct cli *, int, char **);
 int cli_conflicts(struct cli *, int, char **);

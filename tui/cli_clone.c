@@ -1,5 +1,6 @@
 /* hearth clone SOURCE [DIR]: a new replica of SOURCE's Home at DIR (by
- * default named like SOURCE's folder), keeping whatever DIR already holds. */
+ * default named like SOURCE's folder), keeping whatever DIR already holds;
+ * with -c FILE, the joined Home FILE describes instead. */
 #include <stdio.h>
 #include <string.h>
 
@@ -27,13 +28,17 @@ cli_clone(struct cli *cli, int argc, char **argv)
 
 	if (argc < 2 || argc > 3 || argv[1][0] == '-')
 		return cli_usage_error(cli_find("clone"), "clone needs a SOURCE and at most one DIR");
+	if (cli->config_path != NULL && argc == 3)
+		return cli_usage_error(cli_find("clone"),
+		    "with -c the config names the roots: no DIR");
 	if (cli->config_path != NULL)
-		return cli_usage_error(cli_find("clone"), "clone makes a one-root Home: no -c");
-	if (argc == 3)
+		snprintf(folder, sizeof folder, "the roots of %s", cli->config_path);
+	else if (argc == 3)
 		snprintf(folder, sizeof folder, "%s", argv[2]);
 	else
 		default_folder(argv[1], folder, sizeof folder);
-	struct hearth_clone_options options = { .source = argv[1], .dir = folder };
+	struct hearth_clone_options options = { .source = argv[1],
+		.dir = cli->config_path ? NULL : folder, .config_path = cli->config_path };
 	struct hearth_progress progress = cli_progress(cli);
 	int status = hearth_clone(&options, &progress, &result, &error);
 	cli_progress_done(cli);

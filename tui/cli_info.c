@@ -1,32 +1,98 @@
-/* The small commands: fsck, config check, stats, version, help. */
+/* The small commands: fsck (and its --repair), config check, stats, version,
+ * help. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config/config.h"
 #include "tui/cli.h"
 
+/* Prints a report's problems and its summary line. */
+static void
+cli_fsck_print(const struct hearth_fsck_report *report)
+{
+	for (size_t i = 0; i < report->problem_count; i++)
+		printf("%s\n", report->problems[i]);
+	printf("checked %llu op%s, %llu version%s, %llu chunk%s, %llu pack%s: %s\n",
+	    (unsigned long long)report->ops_checked, report->ops_checked == 1 ? "" : "s",
+	    (unsigned long long)report->versions_checked, report->versions_checked == 1 ? "" : "s",
+	    (unsigned long long)report->chunks_checked, report->chunks_checked == 1 ? "" : "s",
+	    (unsigned long long)report->packs_checked, report->packs_checked == 1 ? "" : "s",
+	    report->problem_count ? "PROBLEMS FOUND" : "no problems");
+}
+
+static int
+cli_fsck_check(struct cli *cli, struct hearth_error *error)
+{
+	struct hearth_fsck_report report;
+	struct hearth_progress progress = cli_progress(cli);
+	int status = hearth_fsck(cli->home, &progress, &report, error);
+
+	cli_progress_done(cli);
+	cli_fsck_print(&report);
+	hearth_fsck_report_free(&report);
+	return status;
+}
+
+/* --repair PEER: check, mend what can be mended, check again. */
+static int
+cli_fsck_repair(struct cli *cli, const char *peer)
+{
+	struct hearth_error error;
+	struct hearth_repair_result result;
+	struct hearth_repair_options options = { .peer = peer };
+
+	if (cli_fsck_check(cli, &error) == 0) {
+		printf("nothing to repair\n");
+		return 0;
+	}
+	struct hearth_progress progress = cli_progress(cli);
+	int status = hearth_fsck_repair(cli->home, &options, &progress, &result, &error);
+	cli_progress_done(cli);
+	printf("repair: %llu damaged or missing chunk%s; %llu copied out of damaged packs, "
+	    "%llu fetched from %s, %llu lacking; %llu pack%s retired; %llu marker%s rewritten\n",
+	    (unsigned long long)result.chunks_damaged, result.chunks_damaged == 1 ? "" : "s",
+	    (unsigned long long)result.chunks_copied, (unsigned long long)result.chunks_fetched,
+	    result.peer_name[0] ? result.peer_name : peer,
+	    (unsigned long long)result.chunks_lacking, (unsigned long long)result.packs_retired,
+	    result.packs_retired == 1 ? "" : "s", (unsigned long long)result.markers_rewritten,
+	    result.markers_rewritten == 1 ? "" : "s");
+	if (status != 0 && status != HEARTH_DAMAGED)
+		return cli_fail(&error);
+	if (status != 0)
+		fprintf(stderr, "hearth: %s\n", error.message);
+	printf("after the repair:\n");
+	status = cli_fsck_check(cli, &error);
+	return status == 0 ? 0 : cli_fail(&error);
+}
+
 int
 cli_fsck(struct cli *cli, int argc, char **argv)
 {
-	if (argc > 1)
-		return cli_usage_error(cli_find("fsck"), "fsck takes no arguments");
+	static const struct option options[] = {
+		{ "repair", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repair = NULL;
+	int option;
+
+	optind = 1;
+	opterr = 0;
+	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+		if (option == 'r')
+			repair = optarg;
+		else
+			return cli_option_error(cli_find("fsck"), option, argv);
+	}
+	if (optind != argc)
+		return cli_usage_error(cli_find("fsck"), "fsck takes no arguments but --repair PEER");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
-	struct hearth_fsck_report report;
+	if (repair != NULL)
+		return cli_fsck_repair(cli, repair);
 	struct hearth_error error;
-	struct hearth_progress progress = cli_progress(cli);
-	status = hearth_fsck(cli->home, &progress, &report, &error);
-	cli_progress_done(cli);
-	for (size_t i = 0; i < report.problem_count; i++)
-		printf("%s\n", report.problems[i]);
-	printf("checked %llu op%s, %llu version%s, %llu chunk%s, %llu pack%s: %s\n",
-	    (unsigned long long)report.ops_checked, report.ops_checked == 1 ? "" : "s",
-	    (unsigned long long)report.versions_checked, report.versions_checked == 1 ? "" : "s",
-	    (unsigned long long)report.chunks_checked, report.chunks_checked == 1 ? "" : "s",
-	    (unsigned long long)report.packs_checked, report.packs_checked == 1 ? "" : "s",
-	    report.problem_count ? "PROBLEMS FOUND" : "no problems");
-	hearth_fsck_report_free(&report);
+	status = cli_fsck_check(cli, &error);
 	return status == 0 ? 0 : cli_fail(&error);
 }
 

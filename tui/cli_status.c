@@ -82,6 +82,10 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 	if (report->conflicts > 0)
 		printf("%llu conflict%s listed.\n", (unsigned long long)report->conflicts,
 		    report->conflicts == 1 ? "" : "s");
+	/* A running watch keeps the index current: nothing was walked. */
+	if (report->from_index)
+		printf("From the watched index: %llu folder%s listed, no walk.\n",
+		    (unsigned long long)report->folders_listed, report->folders_listed == 1 ? "" : "s");
 	if (report->changes.count == 0) {
 		printf("Nothing changed since then.\n");
 		return;

@@ -1,7 +1,8 @@
 /* The Home view: the working tree (hearth_list, version NULL) as a tree
  * whose folders open lazily, 200 entries a page (keyset `after`), with
  * status marks from the app's last hearth_status and new paths merged from
- * it; space marks, r records from a dialog, f or / filters by name. */
+ * it, live as the watch reruns it; space marks, r records from a dialog,
+ * f or / filters by name. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -445,12 +446,46 @@ merge_all(struct view *view, struct list_item *parent)
 		merge_all(view, parent->children[i]);
 }
 
+/* Whether a row known only from an earlier status is in this one still
+ * (itself, or for a folder something below it): a new file deleted again
+ * must leave the tree. */
+static bool
+status_still_has(const struct home_pane *pane, const char *path)
+{
+	size_t at = change_lower_bound(pane, path), length = strlen(path);
+
+	return at < pane->change_count && has_prefix(pane->changes[at].path, path, length) &&
+	    (pane->changes[at].path[length] == '\0' || pane->changes[at].path[length] == '/');
+}
+
+static bool
+has_stale_new_paths(struct view *view, struct list_item *parent)
+{
+	for (size_t i = 0; i < parent->child_count; i++) {
+		struct list_item *child = parent->children[i];
+		const struct home_entry *entry = child->data;
+		char *path = item_path(child);
+		bool stale = entry->from_status && !status_still_has(view->private, path);
+		free(path);
+		if (stale || has_stale_new_paths(view, child))
+			return true;
+	}
+	return false;
+}
+
+/* Marks follow the status as it changes (the watch reruns it whenever
+ * files change on disk). Rows of new paths that went away again need the
+ * tree rebuilt; anything else is updated in place. */
 static void
 home_status_changed(struct view *view)
 {
 	index_status(view);
 	if (!view->list->root.loaded)
 		return;
+	if (has_stale_new_paths(view, &view->list->root)) {
+		view->stale = true;
+		return;
+	}
 	update_marks(view, &view->list->root);
 	merge_all(view, &view->list->root);
 	list_refresh(view->list);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "backend/hash.h"
+#include "backend/home.h"
 #include "backend/pack.h"
 #include "backend/sync.h"
 #include "backend/wire.h"
@@ -212,19 +213,22 @@ tool_frame(int argc, char **argv)
 }
 
 /* frames: reads frames from stdin and prints one line each: the type, and
- * an ERROR's message. Stops at the first bad frame ("bad: why"). */
+ * an ERROR's message. Stops at the first bad frame ("bad: why"). With
+ * --filter MAX it writes the stream back out instead, without the frames
+ * whose payload is over MAX bytes (small fuzz seeds from real streams). */
 static int
 tool_frames(int argc, char **argv)
 {
 	struct buffer in;
 	uint8_t block[65536];
 	ssize_t got;
-	size_t offset = 0;
+	size_t offset = 0, filter = 0;
 	char reason[256];
 
-	(void)argv;
-	if (argc != 1) {
-		fputs("usage: hearth-test-tool frames < STREAM\n", stderr);
+	if (argc == 3 && strcmp(argv[1], "--filter") == 0)
+		filter = (size_t)strtoul(argv[2], NULL, 10);
+	else if (argc != 1) {
+		fputs("usage: hearth-test-tool frames [--filter MAX] < STREAM\n", stderr);
 		return 2;
 	}
 	buffer_init(&in);
@@ -244,7 +248,10 @@ tool_frames(int argc, char **argv)
 			printf("bad: %s\n", reason);
 			break;
 		}
-		if (frame.type == WIRE_ERROR) {
+		if (filter > 0) {
+			if (frame.length <= filter)
+				write_all(STDOUT_FILENO, in.data + offset, used);
+		} else if (frame.type == WIRE_ERROR) {
 			char message[WIRE_MESSAGE_MAX + 1];
 			if (wire_decode_error(frame.payload, frame.length, message, sizeof message, reason,
 				sizeof reason))
@@ -319,6 +326,24 @@ proxy_meddle(struct proxy_rule *rule, struct proxy_stream *stream, size_t used, 
 	return true;
 }
 
+/* With HEARTH_PROXY_DUMP=PREFIX, every frame relayed is also appended to
+ * PREFIX.up or PREFIX.down: real protocol streams, the fuzzer's seeds. */
+static void
+proxy_dump(const struct proxy_stream *stream, size_t used)
+{
+	const char *prefix = getenv("HEARTH_PROXY_DUMP");
+	char path[4200];
+
+	if (prefix == NULL)
+		return;
+	snprintf(path, sizeof path, "%s.%s", prefix, stream->upward ? "up" : "down");
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	write_all(fd, stream->pending.data, used);
+	close(fd);
+}
+
 /* Forwards whole frames from pending; false when the rule ended it all. */
 static bool
 proxy_forward(struct proxy_rule *rule, struct proxy_stream *stream, pid_t child)
@@ -339,6 +364,7 @@ proxy_forward(struct proxy_rule *rule, struct proxy_stream *stream, pid_t child)
 		}
 		if (!proxy_meddle(rule, stream, used, child))
 			return false;
+		proxy_dump(stream, used);
 		write_all(stream->to, stream->pending.data, used);
 		memmove(stream->pending.data, stream->pending.data + used, stream->pending.length - used);
 		stream->pending.length -= used;
@@ -461,24 +487,113 @@ send_frame(struct buffer *out)
 	buffer_reset(out);
 }
 
+/* The ops a fake peer sends for one case: up to two, the first a PLACE of
+ * node 0x42.. named "fake", a folder under the top, changed to make it
+ * hostile; the second (when there is one) about the same node. */
+struct fake_ops {
+	struct op ops[2];
+	size_t count;
+	uint8_t name[300];
+	bool noncanonical;
+};
+
+static const char FAKE_CASES[] =
+    "good|own|root|trash|gap|noncanonical|slash|dotdot|dot|nul|empty|long|state|marker|"
+    "self|under-file|under-link|rekind|set-folder|set-root|root-name|stall";
+
+/* Fills ops for a case; false for a name it does not know. */
+static bool
+fake_ops_for(const char *kind, const struct wire_hello *theirs, struct replica_id ours,
+    struct fake_ops *fake)
+{
+	struct op *first = &fake->ops[0], *second = &fake->ops[1];
+
+	memset(fake, 0, sizeof *fake);
+	memcpy(fake->name, "fake", 4);
+	*first = (struct op){ .id = { ours, 1 }, .lamport = 1000, .kind = OP_PLACE,
+		.u.place = { .parent = NODE_ROOT, .name = fake->name, .name_length = 4,
+			.kind = NODE_DIR, .root = "main" } };
+	memset(first->u.place.node.bytes, 0x42, ID_BYTES);
+	fake->count = 1;
+	struct op_place *place = &first->u.place;
+	if (strcmp(kind, "own") == 0)
+		first->id = (struct op_id){ theirs->replica, vv_get(&theirs->vv, theirs->replica) + 1 };
+	else if (strcmp(kind, "root") == 0)
+		place->node = NODE_ROOT;
+	else if (strcmp(kind, "trash") == 0)
+		place->node = NODE_TRASH;
+	else if (strcmp(kind, "gap") == 0)
+		first->id.counter = 2;
+	else if (strcmp(kind, "noncanonical") == 0)
+		fake->noncanonical = true;
+	else if (strcmp(kind, "slash") == 0)
+		memcpy(fake->name, "../x", place->name_length = 4);
+	else if (strcmp(kind, "dotdot") == 0)
+		memcpy(fake->name, "..", place->name_length = 2);
+	else if (strcmp(kind, "dot") == 0)
+		memcpy(fake->name, ".", place->name_length = 1);
+	else if (strcmp(kind, "nul") == 0)
+		memcpy(fake->name, "a\0b", place->name_length = 3);
+	else if (strcmp(kind, "empty") == 0)
+		place->name_length = 0;
+	else if (strcmp(kind, "long") == 0)
+		memset(fake->name, 'x', place->name_length = 256);
+	else if (strcmp(kind, "state") == 0)
+		memcpy(fake->name, ".hearth", place->name_length = 7);
+	else if (strcmp(kind, "marker") == 0)
+		memcpy(fake->name, ".hearth-id", place->name_length = 10);
+	else if (strcmp(kind, "self") == 0)
+		place->parent = place->node;
+	else if (strcmp(kind, "root-name") == 0)
+		place->root = "../main";
+	else if (strcmp(kind, "set-root") == 0)
+		*first = (struct op){ .id = { ours, 1 }, .lamport = 1000, .kind = OP_SET,
+			.u.set = { .node = NODE_ROOT, .mode = 0644 } };
+	else if (strcmp(kind, "under-file") == 0 || strcmp(kind, "under-link") == 0 ||
+	    strcmp(kind, "rekind") == 0 || strcmp(kind, "set-folder") == 0) {
+		/* Two ops: the first makes node 0x42.. (a file, a link or a
+		 * folder), the second misuses it. */
+		fake->count = 2;
+		*second = (struct op){ .id = { ours, 2 }, .lamport = 1001, .kind = OP_PLACE,
+			.u.place = { .parent = place->node, .name = fake->name, .name_length = 4,
+				.kind = NODE_FILE, .root = "main" } };
+		memset(second->u.place.node.bytes, 0x43, ID_BYTES);
+		if (strcmp(kind, "under-file") == 0)
+			place->kind = NODE_FILE;
+		else if (strcmp(kind, "under-link") == 0)
+			place->kind = NODE_SYMLINK;
+		else if (strcmp(kind, "rekind") == 0)
+			second->u.place = (struct op_place){ .node = place->node, .parent = NODE_ROOT,
+				.name = fake->name, .name_length = 4, .kind = NODE_FILE, .root = "main" };
+		else
+			*second = (struct op){ .id = { ours, 2 }, .lamport = 1001, .kind = OP_SET,
+				.u.set = { .node = place->node, .mode = 0644 } };
+	} else if (strcmp(kind, "good") != 0)
+		return false;
+	return true;
+}
+
 /* fake-peer CASE [ssh args...]: stands in for ssh and a server that sends
- * one crafted op a real peer never would: "good" (a plain new folder, the
- * control), "own" (an op as made by the client's own replica), "root" (a
- * move of the Home's top folder), "trash", "gap" (counter 2 with no 1),
- * "noncanonical" (an overlong varint); or "stall": no answer at all.
- * Serves pull only. */
+ * ops a real peer never would (fake_ops_for): "good" (a plain new folder,
+ * the control), "own" (an op as made by the client's own replica), "root"
+ * (a move of the Home's top folder), "trash", "gap" (counter 2 with no 1),
+ * "noncanonical" (an overlong varint), names with '/', "..", ".", NUL,
+ * empty or of 256 bytes, hearth's own names (.hearth at the top,
+ * .hearth-id), a folder inside itself, a node under a file or a link, a
+ * node changing kind, content for a folder or the top, a bad root name;
+ * or "stall": no answer at all. Serves pull only. */
 static int
 tool_fake_peer(int argc, char **argv)
 {
 	struct buffer in, out, body;
 	struct wire_frame frame;
 	struct wire_hello theirs, ours = { .protocol_min = 1, .protocol_max = 1 };
+	struct fake_ops fake;
 	char reason[256];
 	const char *kind = argc > 1 ? argv[1] : "";
 
 	if (argc < 2) {
-		fputs("usage: hearth-test-tool fake-peer good|own|root|trash|gap|noncanonical|stall ...\n",
-		    stderr);
+		fprintf(stderr, "usage: hearth-test-tool fake-peer %s ...\n", FAKE_CASES);
 		return 2;
 	}
 	buffer_init(&in);
@@ -497,44 +612,38 @@ tool_fake_peer(int argc, char **argv)
 		return 0;
 	}
 	memset(ours.replica.bytes, 0xfa, ID_BYTES);
+	if (!fake_ops_for(kind, &theirs, ours.replica, &fake)) {
+		fprintf(stderr, "fake-peer: no case '%s' (%s)\n", kind, FAKE_CASES);
+		wire_hello_free(&theirs);
+		return 2;
+	}
 	memcpy(ours.home, theirs.home, ID_BYTES);
 	snprintf(ours.software, sizeof ours.software, "fake-peer");
 	vv_init(&ours.vv);
-	vv_set(&ours.vv, ours.replica, strcmp(kind, "gap") == 0 ? 2 : 1);
+	vv_set(&ours.vv, ours.replica, fake.ops[fake.count - 1].id.counter);
 	size_t start = wire_begin(&out, WIRE_HELLO);
 	wire_encode_hello(&out, &ours);
 	wire_end(&out, start);
 	send_frame(&out);
 
-	static const uint8_t name[] = "fake";
-	struct op op = {
-		.id = { ours.replica, strcmp(kind, "gap") == 0 ? 2 : 1 },
-		.lamport = 1000, .kind = OP_PLACE,
-		.u.place = { .parent = NODE_ROOT, .name = name, .name_length = 4, .kind = NODE_DIR,
-			.root = "main" },
-	};
-	memset(op.u.place.node.bytes, 0x42, ID_BYTES);
-	if (strcmp(kind, "own") == 0)
-		op.id = (struct op_id){ theirs.replica, vv_get(&theirs.vv, theirs.replica) + 1 };
-	else if (strcmp(kind, "root") == 0)
-		op.u.place.node = NODE_ROOT;
-	else if (strcmp(kind, "trash") == 0)
-		op.u.place.node = NODE_TRASH;
-	op_encode(&op, &body);
-	if (strcmp(kind, "noncanonical") == 0) {
-		/* The counter (1, one byte after format, kind and replica) as two. */
-		buffer_reserve(&body, 1);
-		memmove(body.data + 19, body.data + 18, body.length - 18);
-		body.data[18] = 0x81;
-		body.data[19] = 0x00;
-		body.length++;
-	}
 	start = wire_begin(&out, WIRE_OPS);
-	buffer_append_varint(&out, 1);
-	buffer_append_bytes(&out, body.data, body.length);
+	buffer_append_varint(&out, fake.count);
+	for (size_t i = 0; i < fake.count; i++) {
+		buffer_reset(&body);
+		op_encode(&fake.ops[i], &body);
+		if (fake.noncanonical) {
+			/* The counter (1, one byte after format, kind and replica) as two. */
+			buffer_reserve(&body, 1);
+			memmove(body.data + 19, body.data + 18, body.length - 18);
+			body.data[18] = 0x81;
+			body.data[19] = 0x00;
+			body.length++;
+		}
+		buffer_append_bytes(&out, body.data, body.length);
+	}
 	wire_end(&out, start);
 	start = wire_begin(&out, WIRE_OPS_END);
-	wire_encode_count(&out, 1);
+	wire_encode_count(&out, fake.count);
 	wire_end(&out, start);
 	send_frame(&out);
 	/* A client that took it asks for no chunks (a PLACE has none). */
@@ -555,6 +664,83 @@ tool_fake_peer(int argc, char **argv)
 	buffer_free(&in);
 	buffer_free(&out);
 	buffer_free(&body);
+	return 0;
+}
+
+/* fake-push CASE HOME_HEX: writes to stdout what a client pushing the
+ * ops of fake-peer's CASE sends `hearth serve` (HELLO asking to push,
+ * the OPS, OPS_END), to show the server refuses them as the client does. */
+static int
+tool_fake_push(int argc, char **argv)
+{
+	struct wire_hello hello = { .protocol_min = 1, .protocol_max = 1, .flags = WIRE_PUSH };
+	struct fake_ops fake;
+	struct buffer out, body;
+
+	if (argc != 3 || !hex_decode(argv[2], hello.home, ID_BYTES)) {
+		fprintf(stderr, "usage: hearth-test-tool fake-push %s HOME_HEX\n", FAKE_CASES);
+		return 2;
+	}
+	memset(hello.replica.bytes, 0xfb, ID_BYTES);
+	vv_init(&hello.vv);
+	if (!fake_ops_for(argv[1], &hello, hello.replica, &fake) || fake.noncanonical) {
+		fprintf(stderr, "fake-push: no case '%s'\n", argv[1]);
+		return 2;
+	}
+	snprintf(hello.software, sizeof hello.software, "fake-push");
+	buffer_init(&out);
+	buffer_init(&body);
+	size_t start = wire_begin(&out, WIRE_HELLO);
+	wire_encode_hello(&out, &hello);
+	wire_end(&out, start);
+	start = wire_begin(&out, WIRE_OPS);
+	buffer_append_varint(&out, fake.count);
+	for (size_t i = 0; i < fake.count; i++) {
+		buffer_reset(&body);
+		op_encode(&fake.ops[i], &body);
+		buffer_append_bytes(&out, body.data, body.length);
+	}
+	wire_end(&out, start);
+	start = wire_begin(&out, WIRE_OPS_END);
+	wire_encode_count(&out, fake.count);
+	wire_end(&out, start);
+	int status = write_all(STDOUT_FILENO, out.data, out.length) == 0 ? 0 : 1;
+	buffer_free(&out);
+	buffer_free(&body);
+	return status;
+}
+
+/* ops DIR: prints each op the Home at DIR holds, in its canonical
+ * encoding, as hex, one a line, in (replica, counter) order: the op
+ * decoder's fuzz seeds, and evidence for tests. */
+static int
+tool_ops(int argc, char **argv)
+{
+	char path[4200];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *statement = NULL;
+
+	if (argc != 2) {
+		fputs("usage: hearth-test-tool ops DIR\n", stderr);
+		return 2;
+	}
+	snprintf(path, sizeof path, "file:%s/.hearth/store.db?mode=ro", argv[1]);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT body FROM op ORDER BY replica, counter", -1, &statement,
+		NULL) != SQLITE_OK) {
+		fprintf(stderr, "ops: cannot read %s: %s\n", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return 1;
+	}
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		const uint8_t *body = sqlite3_column_blob(statement, 0);
+		int length = sqlite3_column_bytes(statement, 0);
+		for (int i = 0; i < length; i++)
+			printf("%02x", body[i]);
+		putchar('\n');
+	}
+	sqlite3_finalize(statement);
+	sqlite3_close(db);
 	return 0;
 }
 
@@ -633,6 +819,140 @@ tool_sync_cancel(int argc, char **argv)
 	return status == HEARTH_CANCELLED ? 0 : 1;
 }
 
+struct swap_at {
+	const char *home, *folder, *target;
+	bool swapped;
+};
+
+/* On the first "writing" report (content staged, the tree not touched
+ * yet): FOLDER is moved aside and a link to TARGET takes its place. */
+static void
+swap_when_writing(void *context, const struct hearth_progress_report *report)
+{
+	struct swap_at *at = context;
+	char path[8192], aside[8300];
+
+	if (at->swapped || strcmp(report->phase, "writing") != 0)
+		return;
+	at->swapped = true;
+	snprintf(path, sizeof path, "%s/%s", at->home, at->folder);
+	snprintf(aside, sizeof aside, "%s.moved-away", path);
+	if (rename(path, aside) != 0 || symlink(at->target, path) != 0)
+		perror("checkout-swap: cannot swap the folder");
+}
+
+/* checkout-swap DIR VERSION FOLDER TARGET: checks out VERSION ("head" for
+ * head) in the Home at DIR and, once the new content is staged and before
+ * the tree changes, swaps the folder FOLDER (relative to DIR) for a
+ * symlink to TARGET: the race a checkout must not lose by writing
+ * through the link. Prints the outcome; exits with the CLI's status. */
+static int
+tool_checkout_swap(int argc, char **argv)
+{
+	struct swap_at at = { 0 };
+	struct hearth_error error;
+	hearth *home;
+
+	if (argc != 5) {
+		fputs("usage: hearth-test-tool checkout-swap DIR VERSION FOLDER TARGET\n", stderr);
+		return 2;
+	}
+	at.home = argv[1];
+	at.folder = argv[3];
+	at.target = argv[4];
+	struct hearth_open_options open_options = { .start_dir = argv[1] };
+	if (hearth_open(&home, &open_options, &error) != 0) {
+		fprintf(stderr, "checkout-swap: %s\n", error.message);
+		return 1;
+	}
+	struct hearth_progress progress = { .report = swap_when_writing, .context = &at };
+	struct hearth_checkout_options options = {
+		.version = strcmp(argv[2], "head") == 0 ? NULL : argv[2],
+	};
+	struct hearth_checkout_result result;
+	int status = hearth_checkout(home, &options, &progress, &result, &error);
+	hearth_checkout_result_free(&result);
+	hearth_close(home);
+	printf("%s%s%s\n", at.swapped ? "" : "never swapped; ",
+	    status == 0 ? "checked out" : "failed: ", status == 0 ? "" : error.message);
+	return hearth_exit_status(status);
+}
+
+/* ---- the observed index (reconcile, watch) -------------------------------------------- */
+
+/* Opens the Home "-c CONFIG" or the folder DIR names, as the CLI would. */
+static int
+open_home(int argc, char **argv, hearth **home)
+{
+	struct hearth_open_options options = { 0 };
+	struct hearth_error error;
+
+	if (argc == 3 && strcmp(argv[1], "-c") == 0)
+		options.config_path = argv[2];
+	else if (argc == 2)
+		options.start_dir = argv[1];
+	else
+		return 2;
+	if (hearth_open(home, &options, &error) != 0) {
+		fprintf(stderr, "hearth-test-tool: %s\n", error.message);
+		return 1;
+	}
+	return 0;
+}
+
+/* marks DIR | marks -c CONFIG: the folders the index marks as differing
+ * from the recorded tree, one a line ("." for the top), sorted. */
+static int
+tool_marks(int argc, char **argv)
+{
+	hearth *home;
+	int status = open_home(argc, argv, &home);
+
+	if (status == 2)
+		fputs("usage: hearth-test-tool marks DIR | marks -c CONFIG\n", stderr);
+	if (status != 0)
+		return status;
+	sqlite3_stmt *rows = store_statement(&home->store, "SELECT path FROM dirty ORDER BY path");
+	while (sqlite3_step(rows) == SQLITE_ROW) {
+		int length = sqlite3_column_bytes(rows, 0);
+		if (length == 0)
+			fputs(".", stdout);
+		else
+			fwrite(sqlite3_column_blob(rows, 0), 1, (size_t)length, stdout);
+		putchar('\n');
+	}
+	sqlite3_reset(rows);
+	hearth_close(home);
+	return 0;
+}
+
+/* store-format DB N: makes a store look like format N: for 1, without
+ * what format 2 added (as hearth 0.1 left it); else only the number. */
+static int
+tool_store_format(int argc, char **argv)
+{
+	static const char DOWN_TO_1[] =
+	    "DROP TABLE folder; DROP TABLE dirty; DROP TABLE watch; DROP INDEX entry_untrusted;"
+	    "DROP INDEX entry_restoring; DROP INDEX entry_folders; PRAGMA user_version=1;";
+	sqlite3 *db;
+	char sql[64];
+
+	if (argc != 3) {
+		fputs("usage: hearth-test-tool store-format DB N\n", stderr);
+		return 2;
+	}
+	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
+		return 1;
+	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", atoi(argv[2]));
+	char *message = NULL;
+	int status = sqlite3_exec(db, atoi(argv[2]) == 1 ? DOWN_TO_1 : sql, NULL, NULL, &message);
+	if (status != SQLITE_OK)
+		fprintf(stderr, "hearth-test-tool: %s\n", message ? message : "SQLite error");
+	sqlite3_free(message);
+	sqlite3_close(db);
+	return status == SQLITE_OK ? 0 : 1;
+}
+
 static const struct tool_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -643,12 +963,19 @@ static const struct tool_command {
 	{ "sync-cancel", tool_sync_cancel,
 	    "sync-cancel DIR PEER PHASE: a sync cancelled when progress reports PHASE" },
 	{ "probe", tool_probe, "probe URL: print the peer's home id, replica id, software" },
+	{ "checkout-swap", tool_checkout_swap,
+	    "checkout-swap DIR VERSION FOLDER TARGET: a folder swapped for a link mid-checkout" },
+	{ "ops", tool_ops, "ops DIR: print each op of the Home at DIR, hex, one a line" },
 	{ "frame", tool_frame, "frame hello|raw|badcrc|oversized ...: write one sync frame" },
 	{ "frames", tool_frames, "frames < STREAM: list the sync frames in a stream" },
 	{ "fake-peer", tool_fake_peer,
-	    "fake-peer good|own|root|trash|gap|noncanonical: an ssh to a server sending a bad op" },
+	    "fake-peer CASE ...: an ssh to a server sending ops no honest peer sends" },
+	{ "fake-push", tool_fake_push,
+	    "fake-push CASE HOME_HEX: the stream of a client pushing fake-peer's ops" },
 	{ "sync-proxy", tool_sync_proxy,
 	    "sync-proxy up|down:TYPE:NTH:ACTION ... COMMAND: an ssh that meddles with a frame" },
+	{ "marks", tool_marks, "marks DIR | marks -c CONFIG: the folders the index marks" },
+	{ "store-format", tool_store_format, "store-format DB N: a store made to look like format N" },
 };
 
 int

@@ -407,6 +407,34 @@ test_hashes_chunk_done_error(void)
 	buffer_free(&payload);
 }
 
+/* LACK (protocol 2): the chunk and the peer's reason, which reaches the
+ * terminal without control bytes; anything short or trailing is refused. */
+static void
+test_lack(void)
+{
+	struct buffer payload;
+	struct hash chunk = hash_of(8), got;
+	char reason[64], error[256];
+
+	buffer_init(&payload);
+	wire_encode_lack(&payload, &chunk, "damaged\033[2J here too");
+	ok(wire_decode_lack(payload.data, payload.length, &got, reason, sizeof reason, error,
+	    sizeof error) && hash_equal(&got, &chunk), "LACK round-trips");
+	check_str(reason, "damaged?[2J here too");
+	ok(!wire_decode_lack(payload.data, HASH_BYTES, &got, reason, sizeof reason, error,
+	    sizeof error), "a LACK without its reason is refused");
+	buffer_append_byte(&payload, 0);
+	ok(!wire_decode_lack(payload.data, payload.length, &got, reason, sizeof reason, error,
+	    sizeof error) && strstr(error, "stray") != NULL, "a LACK with stray bytes is refused");
+	struct wire_frame frame = { .type = WIRE_LACK, .payload = payload.data,
+		.length = payload.length - 1 };
+	ok(wire_check_payload(&frame, error, sizeof error), "wire_check_payload knows LACK");
+	check_str(wire_type_name(WIRE_LACK), "LACK");
+	ok(WIRE_PROTOCOL_FETCH > WIRE_PROTOCOL_MIN && WIRE_PROTOCOL_FETCH <= WIRE_PROTOCOL_MAX,
+	    "fetching is a later version this hearth speaks");
+	buffer_free(&payload);
+}
+
 /* Random bytes, and valid frames with random damage, through every
  * decoder: ASan and UBSan watch for any read out of bounds. */
 static void
@@ -452,6 +480,7 @@ main(void)
 	test_ops();
 	test_blob();
 	test_hashes_chunk_done_error();
+	test_lack();
 	test_random_input();
 	return tap_done();
 }

@@ -1,0 +1,314 @@
+/* fsck --repair (hearth_fsck_repair): the chunks fsck finds damaged or
+ * missing come back, from the damaged pack itself while a chunk still reads
+ * whole there, or else from a peer (sync_fetch), into one new pack. The
+ * chunk index is pointed at the new copies in one transaction once the pack
+ * is durable; a damaged pack nothing points at any more leaves packs/ for
+ * STATE/damaged/, kept for whoever wants to look at it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/fsck.h"
+#include "backend/hash.h"
+#include "backend/identity.h"
+#include "backend/io.h"
+#include "backend/sync.h"
+
+#define REPAIR_DAMAGED_DIR "damaged"
+
+struct repair {
+	struct hearth *home;
+	struct fsck_damage damage;
+	struct pack_writer *writer;
+	struct hearth_repair_result *out;
+	struct fsck_hashes wants;	/* chunks to fetch */
+	struct fsck_hashes lacking;	/* the peer could not give */
+	struct hearth_error *error;
+};
+
+/* ---- the new pack's index rows ------------------------------------------------------- */
+
+static int
+repair_started(void *context, const char *file_name, int64_t *pack_number)
+{
+	struct repair *repair = context;
+	sqlite3_stmt *statement = store_statement(&repair->home->store,
+	    "INSERT INTO pack(name) VALUES(?1)");
+
+	sqlite3_bind_text(statement, 1, file_name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return -1;
+	*pack_number = sqlite3_last_insert_rowid(repair->home->store.db);
+	return store_meta_add_int(&repair->home->store, "packs_created", 1);
+}
+
+/* The chunk's row moves to its new copy (the old one points into a
+ * damaged pack, or there is none). */
+static int
+repair_stored(void *context, const struct hash *chunk, const struct pack_location *where)
+{
+	struct repair *repair = context;
+	sqlite3_stmt *statement = store_statement(&repair->home->store,
+	    "INSERT OR REPLACE INTO chunk(id, pack, frame, offset, length) "
+	    "VALUES(?1, ?2, ?3, ?4, ?5)");
+
+	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(statement, 2, where->pack);
+	sqlite3_bind_int64(statement, 3, (int64_t)where->frame_offset);
+	sqlite3_bind_int64(statement, 4, where->offset_in_frame);
+	sqlite3_bind_int64(statement, 5, where->length);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+static int
+repair_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_count)
+{
+	struct repair *repair = context;
+	sqlite3_stmt *statement = store_statement(&repair->home->store,
+	    "UPDATE pack SET size = ?2, chunks = ?3, sealed = 1 WHERE number = ?1");
+
+	sqlite3_bind_int64(statement, 1, pack_number);
+	sqlite3_bind_int64(statement, 2, (int64_t)size);
+	sqlite3_bind_int64(statement, 3, (int64_t)chunk_count);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+static int
+repair_add(struct repair *repair, const struct hash *chunk, const uint8_t *data, size_t length,
+    struct hearth_error *error)
+{
+	char message[1024];
+
+	if (pack_writer_holds(repair->writer, chunk))
+		return 0;
+	if (pack_writer_add(repair->writer, chunk, data, length, message, sizeof message) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	return 0;
+}
+
+/* ---- from the damaged packs ------------------------------------------------------------ */
+
+/* Every chunk the index keeps in a damaged pack: copied while it reads
+ * whole (pack_read checks its hash), wanted from the peer otherwise. */
+static int
+repair_copy_readable(struct repair *repair)
+{
+	struct hearth *home = repair->home;
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT id, pack, frame, offset, length FROM chunk ORDER BY pack, frame, offset");
+	struct buffer bytes;
+	char message[1024];
+	int status = 0;
+
+	buffer_init(&bytes);
+	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+		struct hash id;
+		struct pack_location where;
+		where.pack = sqlite3_column_int64(statement, 1);
+		if (!fsck_pack_damaged(&repair->damage, where.pack))
+			continue;
+		memcpy(id.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+		where.frame_offset = (uint64_t)sqlite3_column_int64(statement, 2);
+		where.offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 3);
+		where.length = (uint32_t)sqlite3_column_int64(statement, 4);
+		buffer_reset(&bytes);
+		if (!fsck_hashes_has(&repair->damage.chunks, &id) &&
+		    pack_read(home->reader, &id, &where, &bytes, message, sizeof message) == 0) {
+			status = repair_add(repair, &id, bytes.data, bytes.length, repair->error);
+			repair->out->chunks_copied++;
+		} else {
+			fsck_hashes_add(&repair->wants, &id);
+		}
+	}
+	sqlite3_reset(statement);
+	buffer_free(&bytes);
+	/* And what the index lacks altogether. */
+	for (size_t i = 0; i < repair->damage.chunks.count; i++)
+		fsck_hashes_add(&repair->wants, &repair->damage.chunks.items[i]);
+	return status;
+}
+
+/* ---- from the peer --------------------------------------------------------------------- */
+
+static int
+repair_take(void *context, const struct hash *chunk, const uint8_t *data, size_t length,
+    struct hearth_error *error)
+{
+	struct repair *repair = context;
+
+	repair->out->chunks_fetched++;
+	return repair_add(repair, chunk, data, length, error);
+}
+
+static void
+repair_lacked(void *context, const struct hash *chunk, const char *why)
+{
+	struct repair *repair = context;
+	char hex[HASH_HEX];
+
+	fsck_hashes_add(&repair->lacking, chunk);
+	if (repair->out->chunks_lacking++ == 0) {
+		hash_hex(chunk, hex);
+		snprintf(repair->out->lacking, sizeof repair->out->lacking, "chunk %.16s: %s", hex,
+		    why);
+	}
+}
+
+static int
+repair_fetch(struct repair *repair, const struct hearth_repair_options *options,
+    const struct hearth_progress *progress)
+{
+	struct sync_fetch_sink sink = { .take = repair_take, .lacked = repair_lacked,
+		.context = repair };
+
+	fsck_hashes_sort(&repair->wants);
+	return sync_fetch(repair->home, options->peer, options->program, repair->wants.items,
+	    repair->wants.count, &sink, progress, repair->out->peer_name, repair->error);
+}
+
+/* ---- retiring the damaged packs -------------------------------------------------------- */
+
+/* A damaged pack no chunk row points into leaves the store's list; its
+ * name goes to names (for moving the file aside after the commit). */
+static int
+repair_forget_packs(struct repair *repair, char ***names, size_t *count)
+{
+	struct hearth *home = repair->home;
+
+	*names = calloc(repair->damage.pack_count + 1, sizeof **names);
+	*count = 0;
+	for (size_t i = 0; i < repair->damage.pack_count; i++) {
+		int64_t pack = repair->damage.packs[i];
+		sqlite3_stmt *statement = store_statement(&home->store,
+		    "SELECT 1 FROM chunk WHERE pack = ?1 LIMIT 1");
+		sqlite3_bind_int64(statement, 1, pack);
+		bool used = sqlite3_step(statement) == SQLITE_ROW;
+		sqlite3_reset(statement);
+		if (used)
+			continue;	/* a chunk nobody could give is still read from it */
+		statement = store_statement(&home->store, "SELECT name FROM pack WHERE number = ?1");
+		sqlite3_bind_int64(statement, 1, pack);
+		if (sqlite3_step(statement) == SQLITE_ROW)
+			(*names)[(*count)++] = strdup((const char *)sqlite3_column_text(statement, 0));
+		sqlite3_reset(statement);
+		statement = store_statement(&home->store, "DELETE FROM pack WHERE number = ?1");
+		sqlite3_bind_int64(statement, 1, pack);
+		if (sqlite3_step(statement) != SQLITE_DONE)
+			return hearth_fail(repair->error, HEARTH_FAILED, "cannot update the pack list: %s",
+			    sqlite3_errmsg(home->store.db));
+		repair->out->packs_retired++;
+	}
+	return 0;
+}
+
+/* After the commit: the retired files move to STATE/damaged/ (the next
+ * writer would delete a pack file the store does not list). Best effort:
+ * the store no longer needs them either way. */
+static void
+repair_move_aside(struct hearth *home, char **names, size_t count)
+{
+	if (count == 0)
+		return;
+	if (io_mkdir(home->state_fd, REPAIR_DAMAGED_DIR, 0700) != 0 && errno != EEXIST)
+		return;
+	int damaged = openat(home->state_fd, REPAIR_DAMAGED_DIR,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (damaged < 0)
+		return;
+	for (size_t i = 0; i < count; i++)
+		if (faccessat(home->packs_fd, names[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			io_rename(home->packs_fd, names[i], damaged, names[i]);
+	close(damaged);
+}
+
+/* ---- markers ---------------------------------------------------------------------------- */
+
+static void
+repair_markers(struct repair *repair)
+{
+	for (size_t i = 0; i < repair->damage.marker_count; i++) {
+		const struct fsck_marker *marker = &repair->damage.markers[i];
+		if (identity_write_folder(marker->root->fd, marker->path, marker->node) == 0)
+			repair->out->markers_rewritten++;
+	}
+}
+
+/* ---- the whole repair --------------------------------------------------------------------- */
+
+/* The content half, in one transaction: copies, fetches, the new pack
+ * sealed, rows moved, damaged packs forgotten. */
+static int
+repair_content(struct repair *repair, const struct hearth_repair_options *options,
+    const struct hearth_progress *progress, char ***retired, size_t *retired_count)
+{
+	struct hearth *home = repair->home;
+	char message[1024];
+	struct pack_sink sink = { .started = repair_started, .stored = repair_stored,
+		.sealed = repair_sealed, .context = repair };
+
+	if (store_begin(&home->store, message, sizeof message) != 0)
+		return hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
+	repair->writer = pack_writer_new(home->packs_fd, home->packs_path,
+	    home->config->durability != DURABILITY_NONE, &sink);
+	int status = repair->writer == NULL
+	    ? hearth_fail(repair->error, HEARTH_FAILED, "out of memory") : repair_copy_readable(repair);
+	if (status == 0 && repair->wants.count > 0)
+		status = repair_fetch(repair, options, progress);
+	if (status == 0 && pack_writer_finish(repair->writer, message, sizeof message) != 0)
+		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
+	if (status == 0)
+		status = repair_forget_packs(repair, retired, retired_count);
+	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
+		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
+	if (status != 0) {
+		store_rollback(&home->store);
+		if (repair->writer != NULL)
+			pack_writer_abort(repair->writer);
+	}
+	if (repair->writer != NULL)
+		pack_writer_free(repair->writer);
+	repair->writer = NULL;
+	if (status == 0)
+		home_count_writes(home, 0);
+	return status;
+}
+
+int
+hearth_fsck_repair(hearth *home, const struct hearth_repair_options *options,
+    const struct hearth_progress *progress, struct hearth_repair_result *out,
+    struct hearth_error *error)
+{
+	struct repair repair = { .home = home, .out = out, .error = error };
+	struct hearth_fsck_report report;
+	char **retired = NULL;
+	size_t retired_count = 0;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	int status = home_lock(home, "fsck --repair", error);
+	if (status != 0)
+		return status;
+	fsck_run(home, progress, &report, &repair.damage);
+	hearth_fsck_report_free(&report);
+	out->chunks_damaged = repair.damage.chunks.count;
+	repair_markers(&repair);
+	if (repair.damage.pack_count > 0 || repair.damage.chunks.count > 0)
+		status = repair_content(&repair, options, progress, &retired, &retired_count);
+	if (status == 0)
+		repair_move_aside(home, retired, retired_count);
+	home_unlock(home);
+	for (size_t i = 0; i < retired_count; i++)
+		free(retired[i]);
+	free(retired);
+	fsck_damage_free(&repair.damage);
+	free(repair.wants.items);
+	free(repair.lacking.items);
+	if (status == 0 && out->chunks_lacking > 0)
+		status = hearth_fail(error, HEARTH_DAMAGED, "%llu chunk%s could not be had from %s "
+		    "(%s); they stay damaged here", (unsigned long long)out->chunks_lacking,
+		    out->chunks_lacking == 1 ? "" : "s", out->peer_name, out->lacking);
+	return status;
+}

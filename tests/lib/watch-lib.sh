@@ -1,0 +1,83 @@
+# Helpers for tests that run `hearth watch` in the background. Sourced
+# after test-lib.sh. Each watch is named; its output goes to NAME.log in
+# $TEST_ROOT and its pid to a folder beside it (which test_done leaves),
+# so every watch still running when the script ends is stopped.
+#
+#   watch_start NAME [hearth options...]   starts `hearth [options] watch` from here
+#   watch_wait NAME PATTERN [SECONDS [COUNT]]  until COUNT (1) lines of its output
+#                                          match PATTERN (an ERE)
+#   watch_stop NAME                        SIGTERM, then until it is gone
+#   watch_gone NAME [SECONDS]              until it has exited by itself
+#   old_times PATH...                      files and folders dated 2020, so a
+#                                          stamp taken now is trusted at once
+#   tree_ids [FOLDER]                      "ID PATH" for every entry of the index
+
+WATCH_PIDS=$TEST_ROOT-pids
+mkdir -p "$WATCH_PIDS"
+
+watch_start() {
+	_name=$1
+	shift
+	watch_stop "$_name"
+	"$HEARTH_BIN" "$@" watch >"$TEST_ROOT/$_name.log" 2>&1 &
+	echo $! >"$WATCH_PIDS/$_name"
+}
+
+watch_wait() {
+	_log=$TEST_ROOT/$1.log
+	_tries=$(( ${3:-20} * 10 ))
+	while [ $_tries -gt 0 ]; do
+		[ "$(grep -Ec "$2" "$_log" 2>/dev/null)" -ge "${4:-1}" ] && return 0
+		sleep 0.1
+		_tries=$((_tries - 1))
+	done
+	echo "watch $1: no line matching '$2' in time; its output:" >&2
+	cat "$_log" >&2
+	return 1
+}
+
+watch_gone() {
+	_pid=$(cat "$WATCH_PIDS/$1")
+	_tries=$(( ${2:-10} * 10 ))
+	while kill -0 "$_pid" 2>/dev/null; do
+		[ $_tries -gt 0 ] || { echo "watch $1 (pid $_pid) still runs" >&2; return 1; }
+		sleep 0.1
+		_tries=$((_tries - 1))
+	done
+	return 0
+}
+
+watch_stop() {
+	[ -f "$WATCH_PIDS/$1" ] || return 0
+	kill -TERM "$(cat "$WATCH_PIDS/$1")" 2>/dev/null || true
+	watch_gone "$1"
+	rm -f "$WATCH_PIDS/$1"
+}
+
+watch_stop_all() {
+	for _file in "$WATCH_PIDS"/*; do
+		[ -f "$_file" ] || continue
+		kill -TERM "$(cat "$_file")" 2>/dev/null || true
+	done
+	rm -rf "$WATCH_PIDS"
+}
+trap watch_stop_all EXIT
+
+old_times() {
+	touch -h -d '2020-01-01 00:00:00' "$@"
+}
+
+# Every entry of the working-tree index, "ID PATH" a line (folders end in
+# /), top down: what "the same ids" is checked against.
+tree_ids() {
+	local prefix="${1:-}" id name
+	hearth ls --tree -i ${prefix:+"$prefix"} | while read -r id name; do
+		case $name in
+		*/)
+			echo "$id $prefix${prefix:+/}$name"
+			tree_ids "$prefix${prefix:+/}${name%/}"
+			;;
+		*) echo "$id $prefix${prefix:+/}$name" ;;
+		esac
+	done
+}
