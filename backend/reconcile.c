@@ -57,10 +57,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/scan.h"
 #include "backend/watch.h"
 #include "model/array.h"
 #include "model/buffer.h"
-#include "model/path.h"
 
 #define SETTLE_BATCH 64
 
@@ -261,31 +261,6 @@ nearest_listed_folder(struct hearth *home, struct buffer *path, struct node_id *
 	}
 }
 
-static bool
-parent_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
-    size_t *name_length)
-{
-	struct hearth *home = context;
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_PARENT);
-
-	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) != SQLITE_ROW)
-		return false;
-	memcpy(parent->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-	*name = sqlite3_column_blob(statement, 1);
-	*name_length = (size_t)sqlite3_column_bytes(statement, 1);
-	return true;
-}
-
-static bool
-index_path(struct hearth *home, struct node_id node, struct buffer *out)
-{
-	enum path_end end = path_from_parents(node, parent_step, home, out);
-
-	store_statement(&home->store, SQL_PARENT);	/* resets it */
-	return end == PATH_AT_TOP;
-}
-
 /* ---- marks from outside: a watch's events ------------------------------------------- */
 
 int
@@ -407,7 +382,7 @@ check_untrusted(struct hearth *home, struct marker_seq *seq)
 	sqlite3_reset(rows);
 	buffer_init(&path);
 	for (size_t i = 0; status == 0 && i < count; i++) {
-		if (!index_path(home, parents[i], &path))
+		if (!scan_index_path(home, parents[i], &path))
 			continue;	/* restores waiting in the trash */
 		status = mark(home, (const char *)path.data, path.length, seq, false);
 	}

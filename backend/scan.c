@@ -565,8 +565,8 @@ static bool
 index_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
     size_t *name_length)
 {
-	struct walk *walk = context;
-	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_INDEX_PLACE);
+	struct hearth *home = context;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_PLACE);
 
 	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
 	if (sqlite3_step(statement) != SQLITE_ROW)
@@ -577,14 +577,13 @@ index_step(void *context, struct node_id node, struct node_id *parent, const uin
 	return true;
 }
 
-/* The path the index holds for a node (for reporting moves and deletes). */
-static int
-index_path(struct walk *walk, struct node_id node, struct buffer *out)
+bool
+scan_index_path(struct hearth *home, struct node_id node, struct buffer *out)
 {
-	enum path_end end = path_from_parents(node, index_step, walk, out);
+	enum path_end end = path_from_parents(node, index_step, home, out);
 
-	store_statement(&walk->home->store, SQL_INDEX_PLACE);	/* resets it */
-	return end == PATH_AT_TOP ? 0 : -1;
+	store_statement(&home->store, SQL_INDEX_PLACE);	/* resets it */
+	return end == PATH_AT_TOP;
 }
 
 /* Whether the index's place of a folder still holds it: by marker, or
@@ -596,7 +595,7 @@ folder_still_there(struct walk *walk, const struct entry_row *row, struct buffer
 	struct node_id claimed;
 	int fd = walk->home->roots[row->root].fd;
 
-	if (index_path(walk, row->node, old_path) != 0)
+	if (!scan_index_path(walk->home, row->node, old_path))
 		return false;
 	if (fstatat(fd, (const char *)old_path->data, &status, AT_SYMLINK_NOFOLLOW) != 0 ||
 	    !S_ISDIR(status.st_mode))

@@ -14,6 +14,8 @@
 #include "model/id.h"
 #include "model/op.h"
 
+struct buffer;
+
 enum scan_change_kind {
 	SCAN_ADDED = 1,
 	SCAN_DELETED,
@@ -132,6 +134,9 @@ void scan_to_change_list(const struct scan_result *result, bool restores,
     struct hearth_change_list *out);
 /* Whether a Home-relative path is on disk in some root or in the index. */
 bool scan_path_known(struct hearth *home, const char *path);
+/* The path the index holds for a node (for reporting moves and deletes);
+ * false when its chain of parents is broken. */
+bool scan_index_path(struct hearth *home, struct node_id node, struct buffer *out);
 
 /* Whether the racy rule forbids trusting a stamp: the file changed within
  * 2 s of when the stamp was taken (DESIGN §6, as git does). */

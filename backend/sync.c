@@ -119,14 +119,7 @@ sync_client_run(struct sync_session *session, uint32_t flags, struct vv *theirs_
 {
 	int status;
 
-	store_begin_read(&session->home->store);
-	status = store_head_vv(&session->home->store, &session->ours);
-	store_end_read(&session->home->store);
-	if (status != 0)
-		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector");
-	sync_report(session, "connecting", 0, 0);
-	if ((status = sync_send_hello(session, flags)) != 0 ||
-	    (status = sync_read_hello(session)) != 0 || (status = sync_check_hello(session)) != 0)
+	if ((status = sync_start(session, flags)) != 0)
 		return status;
 	if ((flags & WIRE_PULL) && (status = sync_receive(session, false)) != 0)
 		return status;

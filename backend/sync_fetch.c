@@ -129,14 +129,7 @@ sync_fetch_run(struct sync_session *session, const struct hash *chunks, size_t c
 	uint64_t taken = 0, declared;
 	int status;
 
-	store_begin_read(&session->home->store);
-	status = store_head_vv(&session->home->store, &session->ours);
-	store_end_read(&session->home->store);
-	if (status != 0)
-		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector");
-	sync_report(session, "connecting", 0, 0);
-	if ((status = sync_send_hello(session, WIRE_FETCH)) != 0 ||
-	    (status = sync_read_hello(session)) != 0 || (status = sync_check_hello(session)) != 0 ||
+	if ((status = sync_start(session, WIRE_FETCH)) != 0 ||
 	    (status = sync_fetch_wants(session, chunks, count)) != 0)
 		return status;
 	for (size_t i = 0; i < count; i++) {

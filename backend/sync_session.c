@@ -293,3 +293,20 @@ sync_check_hello(struct sync_session *session)
 	}
 	return 0;
 }
+
+int
+sync_start(struct sync_session *session, uint32_t flags)
+{
+	int status;
+
+	store_begin_read(&session->home->store);
+	status = store_head_vv(&session->home->store, &session->ours);
+	store_end_read(&session->home->store);
+	if (status != 0)
+		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector");
+	sync_report(session, "connecting", 0, 0);
+	if ((status = sync_send_hello(session, flags)) != 0 ||
+	    (status = sync_read_hello(session)) != 0)
+		return status;
+	return sync_check_hello(session);
+}

@@ -90,6 +90,9 @@ int sync_read_hello(struct sync_session *session);
 /* What both sides check of the other's HELLO: a version in common, the
  * same Home, and two different replicas. */
 int sync_check_hello(struct sync_session *session);
+/* A client's opening: this replica's version vector read, hellos traded
+ * and checked. */
+int sync_start(struct sync_session *session, uint32_t flags);
 
 /* ---- the two halves ---------------------------------------------------------------------- */
 
