@@ -273,7 +273,7 @@ check_chunks(struct fsck *fsck)
 	    "SELECT c.id, c.pack, c.frame, c.offset, c.length, p.name FROM chunk c "
 	    "LEFT JOIN pack p ON p.number = c.pack ORDER BY c.pack, c.frame, c.offset");
 	struct buffer bytes;
-	char message[1024], hex[HASH_HEX];
+	char message[1024], last_message[1024] = "", hex[HASH_HEX];
 	uint64_t total = 0;
 
 	sqlite3_stmt *count = store_statement(&home->store, "SELECT count(*) FROM chunk");
@@ -311,8 +311,12 @@ check_chunks(struct fsck *fsck)
 			continue;
 		}
 		buffer_reset(&bytes);
-		if (pack_read(home->reader, &id, &where, &bytes, message, sizeof message) != 0)
-			chunk_damaged(fsck, &id, where.pack, message);
+		/* The chunks of one damaged frame share its message: one line. */
+		if (pack_read(home->reader, &id, &where, &bytes, message, sizeof message) != 0) {
+			bool said = strcmp(message, last_message) == 0;
+			chunk_damaged(fsck, &id, where.pack, said ? NULL : message);
+			snprintf(last_message, sizeof last_message, "%s", message);
+		}
 		if (fsck->report->chunks_checked % 4096 == 0)
 			progress(fsck, "checking content", fsck->report->chunks_checked, total);
 	}
