@@ -366,6 +366,42 @@ cmd_name(int argc, char **argv)
 	return 0;
 }
 
+/* Round ROUND of edits of a tree made by `tree DIR TOTAL SEED`: COUNT
+ * files, from file ROUND * COUNT on (modulo TOTAL), each rewritten with a
+ * line of its own, so every edit is a new blob. Much faster than a shell
+ * loop, which would otherwise time the fixture, not the measurement. */
+static int
+cmd_edit(int argc, char **argv)
+{
+	char path[4096], line[4200];
+	size_t size;
+	bool binary;
+	uint64_t state;
+
+	if (argc != 6)
+		return -1;
+	uint64_t seed = strtoull(argv[2], NULL, 10);
+	unsigned long total = strtoul(argv[3], NULL, 10), round = strtoul(argv[4], NULL, 10);
+	unsigned long count = strtoul(argv[5], NULL, 10);
+	size_t prefix = (size_t)snprintf(path, sizeof path, "%s/", argv[1]);
+	if (total == 0 || prefix >= sizeof path - 64)
+		return -1;
+	for (unsigned long j = 0; j < count; j++) {
+		unsigned long i = (round * count + j) % total;
+		tree_file(seed, i, path + prefix, sizeof path - prefix, &size, &binary, &state);
+		int length = snprintf(line, sizeof line, "round %lu of %s\n", round, path + prefix);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "bench-tool: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		int status = write_all(fd, line, (size_t)length, path);
+		if (close(fd) != 0 || status != 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 cmd_file(int argc, char **argv)
 {
@@ -384,6 +420,7 @@ static const struct {
 	{ "tree", cmd_tree, "tree DIR COUNT SEED" },
 	{ "name", cmd_name, "name SEED I" },
 	{ "file", cmd_file, "file PATH MIB text|random SEED" },
+	{ "edit", cmd_edit, "edit DIR SEED TOTAL ROUND COUNT" },
 };
 
 int
