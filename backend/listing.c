@@ -13,12 +13,42 @@ static const char SQL_INDEX_CHILD[] =
     "SELECT node, kind FROM entry WHERE parent = ?1 AND name = ?2 ORDER BY kind = 2 DESC LIMIT 1";
 static const char SQL_INDEX_PAGE[] =
     "SELECT name, kind, root, size, mtime, mode, node, restore FROM entry "
-    "WHERE parent = ?1 AND (?2 IS NULL OR name > ?2) ORDER BY name LIMIT ?3";
+    "WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3";
 static const char SQL_HEAD_CHILD[] =
     "SELECT id, kind FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1 LIMIT 1";
 static const char SQL_HEAD_PAGE[] =
     "SELECT shown, kind, shown_root, size, mtime, mode, id, 0 FROM node "
-    "WHERE shown_parent = ?1 AND live = 1 AND (?2 IS NULL OR shown > ?2) ORDER BY shown LIMIT ?3";
+    "WHERE shown_parent = ?1 AND live = 1 AND shown > ?2 ORDER BY shown LIMIT ?3";
+
+static const char SQL_INDEX_ROOT[] = "SELECT root FROM entry WHERE node = ?1";
+
+/* The root column of a version's entry, as this machine has it. A version
+ * names the root its node was recorded in on whichever replica made it; a
+ * Home without a root of that name keeps the file elsewhere (DESIGN §6):
+ * where the working-tree index has the node, else where a checkout would
+ * put it (home_place_root). A name this Home lacks would point the user
+ * at a disk that is not here. */
+static const char *
+local_root(struct hearth *home, struct hearth_storage *storage, const char *root,
+    const uint8_t node[ID_BYTES], const char *folder, const char *name, bool is_dir)
+{
+	for (size_t i = 0; i < home->root_count; i++)
+		if (strcmp(home->roots[i].name, root) == 0)
+			return root;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_ROOT);
+	sqlite3_bind_blob(statement, 1, node, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		const char *here = storage_strdup(storage,
+		    (const char *)sqlite3_column_text(statement, 0));
+		sqlite3_reset(statement);
+		return here;
+	}
+	sqlite3_reset(statement);
+	char path[8192];
+	snprintf(path, sizeof path, "%s%s%s", folder != NULL ? folder : "",
+	    folder != NULL && folder[0] != '\0' ? "/" : "", name);
+	return home->roots[home_place_root(home, root, path, is_dir)].name;
+}
 
 /* Finds the folder at path by walking names down from the top. */
 static int
@@ -58,9 +88,11 @@ list_reserve(struct hearth_entry_list *out, size_t *capacity)
 	out->items = realloc(out->items, *capacity * sizeof *out->items);
 }
 
+/* by_version: rows of a version (the node table), whose roots are the
+ * recording replica's; else the working-tree index, whose are this Home's. */
 static int
 list_from_table(struct hearth *home, const char *child_sql, const char *page_sql,
-    const struct hearth_list_query *query, struct hearth_entry_list *out,
+    bool by_version, const struct hearth_list_query *query, struct hearth_entry_list *out,
     struct hearth_error *error)
 {
 	struct node_id folder;
@@ -71,8 +103,11 @@ list_from_table(struct hearth *home, const char *child_sql, const char *page_sql
 		return error->code;
 	sqlite3_stmt *statement = store_statement(&home->store, page_sql);
 	sqlite3_bind_blob(statement, 1, folder.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	if (query->after != NULL)
-		sqlite3_bind_blob(statement, 2, query->after, (int)strlen(query->after), SQLITE_STATIC);
+	/* Always a range on the name, "" (below every name) for the first
+	 * page: an optional one ("?2 IS NULL OR") keeps SQLite from seeking,
+	 * and a later page would read every name before it. */
+	const char *after = query->after != NULL ? query->after : "";
+	sqlite3_bind_blob(statement, 2, after, (int)strlen(after), SQLITE_STATIC);
 	sqlite3_bind_int64(statement, 3, (int64_t)(limit + 1));
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
 		if (out->count == limit) {
@@ -90,6 +125,10 @@ list_from_table(struct hearth *home, const char *child_sql, const char *page_sql
 		entry->mtime_ns = sqlite3_column_int64(statement, 4);
 		entry->mode = (uint32_t)sqlite3_column_int(statement, 5);
 		hex_encode(sqlite3_column_blob(statement, 6), ID_BYTES, entry->node);
+		if (by_version)
+			entry->root = local_root(home, out->storage, entry->root,
+			    sqlite3_column_blob(statement, 6), query->folder, entry->name,
+			    entry->kind == HEARTH_DIR);
 		entry->mark = sqlite3_column_int(statement, 7) ? HEARTH_MODIFIED : ' ';
 	}
 	sqlite3_reset(statement);
@@ -99,7 +138,7 @@ list_from_table(struct hearth *home, const char *child_sql, const char *page_sql
 }
 
 static int
-list_from_tree(struct tree *tree, const struct hearth_list_query *query,
+list_from_tree(struct hearth *home, struct tree *tree, const struct hearth_list_query *query,
     struct hearth_entry_list *out, struct hearth_error *error)
 {
 	struct node_id folder = NODE_ROOT;
@@ -125,7 +164,8 @@ list_from_tree(struct tree *tree, const struct hearth_list_query *query,
 		memset(entry, 0, sizeof *entry);
 		entry->name = storage_strdup(out->storage, node->name);
 		entry->kind = (enum hearth_entry_kind)node->kind;
-		entry->root = storage_strdup(out->storage, node->root);
+		entry->root = local_root(home, out->storage, node->root, node->id.bytes,
+		    query->folder, node->name, node->kind == NODE_DIR);
 		entry->size = node->size;
 		entry->mtime_ns = node->mtime_ns;
 		entry->mode = node->mode;
@@ -156,15 +196,17 @@ hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_e
 	hearth_error_clear(error);
 	out->storage = storage_new();
 	if (query->version == NULL) {
-		status = list_from_table(home, SQL_INDEX_CHILD, SQL_INDEX_PAGE, query, out, error);
+		status = list_from_table(home, SQL_INDEX_CHILD, SQL_INDEX_PAGE, false, query, out,
+		    error);
 	} else if ((status = history_resolve(home, query->version, &version, error)) == 0) {
 		if (version_is_head(home, &version.vv)) {
-			status = list_from_table(home, SQL_HEAD_CHILD, SQL_HEAD_PAGE, query, out, error);
+			status = list_from_table(home, SQL_HEAD_CHILD, SQL_HEAD_PAGE, true, query, out,
+			    error);
 		} else {
 			struct tree tree;
 			status = tree_load(home, &version.vv, &tree, error);
 			if (status == 0) {
-				status = list_from_tree(&tree, query, out, error);
+				status = list_from_tree(home, &tree, query, out, error);
 				tree_free(&tree);
 			}
 		}

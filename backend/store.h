@@ -17,7 +17,7 @@
 
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /* How long a writer waits for another's transaction before giving up. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 

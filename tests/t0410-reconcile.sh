@@ -113,8 +113,7 @@ test_expect_success 'a file edited in place within the same second as its folder
 	grep "^M f01/a.txt$" ../out &&
 	watch_start restart &&
 	watch_wait restart "^current" &&
-	hearth status >../out && cat ../out &&
-	grep "From the watched index" ../out &&
+	status_from_watch ../out && cat ../out &&
 	grep "modified: f01/a.txt" ../out &&
 	watch_stop restart
 '
@@ -127,10 +126,22 @@ test_expect_success 'files whose stamps are racy mark their folder at the restar
 	test_tool marks . >../marks && grep "^f02$" ../marks
 '
 
-test_expect_success 'a store of format 1 is migrated on open; a newer one is refused' '
-	cd .. && hearth init older >/dev/null && cp -a older newer &&
+test_expect_success 'stores of formats 1 and 2 are migrated on open; a newer one is refused' '
+	cd .. && hearth init older >/dev/null && cp -a older newer && cp -a older two &&
+	test_tool store-schema older/.hearth/store.db >schema.new &&
+	grep "^format 3$" schema.new && grep "^index entry_listing$" schema.new &&
 	test_tool store-format older/.hearth/store.db 1 &&
+	test_tool store-schema older/.hearth/store.db >schema.old &&
+	! grep "entry_listing\|^table folder$" schema.old &&
 	(cd older && hearth status >/dev/null && hearth watch --once >/dev/null) &&
+	test_tool store-schema older/.hearth/store.db >schema.migrated &&
+	test_cmp schema.new schema.migrated &&
+	test_tool store-format two/.hearth/store.db 2 &&
+	test_tool store-schema two/.hearth/store.db >schema.two &&
+	grep "^format 2$" schema.two && ! grep entry_listing schema.two &&
+	(cd two && hearth ls --tree >/dev/null) &&
+	test_tool store-schema two/.hearth/store.db >schema.migrated &&
+	test_cmp schema.new schema.migrated &&
 	test_tool store-format newer/.hearth/store.db 99 &&
 	test_expect_code 1 sh -c "cd newer && \"\$HEARTH_BIN\" status" 2>err && cat err &&
 	grep "store format 99 is newer than this hearth understands" err

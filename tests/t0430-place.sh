@@ -59,6 +59,17 @@ test_expect_success 'without roots of those names: the place: rules choose, else
 	in_b status >out && grep "Nothing changed" out
 '
 
+test_expect_success 'ls -l names the root a file lives in here, never one this Home lacks' '
+	in_b ls -l Videos >out && cat out &&
+	grep "big .*film.mp4" out && grep "big .*small.mp4" out &&
+	in_b ls -l Music >out && cat out && grep "fast .*song.mp3" out &&
+	in_b ls -l >out && cat out && grep "fast .*Docs/" out &&
+	! grep -E " (ssd|hdd) " out &&
+	in_b ls -l Videos >ls.default && in_b ls -l head Videos >ls.head &&
+	test_cmp ls.default ls.head &&
+	in_a ls -l Videos >out && grep "hdd .*film.mp4" out && grep "ssd .*small.mp4" out
+'
+
 test_expect_success 'with roots of those names: each file to its own root, rules or not' '
 	test -f c-ssd/Docs/letter.txt &&
 	test -f c-ssd/Videos/small.mp4 &&
@@ -76,7 +87,11 @@ test_expect_success 'new files after a sync: rules again, and folders made where
 	test -f b-big/Projects/disk.iso &&
 	test -f b-fast/Projects/notes.txt &&
 	test -f b-big/Videos/second.mp4 &&
-	in_b status >out && grep "Nothing changed" out
+	in_b status >out && grep "Nothing changed" out &&
+	in_b ls -l head Projects >out && cat out &&
+	grep "big .*disk.iso" out && grep "fast .*notes.txt" out &&
+	in_b ls -l head~1 Videos >out && cat out &&
+	grep "big .*film.mp4" out && ! grep second.mp4 out && ! grep -E " (ssd|hdd) " out
 '
 
 test_expect_success 'files made on B stay in the root they were made in' '

@@ -71,6 +71,56 @@ for root in ssd hdd; do
 	'
 done
 
+# An unmounted disk leaves its empty mount point behind: a folder with no
+# marker. Nothing may be written into it (no folder made, no marker).
+test_expect_success 'an empty folder where a root should be (unmounted): fails closed, writes nothing there' '
+	tree_ids >ids.before &&
+	mv hdd hdd.away && mkdir hdd &&
+	tree_commands | while read -r command; do
+		test_expect_code 1 timeout 20 "$HEARTH_BIN" $command >out 2>err ||
+			{ echo "hearth $command did not fail closed"; cat out err; exit 1; }
+		grep "root .hdd. at .*/hdd has no valid marker" err ||
+			{ echo "hearth $command: $(cat err)"; exit 1; }
+	done &&
+	test -z "$(ls -A hdd)" &&
+	tree_ids >ids.hidden && test_cmp ids.before ids.hidden &&
+	rmdir hdd && mv hdd.away hdd &&
+	hearth status >out && grep "Nothing changed" out
+'
+
+test_expect_success 'the two roots swapped (each marker names the other): fails closed, naming what it found' '
+	tree_ids >ids.before &&
+	mv ssd swap && mv hdd ssd && mv swap hdd &&
+	tree_commands | while read -r command; do
+		test_expect_code 1 timeout 20 "$HEARTH_BIN" $command >out 2>err ||
+			{ echo "hearth $command did not fail closed"; cat out err; exit 1; }
+		grep "root .ssd. at .*/ssd belongs to another Home or root (its marker names home [0-9a-f]*, root .hdd.)" err ||
+			{ echo "hearth $command: $(cat err)"; exit 1; }
+	done &&
+	mv ssd swap && mv hdd ssd && mv swap hdd &&
+	tree_ids >ids.after && test_cmp ids.before ids.after &&
+	hearth status >out && grep "Nothing changed" out
+'
+
+test_expect_success 'a root holding another Home: fails closed, nothing changed in either' '
+	cat >other.yaml <<-EOF &&
+	roots:
+	  - name: hdd
+	    path: $TEST_ROOT/other-hdd
+	state: $TEST_ROOT/other-state
+	EOF
+	hearth -c other.yaml init >/dev/null &&
+	tree_ids >ids.before &&
+	mv hdd hdd.away && mv other-hdd hdd &&
+	test_expect_code 1 hearth record -m foreign 2>err && cat err &&
+	grep "root .hdd. at .*/hdd belongs to another Home or root" err &&
+	test_expect_code 1 hearth status 2>err &&
+	test "$(ls -A hdd)" = .hearth &&
+	mv hdd other-hdd && mv hdd.away hdd &&
+	tree_ids >ids.after && test_cmp ids.before ids.after &&
+	hearth status >out && grep "Nothing changed" out
+'
+
 test_expect_success 'a watched Home whose root is renamed away stops the watch and keeps everything' '
 	tree_ids >ids.before &&
 	watch_start joined && watch_wait joined "^current" &&
@@ -85,8 +135,7 @@ test_expect_success 'a move between roots is one move, seen by the watch as by a
 	watch_start joined && watch_wait joined "^current" &&
 	before=$(id_of notes.txt) &&
 	mv ssd/notes.txt hdd/notes.txt &&
-	hearth status >out && cat out &&
-	grep "From the watched index" out &&
+	status_from_watch out && cat out &&
 	grep "moved:    notes.txt -> notes.txt (ssd -> hdd)" out &&
 	hearth status --porcelain >watched &&
 	watch_stop joined && hearth status --porcelain >walked && test_cmp walked watched &&
@@ -121,7 +170,7 @@ test_expect_success 'a copied folder gets a fresh id, also across a restart of t
 	watch_start joined && watch_wait joined "^current" &&
 	cp -a hdd/Photos hdd/Photos-copy &&
 	watch_stop joined && watch_start joined && watch_wait joined "^current" &&
-	hearth status >out && grep "From the watched index" out && grep "added:    Photos-copy/" out &&
+	status_from_watch out && grep "added:    Photos-copy/" out &&
 	hearth record -m copy >/dev/null &&
 	test "$(id_of Photos)" = "$original" &&
 	test "$(id_of Photos-copy)" != "$original" &&

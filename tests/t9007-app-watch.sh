@@ -30,7 +30,10 @@ test_expect_success 'the Home view shows each entry with its root and no marks' 
 	app_wait "media/" &&
 	app_wait "0 changed" 20 &&
 	app_wait "watched" &&
-	app_screen | grep -E "b\.txt +ssd"
+	app_screen | grep -E "b\.txt +ssd" &&
+	app_keys G Enter &&
+	app_wait "movie.mp4" &&
+	app_screen | grep -E "movie\.mp4 +hdd"
 '
 
 test_expect_success 'a file edited on disk gets its mark without a key pressed' '
@@ -43,7 +46,7 @@ test_expect_success 'a new file shows up, marked as added; deleting it takes it 
 	printf "new\n" >"$TEST_ROOT/ssd/new.txt" &&
 	app_wait "new.txt" 20 &&
 	app_wait "2 changed" 20 &&
-	app_screen | grep -E "new\.txt .* A *$" &&
+	app_screen | grep -E "new\.txt +ssd .* A *$" &&
 	rm "$TEST_ROOT/ssd/new.txt" &&
 	app_wait_gone "new.txt" 20 &&
 	app_wait "1 changed" 20

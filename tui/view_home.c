@@ -35,6 +35,7 @@ struct home_change {
 	const char *path;	/* points into the app's status report */
 	char kind;
 	enum hearth_entry_kind entry_kind;
+	const char *root;	/* the root holding it, NULL when not known */
 };
 
 struct home_pane {
@@ -161,11 +162,12 @@ index_status(struct view *view)
 	for (size_t i = 0; i < list->count; i++) {
 		const struct hearth_change *change = &list->items[i];
 		pane->changes[pane->change_count++] = (struct home_change){
-			change->path, (char)change->kind, change->entry_kind };
+			change->path, (char)change->kind, change->entry_kind, change->root };
 		/* A moved path is marked where it left too. */
 		if (change->kind == HEARTH_MOVED && change->old_path != NULL)
 			pane->changes[pane->change_count++] = (struct home_change){
-				change->old_path, (char)HEARTH_MOVED, change->entry_kind };
+				change->old_path, (char)HEARTH_MOVED, change->entry_kind,
+				change->old_root };
 	}
 	qsort(pane->changes, pane->change_count, sizeof *pane->changes, compare_changes);
 }
@@ -266,7 +268,9 @@ merge_new_paths(struct view *view, struct list_item *parent)
 		struct home_entry *entry = memory_alloc(1, sizeof *entry);
 		entry->name = name;
 		entry->kind = rest[name_length] == '/' ? HEARTH_DIR : change->entry_kind;
-		entry->root = memory_strdup("");
+		/* What is new on disk is in the root the status found it in; a
+		 * folder known only from a path below it, in that path's root. */
+		entry->root = memory_strdup(change->root ? change->root : "");
 		entry->listed_mark = ' ';
 		entry->from_status = true;
 		add_entry(view, parent, child_position(parent, name), entry);

@@ -926,12 +926,15 @@ tool_marks(int argc, char **argv)
 	return 0;
 }
 
-/* store-format DB N: makes a store look like format N: for 1, without
- * what format 2 added (as hearth 0.1 left it); else only the number. */
+/* store-format DB N: makes a store look like format N: for 1 and 2,
+ * without what later formats added (as earlier hearths left it); else only
+ * the number. */
 static int
 tool_store_format(int argc, char **argv)
 {
+	static const char DOWN_TO_2[] = "DROP INDEX entry_listing; PRAGMA user_version=2;";
 	static const char DOWN_TO_1[] =
+	    "DROP INDEX entry_listing;"
 	    "DROP TABLE folder; DROP TABLE dirty; DROP TABLE watch; DROP INDEX entry_untrusted;"
 	    "DROP INDEX entry_restoring; DROP INDEX entry_folders; PRAGMA user_version=1;";
 	sqlite3 *db;
@@ -943,14 +946,50 @@ tool_store_format(int argc, char **argv)
 	}
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
 		return 1;
-	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", atoi(argv[2]));
+	int format = atoi(argv[2]);
+	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", format);
 	char *message = NULL;
-	int status = sqlite3_exec(db, atoi(argv[2]) == 1 ? DOWN_TO_1 : sql, NULL, NULL, &message);
+	int status = sqlite3_exec(db, format == 1 ? DOWN_TO_1 : format == 2 ? DOWN_TO_2 : sql,
+	    NULL, NULL, &message);
 	if (status != SQLITE_OK)
 		fprintf(stderr, "hearth-test-tool: %s\n", message ? message : "SQLite error");
 	sqlite3_free(message);
 	sqlite3_close(db);
 	return status == SQLITE_OK ? 0 : 1;
+}
+
+/* store-schema DB: the store's format number, then the name of each of its
+ * tables and indexes, sorted, one a line (what a migration must leave). */
+static int
+tool_store_schema(int argc, char **argv)
+{
+	sqlite3 *db;
+	sqlite3_stmt *statement;
+
+	if (argc != 2) {
+		fputs("usage: hearth-test-tool store-schema DB\n", stderr);
+		return 2;
+	}
+	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return 1;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, NULL) != SQLITE_OK ||
+	    sqlite3_step(statement) != SQLITE_ROW) {
+		sqlite3_close(db);
+		return 1;
+	}
+	printf("format %d\n", sqlite3_column_int(statement, 0));
+	sqlite3_finalize(statement);
+	if (sqlite3_prepare_v2(db, "SELECT type, name FROM sqlite_master WHERE name NOT LIKE "
+	    "'sqlite_%' ORDER BY name", -1, &statement, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return 1;
+	}
+	while (sqlite3_step(statement) == SQLITE_ROW)
+		printf("%s %s\n", (const char *)sqlite3_column_text(statement, 0),
+		    (const char *)sqlite3_column_text(statement, 1));
+	sqlite3_finalize(statement);
+	sqlite3_close(db);
+	return 0;
 }
 
 static const struct tool_command {
@@ -976,6 +1015,7 @@ static const struct tool_command {
 	    "sync-proxy up|down:TYPE:NTH:ACTION ... COMMAND: an ssh that meddles with a frame" },
 	{ "marks", tool_marks, "marks DIR | marks -c CONFIG: the folders the index marks" },
 	{ "store-format", tool_store_format, "store-format DB N: a store made to look like format N" },
+	{ "store-schema", tool_store_schema, "store-schema DB: the format, tables and indexes" },
 };
 
 int

@@ -8,6 +8,8 @@
 #                                          match PATTERN (an ERE)
 #   watch_stop NAME                        SIGTERM, then until it is gone
 #   watch_gone NAME [SECONDS]              until it has exited by itself
+#   status_from_watch FILE [options...]    `hearth status` into FILE, until it
+#                                          answers from the watched index
 #   old_times PATH...                      files and folders dated 2020, so a
 #                                          stamp taken now is trusted at once
 #   tree_ids [FOLDER]                      "ID PATH" for every entry of the index
@@ -62,6 +64,22 @@ watch_stop_all() {
 	rm -rf "$WATCH_PIDS"
 }
 trap watch_stop_all EXIT
+
+# A status waits 2 s for the watch to answer its cookie, then walks, which
+# is right, but says nothing of the index: on a loaded machine the watch
+# can miss that wait. What is tested is that the watch answers, so ask
+# again, up to five times.
+status_from_watch() {
+	_out=$1
+	shift
+	for _try in 1 2 3 4 5; do
+		hearth "$@" status >"$_out" || return 1
+		grep -q "From the watched index" "$_out" && return 0
+	done
+	echo "status never answered from the watched index; the last answer:" >&2
+	cat "$_out" >&2
+	return 1
+}
 
 old_times() {
 	touch -h -d '2020-01-01 00:00:00' "$@"
