@@ -32,9 +32,11 @@ static const char *
 local_root(struct hearth *home, struct hearth_storage *storage, const char *root,
     const uint8_t node[ID_BYTES], const char *folder, const char *name, bool is_dir)
 {
+	/* The Home's own copy of the name: root may live in a tree that is
+	 * freed before the listing is read (hearth_list of an older version). */
 	for (size_t i = 0; i < home->root_count; i++)
 		if (strcmp(home->roots[i].name, root) == 0)
-			return root;
+			return home->roots[i].name;
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_ROOT);
 	sqlite3_bind_blob(statement, 1, node, ID_BYTES, SQLITE_TRANSIENT);
 	if (sqlite3_step(statement) == SQLITE_ROW) {

@@ -100,6 +100,12 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		uint64_t known = vv_get(theirs, id);
 		if (held <= known)
 			continue;
+		/* A peer never lacks ops it made itself. Its HELLO's vector can
+		 * be older than what it sends: a record on that replica may
+		 * commit between the two (t0630), and the ops of it that came
+		 * back would be refused there as "never made". */
+		if (session->have_theirs && replica_id_equal(id, session->theirs.replica))
+			continue;
 		if (merge->count == capacity) {
 			capacity = capacity ? capacity * 2 : 16;
 			struct sync_cursor *grown = realloc(merge->cursors, capacity * sizeof *grown);

@@ -77,11 +77,15 @@ tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error
 		    (size_t)sqlite3_column_bytes(statement, 10), &node->content_heads,
 		    &node->content_head_count, &out->arena);
 	}
+	/* SQLite's message, taken before the reset, which may clear it: a
+	 * failure must say what failed, never "not an error". */
+	char message[256];
+	snprintf(message, sizeof message, "%s (%s)", sqlite3_errmsg(home->store.db),
+	    sqlite3_errstr(step));
 	sqlite3_reset(statement);
 	if (step != SQLITE_DONE) {
 		tree_free(out);
-		return hearth_fail(error, HEARTH_FAILED, "cannot read the head state: %s",
-		    sqlite3_errmsg(home->store.db));
+		return hearth_fail(error, HEARTH_FAILED, "cannot read the head state: %s", message);
 	}
 	index_children(out);
 	return 0;

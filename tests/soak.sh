@@ -1,7 +1,8 @@
 #!/bin/sh
 # The crash soak: SOAK_ITERATIONS times (default 60), a random command of
-# record, checkout (back to an older version, or forward to head) and sync
-# (the pulling side or the serving side) is killed with SIGKILL at a random
+# record, checkout (back to an older version, or forward to head), sync
+# (the pulling side or the serving side) and reconcile (the walk of watch
+# --once, in pages of two entries) is killed with SIGKILL at a random
 # point, on a fresh copy of its fixture: either at a random write-class
 # call (HEARTH_KILL, backend/io.c: every distinct state the disk can be
 # left in between two calls) or at a random time from outside (timeout -s
@@ -57,7 +58,12 @@ scenario_sync_serve() {
 	scenario_sync_client
 	SIDE=serve
 }
-SCENARIOS="record checkout_back checkout_forward sync_client sync_serve"
+# The walk commits a page at a time; small pages put kills between them.
+scenario_reconcile() {
+	TEMPLATE=template.record SIDE=client WALK_HOMES=home WALK_TREE=home
+	walk_run() { (cd home && export HEARTH_RECONCILE_PAGE=2 && hearth watch --once); }
+}
+SCENARIOS="record checkout_back checkout_forward sync_client sync_serve reconcile"
 
 # Learns a scenario's calls, its duration and its before and after states
 # (kept as SCENARIO.* for the kills to compare with).

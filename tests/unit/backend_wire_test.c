@@ -61,7 +61,7 @@ test_hello(void)
 	struct buffer buffer;
 	struct wire_frame frame;
 	struct wire_hello hello;
-	char error[256];
+	char error[256] = "";
 
 	buffer_init(&buffer);
 	make_hello(&buffer, 1, 3);
@@ -113,7 +113,7 @@ test_hello_vv_rules(void)
 {
 	struct buffer payload;
 	struct wire_hello hello;
-	char error[256];
+	char error[256] = "";
 	static const uint8_t home[ID_BYTES] = { 0 };
 
 	/* Unsorted entries. */
@@ -166,7 +166,7 @@ static void
 test_negotiate(void)
 {
 	uint32_t chosen = 0;
-	char error[256];
+	char error[256] = "";
 
 	ok(wire_negotiate(1, 1, 1, 1, &chosen, error, sizeof error) && chosen == 1, "1-1 with 1-1");
 	ok(wire_negotiate(1, 3, 2, 5, &chosen, error, sizeof error) && chosen == 3,
@@ -184,7 +184,7 @@ test_frames(void)
 {
 	struct buffer buffer;
 	struct wire_frame frame;
-	char error[256];
+	char error[256] = "";
 	size_t used;
 
 	buffer_init(&buffer);
@@ -254,7 +254,7 @@ test_ops(void)
 	struct wire_ops ops;
 	const uint8_t *body;
 	size_t length;
-	char error[256];
+	char error[256] = "";
 
 	buffer_init(&payload);
 	buffer_append_varint(&payload, 2);
@@ -302,7 +302,7 @@ test_blob(void)
 	struct wire_blob blob;
 	struct hash chunks[3] = { hash_of(1), hash_of(2), hash_of(3) };
 	struct hash id = hash_of(9);
-	char error[256];
+	char error[256] = "";
 
 	buffer_init(&payload);
 	wire_encode_blob(&payload, &id, 5000000, 3, 0, chunks, 3);
@@ -342,7 +342,7 @@ test_hashes_chunk_done_error(void)
 	struct hash wants[2] = { hash_of(4), hash_of(5) };
 	const uint8_t *hashes;
 	size_t count;
-	char error[256];
+	char error[256] = "";
 
 	buffer_init(&payload);
 	wire_encode_hashes(&payload, wants, 2);
@@ -442,7 +442,7 @@ test_random_input(void)
 {
 	uint64_t state = 0x5eed;
 	uint8_t bytes[512];
-	char error[256];
+	char error[256] = "";
 	size_t accepted = 0;
 
 	for (int round = 0; round < 200000; round++) {

@@ -37,6 +37,14 @@ tap_scratch_dir(void)
 	return scratch;
 }
 
+double
+tap_time_scale(void)
+{
+	const char *text = getenv("HEARTH_TIME_SCALE");
+	double scale = text != NULL ? atof(text) : 1.0;
+	return scale >= 1.0 ? scale : 1.0;
+}
+
 static bool
 report(bool passed, const char *file, int line, const char *what)
 {

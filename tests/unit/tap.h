@@ -21,6 +21,11 @@ void tap_diag(const char *format, ...) __attribute__((format(printf, 1, 2)));
 int tap_done(void);
 /* A scratch folder under $TMPDIR removed at exit, for tests that touch files. */
 const char *tap_scratch_dir(void);
+/* What a time bound of a test is multiplied by: HEARTH_TIME_SCALE (at
+ * least 1). The bounds are for a native build; make valgrind sets it, since
+ * everything runs ten to fifty times slower there and what that run tests
+ * is memory, not speed. */
+double tap_time_scale(void);
 
 #define ok(cond, ...) tap_ok((cond), __FILE__, __LINE__, __VA_ARGS__)
 #define check_int(got, want) tap_int((got), (want), __FILE__, __LINE__, #got " == " #want)
