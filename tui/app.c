@@ -39,6 +39,7 @@ struct app {
 	bool status_queued, status_again;
 	struct worker *worker;
 	struct hearth_watch *watch;	/* keeps the index current; NULL when it cannot */
+	bool watch_wanted;		/* started once the screen shows the Home */
 	double last_key_ms;
 	struct view views[VIEW_COUNT];
 	enum view_id current;
@@ -383,6 +384,7 @@ stop_watch(struct app *app)
 {
 	hearth_watch_stop(app->watch);
 	app->watch = NULL;
+	app->watch_wanted = false;
 }
 
 /* Watching is a help, not a need: without it status walks the tree. */
@@ -433,7 +435,9 @@ app_open_home(struct app *app, const struct hearth_open_options *options,
 	app->config_path = options->config_path ? memory_strdup(options->config_path) : NULL;
 	app->start_dir = options->start_dir ? memory_strdup(options->start_dir) : NULL;
 	app->current = VIEW_HISTORY;
-	start_watch(app);
+	/* Putting a watch on every folder reads every folder: the first
+	 * screen does not wait for it (run_loop starts it after a draw). */
+	app->watch_wanted = true;
 	app_home_changed(app);
 	if (app->theme != NULL && curses_active) {
 		theme_free(app->theme);
@@ -949,6 +953,10 @@ run_loop(struct app *app)
 			app->last_draw_ms = now_ms();
 			app->progress_dirty = false;
 			write_timings(app);
+			if (app->watch_wanted) {
+				app->watch_wanted = false;
+				start_watch(app);
+			}
 		}
 		wait_for_events(app);
 	}
