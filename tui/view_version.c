@@ -1,7 +1,8 @@
 /* The changes of one version, opened from History with Enter: its id,
  * author, time and message, then the paths it added, modified, moved and
- * deleted (hearth_show), each coloured by its change. Enter on a file
- * fetches its diff (hearth_diff) once and shows it under the path. */
+ * deleted (hearth_show, on the worker thread: in a long history it takes
+ * a while), each coloured by its change. Enter on a file fetches its diff
+ * (hearth_diff) once and shows it under the path. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,16 @@ struct version_pane {
 	char *author;
 	char *message;
 	size_t change_count;
+	unsigned request;		/* the build whose changes are awaited */
+};
+
+/* hearth_show of one version on the worker; the pane takes the answer only
+ * if no later build asked again meanwhile. */
+struct version_job {
+	struct view *view;
+	unsigned request;
+	char id[HEARTH_ID_HEX];
+	struct hearth_change_list changes;
 };
 
 static void
@@ -136,33 +147,85 @@ add_change(struct view *view, const struct hearth_change *change)
 }
 
 static void
-version_build(struct view *view)
+add_changes(struct view *view, const struct hearth_change_list *changes)
 {
 	struct version_pane *pane = view->private;
-	struct hearth_change_list changes;
-	struct hearth_error error;
-
-	list_clear(view->list);
-	add_header(view);
-	if (hearth_show(app_home(view->app), pane->version.id, NULL, &changes, &error) != HEARTH_OK) {
-		add_row(view, NULL, ROW_TEXT, THEME_ERROR, memory_printf("%s", error.message));
-		list_refresh(view->list);
-		return;
-	}
-	pane->change_count = changes.count;
-	add_row(view, NULL, ROW_TEXT, THEME_HEADER, memory_printf("%zu path%s changed%s",
-	    changes.count, changes.count == 1 ? "" : "s",
-	    changes.count ? " (Enter on a file shows its diff)" : ""));
 	struct list_item *first = NULL;
-	for (size_t i = 0; i < changes.count; i++) {
-		add_change(view, &changes.items[i]);
+
+	pane->change_count = changes->count;
+	add_row(view, NULL, ROW_TEXT, THEME_HEADER, memory_printf("%zu path%s changed%s",
+	    changes->count, changes->count == 1 ? "" : "s",
+	    changes->count ? " (Enter on a file shows its diff)" : ""));
+	for (size_t i = 0; i < changes->count; i++) {
+		add_change(view, &changes->items[i]);
 		if (first == NULL)
 			first = view->list->root.children[view->list->root.child_count - 1];
 	}
-	hearth_change_list_free(&changes);
 	list_refresh(view->list);
 	if (first != NULL)
 		list_select(view->list, first);
+}
+
+static int
+version_job_run(hearth *home, void *context, const struct hearth_progress *progress,
+    struct hearth_error *error)
+{
+	struct version_job *job = context;
+
+	(void)progress;
+	return hearth_show(home, job->id, NULL, &job->changes, error);
+}
+
+static void
+version_job_free(void *context)
+{
+	struct version_job *job = context;
+
+	hearth_change_list_free(&job->changes);
+	free(job);
+}
+
+static void
+version_job_done(void *context, int code, const struct hearth_error *error)
+{
+	struct version_job *job = context;
+	struct view *view = job->view;
+	struct version_pane *pane = view->private;
+
+	if (job->request == pane->request) {
+		list_clear(view->list);
+		add_header(view);
+		if (code == HEARTH_OK) {
+			add_changes(view, &job->changes);
+		} else {
+			add_row(view, NULL, ROW_TEXT, THEME_ERROR, memory_printf("%s", error->message));
+			list_refresh(view->list);
+		}
+	}
+	version_job_free(job);
+}
+
+static void
+version_build(struct view *view)
+{
+	struct version_pane *pane = view->private;
+	struct version_job *job = memory_alloc(1, sizeof *job);
+	struct worker_job work = {
+		.title = "reading the version",
+		.run = version_job_run,
+		.done = version_job_done,
+		.discard = version_job_free,
+		.context = job,
+	};
+
+	list_clear(view->list);
+	add_header(view);
+	add_row(view, NULL, ROW_TEXT, THEME_DIM, memory_strdup("reading the changes..."));
+	list_refresh(view->list);
+	job->view = view;
+	job->request = ++pane->request;
+	memcpy(job->id, pane->version.id, sizeof job->id);
+	app_submit(view->app, &work);
 }
 
 static void
