@@ -71,8 +71,6 @@ static const char SQL_STAMP[] =
     "INSERT OR REPLACE INTO folder(path, root, device, inode, mtime, ctime, checked, generation) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 static const char SQL_META_DELETE[] = "DELETE FROM meta WHERE key = ?1";
-static const char SQL_CHILD_FOLDER[] =
-    "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 AND kind = 2 LIMIT 1";
 static const char SQL_FIRST_FOLDER[] =
     "SELECT node, name FROM entry WHERE parent = ?1 AND kind = 2 ORDER BY name LIMIT 1";
 static const char SQL_NEXT_FOLDER[] =
@@ -207,26 +205,7 @@ meta_delete(struct hearth *home, const char *key)
 static bool
 index_folder(struct hearth *home, const char *path, size_t length, struct node_id *node)
 {
-	struct node_id at = NODE_ROOT;
-	size_t offset = 0;
-
-	while (offset < length) {
-		size_t part = 0;
-		while (offset + part < length && path[offset + part] != '/')
-			part++;
-		sqlite3_stmt *statement = store_statement(&home->store, SQL_CHILD_FOLDER);
-		sqlite3_bind_blob(statement, 1, at.bytes, ID_BYTES, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(statement, 2, path + offset, (int)part, SQLITE_STATIC);
-		bool found = sqlite3_step(statement) == SQLITE_ROW;
-		if (found)
-			memcpy(at.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		sqlite3_reset(statement);
-		if (!found)
-			return false;
-		offset += part + 1;
-	}
-	*node = at;
-	return true;
+	return scan_index_lookup(home, path, length, true, node);
 }
 
 /* Whether some root holds a folder at path (no link followed). */

@@ -1231,11 +1231,37 @@ hearth_change_list_free(struct hearth_change_list *list)
 }
 
 bool
+scan_index_lookup(struct hearth *home, const char *path, size_t length, bool folder,
+    struct node_id *node)
+{
+	struct node_id at = NODE_ROOT;
+
+	for (size_t offset = 0; offset < length;) {
+		size_t part = 0;
+		while (offset + part < length && path[offset + part] != '/')
+			part++;
+		sqlite3_stmt *statement = store_statement(&home->store, folder
+		    ? "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 AND kind = 2 LIMIT 1"
+		    : "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 LIMIT 1");
+		sqlite3_bind_blob(statement, 1, at.bytes, ID_BYTES, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(statement, 2, path + offset, (int)part, SQLITE_STATIC);
+		bool found = sqlite3_step(statement) == SQLITE_ROW;
+		if (found)
+			memcpy(at.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		sqlite3_reset(statement);
+		if (!found)
+			return false;
+		offset += part + 1;
+	}
+	*node = at;
+	return true;
+}
+
+bool
 scan_path_known(struct hearth *home, const char *path)
 {
 	struct stat status;
-	struct node_id parent = NODE_ROOT;
-	const char *cursor = path;
+	struct node_id node;
 
 	if (path[0] == '\0')
 		return true;
@@ -1244,19 +1270,5 @@ scan_path_known(struct hearth *home, const char *path)
 			AT_SYMLINK_NOFOLLOW) == 0)
 			return true;
 	/* Not on disk: known if the index holds it (a deleted path). */
-	while (*cursor != '\0') {
-		size_t length = strcspn(cursor, "/");
-		sqlite3_stmt *statement = store_statement(&home->store,
-		    "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 LIMIT 1");
-		sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(statement, 2, cursor, (int)length, SQLITE_STATIC);
-		bool found = sqlite3_step(statement) == SQLITE_ROW;
-		if (found)
-			memcpy(parent.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		sqlite3_reset(statement);
-		if (!found)
-			return false;
-		cursor += length + (cursor[length] == '/');
-	}
-	return true;
+	return scan_index_lookup(home, path, strlen(path), false, &node);
 }

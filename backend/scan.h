@@ -137,6 +137,12 @@ bool scan_path_known(struct hearth *home, const char *path);
 /* The path the index holds for a node (for reporting moves and deletes);
  * false when its chain of parents is broken. */
 bool scan_index_path(struct hearth *home, struct node_id node, struct buffer *out);
+/* The node the index holds at path (its first length bytes), into *node;
+ * with folder, only folders count at every step (a name a file holds in
+ * one root and a folder in another leads to the folder). False when there
+ * is none. */
+bool scan_index_lookup(struct hearth *home, const char *path, size_t length, bool folder,
+    struct node_id *node);
 
 /* Whether the racy rule forbids trusting a stamp: the file changed within
  * 2 s of when the stamp was taken (DESIGN §6, as git does). */

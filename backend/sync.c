@@ -217,15 +217,8 @@ hearth_sync(hearth *home, const struct hearth_sync_options *options,
 	    home->config->ssh_command, error);
 	if (status == 0) {
 		session.transport.cancel = progress != NULL ? progress->cancel : NULL;
-		status = sync_client_run(&session, sync_flags(options->direction), &theirs_after);
-		if (status != 0)
-			sync_send_error(&session);
-		struct hearth_error closing;
-		int closed = transport_close(&session.transport, &closing);
-		/* A peer that did all its work but then failed (a crash on exit,
-		 * a leak report) is still a failure worth seeing. */
-		if (status == 0 && closed != 0)
-			status = sync_fail(&session, closed, "%s", closing.message);
+		status = sync_finish(&session,
+		    sync_client_run(&session, sync_flags(options->direction), &theirs_after));
 	}
 	sync_fill_result(&session, out);
 	if (session.have_theirs)
@@ -271,12 +264,7 @@ sync_probe(const char *url, const char *program, const char *ssh_command,
 			    session.theirs.software, reason);
 		if (status == 0)
 			status = sync_read_done(&session, &done_vv);
-		if (status != 0)
-			sync_send_error(&session);
-		struct hearth_error closing;
-		int closed = transport_close(&session.transport, &closing);
-		if (status == 0 && closed != 0)
-			status = sync_fail(&session, closed, "%s", closing.message);
+		status = sync_finish(&session, status);
 	}
 	if (status == 0) {
 		memcpy(out->home, session.theirs.home, ID_BYTES);

@@ -178,13 +178,7 @@ sync_fetch(struct hearth *home, const char *peer, const char *program,
 	    error);
 	if (status == 0) {
 		session.transport.cancel = progress != NULL ? progress->cancel : NULL;
-		status = sync_fetch_run(&session, chunks, count, sink);
-		if (status != 0)
-			sync_send_error(&session);
-		struct hearth_error closing;
-		int closed = transport_close(&session.transport, &closing);
-		if (status == 0 && closed != 0)
-			status = sync_fail(&session, closed, "%s", closing.message);
+		status = sync_finish(&session, sync_fetch_run(&session, chunks, count, sink));
 	}
 	sync_session_free(&session);
 	return status;

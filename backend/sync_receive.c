@@ -14,6 +14,7 @@
 #include "backend/hash.h"
 #include "backend/identity.h"
 #include "backend/integrate.h"
+#include "model/array.h"
 
 #define SYNC_UNKNOWN_SIZE UINT64_MAX
 
@@ -81,23 +82,6 @@ sync_incoming_free(struct sync_incoming *incoming)
 	sync_table_free(&incoming->want_index);
 	free(incoming->checks);
 	sync_table_free(&incoming->kinds);
-}
-
-static void *
-sync_grow(void *items, size_t *capacity, size_t needed, size_t item_size)
-{
-	if (needed <= *capacity)
-		return items;
-	size_t grown = *capacity ? *capacity * 2 : 256;
-	while (grown < needed)
-		grown *= 2;
-	void *moved = realloc(items, grown * item_size);
-	if (moved == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	*capacity = grown;
-	return moved;
 }
 
 /* The kind a node was created with: by an earlier op of this batch, else
@@ -281,7 +265,7 @@ sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming
 		sizeof reason))
 		return sync_bad_frame(session, reason);
 	while ((step = wire_ops_next(&cursor, &body, &length, reason, sizeof reason)) == 1) {
-		incoming->ops = sync_grow(incoming->ops, &incoming->capacity, incoming->count + 1,
+		incoming->ops = array_grow(incoming->ops, &incoming->capacity, incoming->count + 1,
 		    sizeof *incoming->ops);
 		struct op *op = &incoming->ops[incoming->count];
 		if (!op_decode(body, length, op, &incoming->arena, reason, sizeof reason))
@@ -314,7 +298,7 @@ sync_take_blob_frame(struct sync_session *session, struct sync_incoming *incomin
 		if (part.first != 0)
 			return sync_fail(session, HEARTH_FAILED, "%s sent chunk list of blob %.16s from "
 			    "its middle", session->peer, hex);
-		incoming->blobs = sync_grow(incoming->blobs, &incoming->blob_capacity,
+		incoming->blobs = array_grow(incoming->blobs, &incoming->blob_capacity,
 		    incoming->blob_count + 1, sizeof *incoming->blobs);
 		index = incoming->blob_count++;
 		struct sync_blob *blob = &incoming->blobs[index];
@@ -475,7 +459,7 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 		if (!sync_want(incoming, session->home, &chunks[i], SYNC_UNKNOWN_SIZE, &held))
 			all_new = false;
 	if (all_new) {
-		incoming->checks = sync_grow(incoming->checks, &incoming->check_capacity,
+		incoming->checks = array_grow(incoming->checks, &incoming->check_capacity,
 		    incoming->check_count + 1, sizeof *incoming->checks);
 		incoming->checks[incoming->check_count++] = (struct sync_check){
 			.first = first, .end = incoming->want_count, .blob = (size_t)index,

@@ -193,6 +193,21 @@ sync_send_error(struct sync_session *session)
 	buffer_reset(&session->out);
 }
 
+int
+sync_finish(struct sync_session *session, int status)
+{
+	struct hearth_error closing;
+
+	if (status != 0)
+		sync_send_error(session);
+	int closed = transport_close(&session->transport, &closing);
+	/* A peer that did all its work but then failed (a crash on exit, a
+	 * leak report) is still a failure worth seeing. */
+	if (status == 0 && closed != 0)
+		status = sync_fail(session, closed, "%s", closing.message);
+	return status;
+}
+
 /* Reads the next frame. An ERROR frame ends the sync with the peer's words. */
 int
 sync_read(struct sync_session *session)

@@ -79,6 +79,9 @@ int sync_flush(struct sync_session *session);
 int sync_send_count(struct sync_session *session, enum wire_type type, uint64_t count);
 /* Tells the peer why we stop (the session's error); best effort. */
 void sync_send_error(struct sync_session *session);
+/* A client's end: tells the peer why when status is a failure, closes the
+ * transport, and returns status, or the peer's own failure at exit. */
+int sync_finish(struct sync_session *session, int status);
 /* Reads the next frame into session->frame; an ERROR frame ends the sync
  * with the peer's words. */
 int sync_read(struct sync_session *session);
