@@ -25,6 +25,7 @@
 #include "backend/hash.h"
 #include "backend/head.h"
 #include "backend/history.h"
+#include "model/array.h"
 
 enum op_status {
 	OP_APPLIED = 0,
@@ -69,6 +70,8 @@ struct integrator {
 	size_t replay_count;
 	struct node_id *parents;	/* folders the batch places into, sorted */
 	size_t parent_count;
+	struct vv held;			/* the store's version vector before the batch */
+	size_t fresh_invalid;		/* fresh ops whose status is OP_INVALID */
 	struct integrate_result *result;
 };
 
@@ -127,8 +130,7 @@ refuse(struct integrator *integrator, const struct op *op, const char *why)
 static bool
 is_held(struct integrator *integrator, struct op_id id, const struct op **sorted, size_t count)
 {
-	int64_t number = store_replica_number(&integrator->home->store, id.replica, false);
-	if (number > 0 && id.counter <= store_replica_counter(&integrator->home->store, number))
+	if (vv_includes(&integrator->held, id))
 		return true;
 	size_t low = 0, high = count;
 	while (low < high) {
@@ -152,18 +154,24 @@ select_fresh(struct integrator *integrator, const struct op *ops, size_t count)
 	size_t fresh = 0;
 	int status = 0;
 
+	/* Read once: asking the store per op costs a query each, and one more
+	 * for a replica it has not heard of yet (every op of a first sync). */
+	if (store_head_vv(&integrator->home->store, &integrator->held) != 0) {
+		free(sorted);
+		return fail_sql(integrator, "cannot read the replicas' counters");
+	}
+
 	for (size_t i = 0; i < count; i++)
 		sorted[i] = &ops[i];
 	if (count > 1)
-		qsort(sorted, count, sizeof *sorted, compare_by_author);
+		array_sort(sorted, count, sizeof *sorted, compare_by_author);
 	for (size_t i = 0; i < count && status == 0; i++) {
 		const struct op *op = sorted[i];
 		if (i > 0 && op_id_equal(sorted[i - 1]->id, op->id)) {
 			integrator->result->ops_known++;
 			continue;
 		}
-		int64_t number = store_replica_number(&integrator->home->store, op->id.replica, false);
-		uint64_t held = number > 0 ? store_replica_counter(&integrator->home->store, number) : 0;
+		uint64_t held = vv_get(&integrator->held, op->id.replica);
 		if (op->id.counter <= held) {
 			integrator->result->ops_known++;
 			continue;
@@ -190,7 +198,7 @@ select_fresh(struct integrator *integrator, const struct op *ops, size_t count)
 	integrator->by_id = malloc((fresh ? fresh : 1) * sizeof *sorted);
 	memcpy(integrator->by_id, sorted, fresh * sizeof *sorted);
 	if (fresh > 1)
-		qsort(sorted, fresh, sizeof *sorted, compare_by_order);
+		array_sort(sorted, fresh, sizeof *sorted, compare_by_order);
 	integrator->fresh = sorted;
 	integrator->fresh_count = fresh;
 	integrator->result->ops_new += fresh;
@@ -218,6 +226,16 @@ store_fresh(struct integrator *integrator)
 		}
 	}
 	buffer_free(&encoded);
+	/* by_id runs by replica, then counter: each replica's last op raises it. */
+	for (size_t i = 0; i < integrator->fresh_count && status == 0; i++) {
+		const struct op *op = integrator->by_id[i];
+		if (i + 1 < integrator->fresh_count &&
+		    replica_id_equal(integrator->by_id[i + 1]->id.replica, op->id.replica))
+			continue;
+		int64_t number = store_replica_number(&integrator->home->store, op->id.replica, false);
+		if (store_replica_raise(&integrator->home->store, number, op->id.counter) != 0)
+			status = fail_sql(integrator, "cannot store an op");
+	}
 	return status;
 }
 
@@ -230,16 +248,22 @@ compare_work_nodes(const void *left, const void *right)
 	return node_id_compare(a->head.id, b->head.id);
 }
 
+/* The node in the first count of the work set (kept sorted), or NULL. */
 static struct work_node *
-find_node(struct integrator *integrator, struct node_id id)
+find_node_among(struct integrator *integrator, struct node_id id, size_t count)
 {
 	struct work_node key;
 
-	if (integrator->node_count == 0)
+	if (count == 0)
 		return NULL;	/* bsearch must not see the NULL of an empty set */
 	key.head.id = id;
-	return bsearch(&key, integrator->nodes, integrator->node_count, sizeof key,
-	    compare_work_nodes);
+	return bsearch(&key, integrator->nodes, count, sizeof key, compare_work_nodes);
+}
+
+static struct work_node *
+find_node(struct integrator *integrator, struct node_id id)
+{
+	return find_node_among(integrator, id, integrator->node_count);
 }
 
 static void
@@ -255,6 +279,40 @@ note_node(struct integrator *integrator, struct node_id id)
 	node->head.id = id;
 }
 
+static int
+compare_node_ids(const void *left, const void *right)
+{
+	return node_id_compare(*(const struct node_id *)left, *(const struct node_id *)right);
+}
+
+/* Notes each id the work set lacks, once: a batch of 100 000 edits names
+ * the same few nodes over and over, and a work node is large. */
+static void
+note_missing(struct integrator *integrator, const struct node_id *ids, size_t count)
+{
+	size_t sorted_count = integrator->node_count;
+
+	if (count == 1) {
+		if (find_node(integrator, ids[0]) == NULL)
+			note_node(integrator, ids[0]);
+		return;
+	}
+	struct node_id *unique = malloc(count * sizeof *unique);
+	if (unique == NULL) {
+		fputs("hearth: out of memory\n", stderr);
+		abort();
+	}
+	memcpy(unique, ids, count * sizeof *unique);
+	qsort(unique, count, sizeof *unique, compare_node_ids);
+	for (size_t i = 0; i < count; i++) {
+		if (i > 0 && node_id_equal(unique[i - 1], unique[i]))
+			continue;
+		if (find_node_among(integrator, unique[i], sorted_count) == NULL)
+			note_node(integrator, unique[i]);
+	}
+	free(unique);
+}
+
 /* Loads every node that ids names (duplicates allowed) into the work set,
  * which stays sorted by id. */
 static int
@@ -262,22 +320,11 @@ load_nodes(struct integrator *integrator, const struct node_id *ids, size_t coun
 {
 	size_t before = integrator->node_count;
 
-	for (size_t i = 0; i < count; i++)
-		if (find_node(integrator, ids[i]) == NULL)
-			note_node(integrator, ids[i]);
+	note_missing(integrator, ids, count);
 	if (integrator->node_count == before)
 		return 0;
-	/* Sort, and drop what was noted twice (still unloaded, so equal). */
 	qsort(integrator->nodes, integrator->node_count, sizeof *integrator->nodes,
 	    compare_work_nodes);
-	size_t kept = 0;
-	for (size_t i = 0; i < integrator->node_count; i++) {
-		if (kept > 0 && node_id_equal(integrator->nodes[kept - 1].head.id,
-				    integrator->nodes[i].head.id))
-			continue;
-		integrator->nodes[kept++] = integrator->nodes[i];
-	}
-	integrator->node_count = kept;
 	for (size_t i = 0; i < integrator->node_count; i++) {
 		struct work_node *node = &integrator->nodes[i];
 		if (node->loaded)
@@ -551,6 +598,8 @@ save_statuses(struct integrator *integrator, struct replay_op *replay, size_t co
 			continue;
 		if (!replay[i].held && replay[i].status == OP_APPLIED)
 			continue;	/* inserted as applied */
+		if (!replay[i].held && replay[i].status == OP_INVALID)
+			integrator->fresh_invalid++;
 		statement = store_statement(&integrator->home->store,
 		    "UPDATE op SET status = ?3 WHERE replica = ?1 AND counter = ?2");
 		int64_t number = store_replica_number(&integrator->home->store,
@@ -644,7 +693,7 @@ run_placement(struct integrator *integrator)
 	}
 	if (status == 0) {
 		if (count > 1)
-			qsort(replay, count, sizeof *replay, compare_replay);
+			array_sort(replay, count, sizeof *replay, compare_replay);
 		/* Created in this batch: an earlier PLACE of the same node in it. */
 		struct placed_set placed;
 		placed_set_init(&placed, count);
@@ -716,22 +765,49 @@ node_of_op(struct integrator *integrator, struct op_id id, struct node_id *node)
 	return kind;
 }
 
-static int
-supersede(struct integrator *integrator, struct op_id id)
+/* The work node of id, loaded first if the work set lacks it; NULL on a
+ * store error (reported). */
+static struct work_node *
+work_node(struct integrator *integrator, struct node_id id)
 {
-	struct node_id node_id;
+	struct work_node *node = find_node(integrator, id);
+	if (node != NULL || load_nodes(integrator, &id, 1) != 0)
+		return node;
+	return find_node(integrator, id);
+}
 
-	if (node_of_op(integrator, id, &node_id) == 0)
-		return 0;	/* a COMMIT: no register */
-	if (load_nodes(integrator, &node_id, 1) != 0)
-		return integrator->error->code;
-	struct work_node *node = find_node(integrator, node_id);
-	if (remove_id(node->head.place_heads, &node->head.place_head_count, id))
+/* Takes id out of a node's heads; false if it is in neither register. */
+static bool
+leave_heads(struct work_node *node, struct op_id id)
+{
+	if (remove_id(node->head.place_heads, &node->head.place_head_count, id)) {
 		node->changed = true;
+		return true;
+	}
 	if (remove_id(node->head.content_heads, &node->head.content_head_count, id)) {
 		node->changed = true;
 		node->content_dirty = true;
+		return true;
 	}
+	return false;
+}
+
+/* An op leaves the heads of the register it was in. own is the node of the
+ * op superseding it, where an honest replica's superseded ops always are
+ * (an op id sits in one node's heads only), so that is looked at first. */
+static int
+supersede(struct integrator *integrator, struct work_node *own, struct op_id id)
+{
+	struct node_id node_id;
+
+	if (own != NULL && leave_heads(own, id))
+		return 0;
+	if (node_of_op(integrator, id, &node_id) == 0)
+		return 0;	/* a COMMIT: no register */
+	struct work_node *node = work_node(integrator, node_id);
+	if (node == NULL)
+		return integrator->error->code;
+	leave_heads(node, id);
 	return 0;
 }
 
@@ -755,13 +831,16 @@ run_heads(struct integrator *integrator)
 		const struct op *op = integrator->fresh[i];
 		if (op->kind == OP_COMMIT)
 			continue;
-		for (size_t j = 0; j < op->supersedes_count; j++)
-			if (supersede(integrator, op->supersedes[j]) != 0)
+		/* Every node the batch names is loaded: only a superseded op's
+		 * node can join the work set, so node stays valid until then. */
+		struct work_node *node = find_node(integrator, op_node(op));
+		for (size_t j = 0; j < op->supersedes_count; j++) {
+			size_t node_count = integrator->node_count;
+			if (supersede(integrator, node, op->supersedes[j]) != 0)
 				return integrator->error->code;
-		struct node_id id = op_node(op);
-		if (load_nodes(integrator, &id, 1) != 0)
-			return integrator->error->code;
-		struct work_node *node = find_node(integrator, id);
+			if (integrator->node_count != node_count)
+				node = find_node(integrator, op_node(op));
+		}
 		if (!node->exists)
 			continue;
 		node->changed = true;
@@ -789,6 +868,7 @@ save_set_statuses(struct integrator *integrator)
 		int status = kind == 0 ? OP_PENDING : kind == NODE_DIR ? OP_INVALID : OP_APPLIED;
 		if (status == OP_APPLIED)
 			continue;
+		integrator->fresh_invalid += status == OP_INVALID;
 		sqlite3_stmt *statement = store_statement(&integrator->home->store,
 		    "UPDATE op SET status = ?3 WHERE replica = ?1 AND counter = ?2");
 		sqlite3_bind_int64(statement, 1,
@@ -986,6 +1066,8 @@ node_conflicts(struct integrator *integrator, struct work_node *node)
 static int
 invalid_conflicts(struct integrator *integrator)
 {
+	if (integrator->fresh_invalid == 0)
+		return 0;	/* the usual batch: no status to read back */
 	for (size_t i = 0; i < integrator->fresh_count; i++) {
 		const struct op *op = integrator->fresh[i];
 		if (op->kind == OP_COMMIT || op_status_of(integrator, op->id) != OP_INVALID)
@@ -1322,6 +1404,7 @@ integrate_ops(struct hearth *home, const struct op *ops, size_t count,
 	struct integrator integrator = { .home = home, .error = error, .result = out };
 	int status;
 
+	vv_init(&integrator.held);
 	memset(out, 0, sizeof *out);
 	arena_init(&integrator.arena, 64 * 1024);
 	status = select_fresh(&integrator, ops, count);
@@ -1350,6 +1433,7 @@ integrate_ops(struct hearth *home, const struct op *ops, size_t count,
 	free(integrator.parents);
 	free(integrator.nodes);
 	free(integrator.replay);
+	vv_free(&integrator.held);
 	arena_free(&integrator.arena);
 	return status;
 }

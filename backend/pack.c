@@ -700,6 +700,47 @@ pack_writer_close_pack(struct pack_writer *writer)
 
 /* Index, footer, then (when syncing) fsync before the owner hears of it. */
 static int
+compare_index_entries(const void *left, const void *right)
+{
+	return memcmp(*(const uint8_t *const *)left, *(const uint8_t *const *)right, HASH_BYTES);
+}
+
+/* Tells the sink where each chunk of the pack lies, in chunk id order: the
+ * store's chunk table is keyed by id, and a million ids inserted in the
+ * order they were written land on random pages of it; in id order they
+ * fill its pages one after another. Nothing reads those rows before the
+ * writer finishes (pack_writer_holds answers for the chunks in between). */
+static int
+pack_writer_sink_index(struct pack_writer *writer)
+{
+	size_t count = writer->index_count;
+
+	if (writer->sink.stored == NULL || count == 0)
+		return 0;
+	const uint8_t **entries = malloc(count * sizeof *entries);
+	if (entries == NULL)
+		return pack_writer_fail(writer, -1, "out of memory");
+	for (size_t i = 0; i < count; i++)
+		entries[i] = writer->index + PACK_INDEX_HEADER_SIZE + i * PACK_INDEX_ENTRY_SIZE;
+	qsort(entries, count, sizeof *entries, compare_index_entries);
+	int status = 0;
+	for (size_t i = 0; i < count && status == 0; i++) {
+		struct hash id;
+		memcpy(id.bytes, entries[i], HASH_BYTES);
+		struct pack_location where = { .pack = writer->pack_number,
+			.frame_offset = load_u64be(entries[i] + 32),
+			.offset_in_frame = load_u32be(entries[i] + 40),
+			.length = load_u32be(entries[i] + 44) };
+		status = writer->sink.stored(writer->sink.context, &id, &where);
+	}
+	free(entries);
+	if (status != 0)
+		return pack_writer_fail(writer, status, "pack %s: the store refused a chunk",
+		    writer->file_name);
+	return 0;
+}
+
+static int
 pack_writer_seal(struct pack_writer *writer)
 {
 	const char *name = writer->file_name;
@@ -725,6 +766,8 @@ pack_writer_seal(struct pack_writer *writer)
 	writer->fd = -1;
 	if (io_close(fd) != 0)
 		return pack_writer_fail(writer, -1, "pack %s: close: %s", name, strerror(errno));
+	if (pack_writer_sink_index(writer) != 0)
+		return writer->status;
 	if (writer->sink.sealed != NULL) {
 		int status = writer->sink.sealed(writer->sink.context, writer->pack_number,
 		    writer->pack_size, writer->index_count);
@@ -792,20 +835,9 @@ pack_writer_write_frame(struct pack_writer *writer, struct pack_frame *frame)
 	writer->pack_size += frame_size;
 	writer->bytes_written += frame_size;
 	pack_writer_start_writeback(writer);
-	for (size_t i = 0; i < frame->chunk_count; i++) {
-		const struct pack_frame_chunk *chunk = &frame->chunks[i];
-		if (pack_writer_index_chunk(writer, chunk, frame_offset) != 0)
+	for (size_t i = 0; i < frame->chunk_count; i++)
+		if (pack_writer_index_chunk(writer, &frame->chunks[i], frame_offset) != 0)
 			return pack_writer_fail(writer, -1, "out of memory");
-		if (writer->sink.stored == NULL)
-			continue;
-		struct pack_location where = { .pack = writer->pack_number,
-			.frame_offset = frame_offset, .offset_in_frame = chunk->offset_in_frame,
-			.length = chunk->length };
-		int status = writer->sink.stored(writer->sink.context, &chunk->id, &where);
-		if (status != 0)
-			return pack_writer_fail(writer, status, "pack %s: the store refused a chunk",
-			    writer->file_name);
-	}
 	return 0;
 }
 

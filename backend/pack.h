@@ -37,8 +37,8 @@ struct pack_location {
 };
 
 /* What the writer tells its owner (the store), in this order per pack:
- * started once, stored once per chunk (after its frame is on disk), sealed
- * once after the pack is complete (and synced, when syncing). Returning
+ * started once, stored once per chunk in chunk id order when the pack is
+ * complete (and synced, when syncing), then sealed once. Returning
  * nonzero from any stops the writer with that error. */
 struct pack_sink {
 	int (*started)(void *context, const char *file_name, int64_t *pack_number);

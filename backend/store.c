@@ -728,11 +728,16 @@ store_put_op(struct store *store, const struct op *op, const struct buffer *enco
 	else
 		sqlite3_bind_blob(statement, 5, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
 	sqlite3_bind_blob(statement, 6, encoded->data, (int)encoded->length, SQLITE_STATIC);
-	if (sqlite3_step(statement) != SQLITE_DONE)
-		return -1;
-	statement = store_statement(store, SQL_REPLICA_RAISE);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_replica_raise(struct store *store, int64_t replica_number, uint64_t counter)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_REPLICA_RAISE);
+
 	sqlite3_bind_int64(statement, 1, replica_number);
-	sqlite3_bind_int64(statement, 2, (int64_t)op->id.counter);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
 }
 

@@ -81,9 +81,11 @@ uint64_t store_max_lamport(struct store *store);
 int store_head_vv(struct store *store, struct vv *out);
 
 /* Op storage. Ops are written encoded, with their id, lamport, kind and node
- * broken out for the indexes. */
+ * broken out for the indexes. The replica's counter is raised apart, once a
+ * batch (store_replica_raise), not once an op. */
 int store_put_op(struct store *store, const struct op *op, const struct buffer *encoded,
     int64_t replica_number);
+int store_replica_raise(struct store *store, int64_t replica_number, uint64_t counter);
 /* Loads and decodes one op into arena. Returns 1 found, 0 missing, -1 error. */
 int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
     char *error, size_t error_size);

@@ -113,6 +113,9 @@ sync_node_kind(struct sync_session *session, struct sync_incoming *incoming, str
 	enum node_kind found = sqlite3_step(statement) == SQLITE_ROW
 	    ? (enum node_kind)sqlite3_column_int(statement, 0) : 0;
 	sqlite3_reset(statement);
+	/* A batch of edits asks about the same few nodes again and again. */
+	if (found != 0)
+		sync_table_put(&incoming->kinds, &key, (uint64_t)found);
 	return found;
 }
 
@@ -361,43 +364,40 @@ sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
 	return 0;
 }
 
+/* Appends a chunk to the wants. */
+static void
+sync_add_want(struct sync_incoming *incoming, const struct hash *chunk, uint64_t size)
+{
+	size_t capacity = incoming->want_capacity;
+
+	/* The two arrays grow in step, so one capacity describes both. */
+	incoming->wants = array_grow(incoming->wants, &capacity, incoming->want_count + 1,
+	    sizeof *incoming->wants);
+	incoming->want_sizes = array_grow(incoming->want_sizes, &incoming->want_capacity,
+	    incoming->want_count + 1, sizeof *incoming->want_sizes);
+	incoming->wants[incoming->want_count] = *chunk;
+	incoming->want_sizes[incoming->want_count] = size;
+	sync_table_put(&incoming->want_index, chunk, incoming->want_count);
+	incoming->want_count++;
+}
+
 /* Adds a chunk to the wants unless it is held or wanted already. Returns
  * true when it was added. */
 static bool
 sync_want(struct sync_incoming *incoming, struct hearth *home, const struct hash *chunk,
-    uint64_t size, bool *held)
+    uint64_t size)
 {
 	struct pack_location where;
 	uint64_t index;
 
-	*held = false;
 	if (sync_table_find(&incoming->want_index, chunk, &index)) {
 		if (incoming->want_sizes[index] == SYNC_UNKNOWN_SIZE)
 			incoming->want_sizes[index] = size;
 		return false;
 	}
-	if (blob_chunk_find(home, chunk, &where) == 1) {
-		*held = true;
+	if (blob_chunk_find(home, chunk, &where) == 1)
 		return false;
-	}
-	if (incoming->want_count == incoming->want_capacity) {
-		size_t capacity = incoming->want_capacity ? incoming->want_capacity * 2 : 1024;
-		struct hash *wants = realloc(incoming->wants, capacity * sizeof *wants);
-		if (wants != NULL)
-			incoming->wants = wants;
-		uint64_t *sizes = realloc(incoming->want_sizes, capacity * sizeof *sizes);
-		if (sizes != NULL)
-			incoming->want_sizes = sizes;
-		if (wants == NULL || sizes == NULL) {
-			fputs("hearth: out of memory\n", stderr);
-			abort();
-		}
-		incoming->want_capacity = capacity;
-	}
-	incoming->wants[incoming->want_count] = *chunk;
-	incoming->want_sizes[incoming->want_count] = size;
-	sync_table_put(&incoming->want_index, chunk, incoming->want_count);
-	incoming->want_count++;
+	sync_add_want(incoming, chunk, size);
 	return true;
 }
 
@@ -410,26 +410,28 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 	const struct hash *blob_id = &op->u.set.blob;
 	uint64_t size = op->u.set.size, index;
 	char hex[HASH_HEX];
-	bool held;
 
-	hash_hex(blob_id, hex);
 	if (!sync_table_find(&incoming->blob_index, blob_id, &index)) {
 		/* One chunk, whose id is the blob's. */
 		struct pack_location where;
 		uint64_t want;
 		if (sync_table_find(&incoming->want_index, blob_id, &want)) {
 			if (incoming->want_sizes[want] != SYNC_UNKNOWN_SIZE &&
-			    incoming->want_sizes[want] != size)
-				return sync_fail(session, HEARTH_FAILED, "%s sent ops that disagree on the "
-				    "size of blob %.16s", session->peer, hex);
+			    incoming->want_sizes[want] != size) {
+				hash_hex(blob_id, hex);
+				return sync_fail(session, HEARTH_FAILED, "%s sent ops that disagree on "
+				    "the size of blob %.16s", session->peer, hex);
+			}
 			incoming->want_sizes[want] = size;
 			return 0;
 		}
 		if (blob_chunk_find(session->home, blob_id, &where) == 1) {
-			if (where.length != size)
-				return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob %.16s "
-				    "has %llu bytes; this store holds it with %u", session->peer, hex,
-				    (unsigned long long)size, where.length);
+			if (where.length != size) {
+				hash_hex(blob_id, hex);
+				return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob "
+				    "%.16s has %llu bytes; this store holds it with %u", session->peer,
+				    hex, (unsigned long long)size, where.length);
+			}
 			return 0;
 		}
 		/* Held as a list the sender did not send? Only a blob over
@@ -437,14 +439,16 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 		if (size > CHUNK_MIN &&
 		    blob_chunk_list(session->home, blob_id, &size, &incoming->encoded) == 1)
 			return 0;
-		sync_want(incoming, session->home, blob_id, op->u.set.size, &held);
+		sync_add_want(incoming, blob_id, op->u.set.size);
 		return 0;
 	}
 	struct sync_blob *blob = &incoming->blobs[index];
-	if (blob->size != size)
+	if (blob->size != size) {
+		hash_hex(blob_id, hex);
 		return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob %.16s has %llu "
 		    "bytes, and a chunk list saying %llu", session->peer, hex,
 		    (unsigned long long)size, (unsigned long long)blob->size);
+	}
 	if (blob->seen)
 		return 0;
 	blob->seen = true;
@@ -456,7 +460,7 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 	bool all_new = true;
 	const struct hash *chunks = (const struct hash *)blob->chunks.data;
 	for (uint64_t i = 0; i < blob->total; i++)
-		if (!sync_want(incoming, session->home, &chunks[i], SYNC_UNKNOWN_SIZE, &held))
+		if (!sync_want(incoming, session->home, &chunks[i], SYNC_UNKNOWN_SIZE))
 			all_new = false;
 	if (all_new) {
 		incoming->checks = array_grow(incoming->checks, &incoming->check_capacity,

@@ -141,6 +141,20 @@ transport_now_ms(void)
 	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+/* A pipe holds 64 KiB by default: a sender of many small frames would wait
+ * on its reader after every 64 KiB, and the two sides would take turns
+ * rather than work at once. 1 MiB is what an unprivileged process may ask
+ * (/proc/sys/fs/pipe-max-size); a refusal leaves the default, which works. */
+static void
+transport_widen_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)fd;
+#endif
+}
+
 static void
 transport_ignore_sigpipe(void)
 {
@@ -430,6 +444,8 @@ transport_open(struct transport *transport, const struct transport_address *addr
 		status = hearth_fail_errno(error, "cannot make pipes for %s", transport->peer);
 		goto failed;
 	}
+	transport_widen_pipe(to_child[1]);
+	transport_widen_pipe(from_child[0]);
 	posix_spawn_file_actions_t actions;
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);

@@ -34,3 +34,16 @@ array_zeroed(size_t count, size_t element_size)
 		out_of_memory();
 	return memory;
 }
+
+void
+array_sort(void *items, size_t count, size_t element_size,
+    int (*compare)(const void *, const void *))
+{
+	const char *bytes = items;
+
+	for (size_t i = 1; i < count; i++)
+		if (compare(bytes + (i - 1) * element_size, bytes + i * element_size) > 0) {
+			qsort(items, count, element_size, compare);
+			return;
+		}
+}

@@ -10,6 +10,12 @@
  * of element_size bytes; *capacity follows. */
 void *array_grow(void *items, size_t *capacity, size_t needed, size_t element_size);
 
+/* qsort, after one pass that skips it when items are in order already (a
+ * batch of ops from a peer usually is, and a sort of a million ops by
+ * their 16-byte ids is most of the cost of looking at them). */
+void array_sort(void *items, size_t count, size_t element_size,
+    int (*compare)(const void *, const void *));
+
 /* calloc that aborts instead of returning NULL (and never asks for 0). */
 void *array_zeroed(size_t count, size_t element_size);
 
