@@ -20,8 +20,15 @@
 #                    hearth checkout head~50     | git checkout -q HEAD~50
 #                    (50 rounds back, fewer in a shorter history)
 #                    (git: from its branch; back with git checkout -q main)
+#   clone            (before each run: the last clone moved to the trash)
+#                    hearth clone hearth hearth-clone
+#                                                | git clone -q --no-local git git-clone
+#                    (every op into an empty replica, and the files checked out)
+#   no-op sync       in the clone, once it is in step:
+#                    hearth sync ../hearth       | git fetch -q origin
 # Goals (issue 5, at 1M ops): open and log <= 0.1 s; status, record one
-# edit and show head <= 0.3 s; status peak RSS <= 200 MB (the row's RSS).
+# edit and show head <= 0.3 s; status peak RSS <= 200 MB (the row's RSS);
+# clone (1M ops into an empty replica) <= 20 s; a no-op sync <= 0.2 s.
 . "$(dirname "$0")/lib.sh"
 
 counts=${BENCH_OPS:-$(bench_pick "100000" "100000 1000000")}
@@ -94,6 +101,23 @@ for count in $counts; do
 	bench_measure "$label ops" 'checkout old'
 	(cd "$d/hearth" && "$HEARTH" checkout head >/dev/null)
 	(cd "$d/git" && git checkout -q main)
+
+	bench_side hearth 'hearth clone' "$d" \
+		'[ ! -e hearth-clone ] || mv hearth-clone "$BENCH_TRASH/hearth-clone.$$"' \
+		'"$HEARTH" clone hearth hearth-clone'
+	bench_side git 'git clone --no-local' "$d" \
+		'[ ! -e git-clone ] || mv git-clone "$BENCH_TRASH/git-clone.$$"' \
+		'git clone -q --no-local git git-clone'
+	[ -z "${at_goal:-}" ] || bench_goal seconds 20
+	bench_measure "$label ops" clone
+
+	bench_side hearth 'hearth sync' "$d/hearth-clone" '' '"$HEARTH" sync ../hearth'
+	bench_side git 'git fetch' "$d/git-clone" '' 'git fetch -q origin'
+	[ -z "${at_goal:-}" ] || bench_goal seconds 0.2
+	bench_measure "$label ops" 'no-op sync' warm
+	mv "$d/hearth-clone" "$BENCH_TRASH/hearth-clone.last"
+	mv "$d/git-clone" "$BENCH_TRASH/git-clone.last"
+	bench_empty_trash
 
 	(cd "$d/hearth" && "$HEARTH" stats) | awk -v label="$label" '
 		/^ops / { ops = $2 } /^versions / { versions = $2 }

@@ -2,7 +2,8 @@
  * author, time and message, then the paths it added, modified, moved and
  * deleted (hearth_show, on the worker thread: in a long history it takes
  * a while), each coloured by its change. Enter on a file fetches its diff
- * (hearth_diff) once and shows it under the path. */
+ * (hearth_diff, on the worker too: it derives the tree before the version)
+ * once and shows it under the path. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,17 @@ struct version_job {
 	unsigned request;
 	char id[HEARTH_ID_HEX];
 	struct hearth_change_list changes;
+};
+
+/* hearth_diff of one path on the worker; the rows go under item if the
+ * list was not rebuilt meanwhile (a rebuild frees item). */
+struct diff_job {
+	struct view *view;
+	unsigned request;
+	struct list_item *item;
+	char id[HEARTH_ID_HEX];
+	char *path;
+	struct hearth_text diff;
 };
 
 static void
@@ -229,26 +241,15 @@ version_build(struct view *view)
 }
 
 static void
-load_diff(struct view *view, struct list_item *item)
+add_diff_rows(struct view *view, struct list_item *item, const struct hearth_text *diff)
 {
-	struct version_pane *pane = view->private;
-	struct version_row *row = item->data;
-	struct hearth_text diff;
-	struct hearth_error error;
-
-	item->loaded = true;
-	if (hearth_diff(app_home(view->app), pane->version.id, row->path, VERSION_DIFF_MAX, &diff,
-	    &error) != HEARTH_OK) {
-		add_row(view, item, ROW_DIFF, THEME_ERROR, memory_strdup(error.message));
-		return;
-	}
-	if (diff.binary) {
+	if (diff->binary) {
 		add_row(view, item, ROW_DIFF, THEME_DIM,
 		    memory_strdup("(binary or too large to show as text)"));
-	} else if (diff.length == 0) {
+	} else if (diff->length == 0) {
 		add_row(view, item, ROW_DIFF, THEME_DIM, memory_strdup("(no text changes)"));
 	}
-	for (const char *line = diff.binary ? "" : diff.text; *line != '\0';) {
+	for (const char *line = diff->binary ? "" : diff->text; *line != '\0';) {
 		size_t length = strcspn(line, "\n");
 		char *text = memory_strndup(line, length);
 		add_row(view, item, ROW_DIFF, draw_diff_role(text), text);
@@ -256,7 +257,68 @@ load_diff(struct view *view, struct list_item *item)
 		if (*line == '\n')
 			line++;
 	}
-	hearth_text_free(&diff);
+}
+
+static int
+diff_job_run(hearth *home, void *context, const struct hearth_progress *progress,
+    struct hearth_error *error)
+{
+	struct diff_job *job = context;
+
+	(void)progress;
+	return hearth_diff(home, job->id, job->path, VERSION_DIFF_MAX, &job->diff, error);
+}
+
+static void
+diff_job_free(void *context)
+{
+	struct diff_job *job = context;
+
+	hearth_text_free(&job->diff);
+	free(job->path);
+	free(job);
+}
+
+static void
+diff_job_done(void *context, int code, const struct hearth_error *error)
+{
+	struct diff_job *job = context;
+	struct version_pane *pane = job->view->private;
+
+	if (job->request == pane->request) {
+		list_remove_children(job->view->list, job->item);
+		if (code == HEARTH_OK)
+			add_diff_rows(job->view, job->item, &job->diff);
+		else
+			add_row(job->view, job->item, ROW_DIFF, THEME_ERROR,
+			    memory_strdup(error->message));
+		list_refresh(job->view->list);
+	}
+	diff_job_free(job);
+}
+
+static void
+load_diff(struct view *view, struct list_item *item)
+{
+	struct version_pane *pane = view->private;
+	struct version_row *row = item->data;
+	struct diff_job *job = memory_alloc(1, sizeof *job);
+	struct worker_job work = {
+		.title = "reading a diff",
+		.run = diff_job_run,
+		.done = diff_job_done,
+		.discard = diff_job_free,
+		.context = job,
+	};
+
+	item->loaded = true;
+	add_row(view, item, ROW_DIFF, THEME_DIM, memory_strdup("reading the diff..."));
+	job->view = view;
+	job->request = pane->request;
+	job->item = item;
+	memcpy(job->id, pane->version.id, sizeof job->id);
+	job->path = memory_strdup(row->path);
+	app_submit(view->app, &work);
 }
 
 static bool
