@@ -26,6 +26,7 @@ struct store {
 	char path[4096];
 	enum config_durability durability;
 	bool in_transaction;
+	bool wide_cache;		/* the page cache of write transactions */
 	/* Prepared statements, found by the address of their SQL text. */
 	struct store_statement {
 		const char *sql;

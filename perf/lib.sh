@@ -134,6 +134,28 @@ BENCH_TRASH=$bench_dir/trash
 mkdir -p "$BENCH_TRASH"
 export BENCH_TRASH
 
+# bench_build_tool NAME SOURCE: builds perf/SOURCE into $bench_dir/NAME
+# against the static libraries beside HEARTH_BIN (a `make O=DIR` build
+# leaves DIR/hearth beside DIR/libbackend.a; for the top-level ./hearth of
+# build/release, set HEARTH_LIB_DIR=build/release) and prints its path.
+bench_build_tool() {
+	lib_dir=${HEARTH_LIB_DIR:-$(dirname "$HEARTH")}
+	if [ ! -f "$lib_dir/libbackend.a" ] && [ -f "$bench_source_dir/build/release/libbackend.a" ] &&
+		[ "$(dirname "$HEARTH")" = "$bench_source_dir" ]; then
+		lib_dir=$bench_source_dir/build/release
+	fi
+	if [ ! -f "$lib_dir/libbackend.a" ]; then
+		echo "perf: $bench_case needs libbackend.a beside HEARTH_BIN (or HEARTH_LIB_DIR)" >&2
+		exit 1
+	fi
+	# shellcheck disable=SC2046
+	${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$bench_source_dir" \
+		-o "$bench_dir/$1" "$bench_perf_dir/$2" "$lib_dir/libbackend.a" \
+		"$lib_dir/libmodel.a" "$lib_dir/libconfig.a" \
+		$(pkg-config --libs yaml-0.1 sqlite3 libzstd libcrypto) -lpthread -lm >&2
+	echo "$bench_dir/$1"
+}
+
 bench_empty_trash() {
 	rm -rf "$BENCH_TRASH"
 	mkdir -p "$BENCH_TRASH"

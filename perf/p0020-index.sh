@@ -37,25 +37,10 @@
 # git's (the app runs a watch, so this is the record its user waits for).
 #
 # index-bench is built here against the static libraries beside HEARTH_BIN
-# (a `make O=DIR` build leaves DIR/hearth beside DIR/libbackend.a; for the
-# top-level ./hearth of build/release, set HEARTH_LIB_DIR=build/release).
+# (bench_build_tool in lib.sh).
 . "$(dirname "$0")/lib.sh"
 
-lib_dir=${HEARTH_LIB_DIR:-$(dirname "$HEARTH")}
-if [ ! -f "$lib_dir/libbackend.a" ] && [ -f "$bench_source_dir/build/release/libbackend.a" ] &&
-	[ "$(dirname "$HEARTH")" = "$bench_source_dir" ]; then
-	lib_dir=$bench_source_dir/build/release
-fi
-IB=$bench_dir/index-bench
-if [ ! -f "$lib_dir/libbackend.a" ]; then
-	echo "perf: p0020 needs libbackend.a beside HEARTH_BIN (or HEARTH_LIB_DIR)" >&2
-	exit 1
-fi
-# shellcheck disable=SC2046
-${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$bench_source_dir" \
-	-o "$IB" "$bench_perf_dir/index-bench.c" "$lib_dir/libbackend.a" "$lib_dir/libmodel.a" \
-	"$lib_dir/libconfig.a" $(pkg-config --libs yaml-0.1 sqlite3 libzstd libcrypto) \
-	-lpthread -lm
+IB=$(bench_build_tool index-bench index-bench.c)
 
 # Prints a row whose figures are not wall seconds (the list and CPU rows).
 bench_note() {

@@ -10,10 +10,13 @@
  *       $(pkg-config --libs libzstd libcrypto) -lpthread -lm
  * Run:
  *   build/perf/store-throughput [-k random|text] [-m MiB] [-s] [-l LEVEL]
- *       [-t THREADS] [-d DIR] [-i INPUT | -g OUTPUT]
+ *       [-t THREADS] [-d DIR] [-i INPUT | -g OUTPUT] [-K]
  * The input is generated first (or read from INPUT, left in place; -g only
  * generates it) and is in the page cache when timed: nothing here drops
- * caches. -s adds the fsyncs of durability full and group. Peak RSS is the
+ * caches. -s adds the fsyncs of durability full and group. -K keeps the
+ * pack and its folder under DIR, for a harness that times the whole
+ * process (perf/p0004-store.sh builds and runs it so): deleting the pack
+ * is then not part of the time, and the caller removes it. Peak RSS is the
  * whole process's, so run one case per process. On a virtual machine the
  * first run may be several times slower: page cache the host has never
  * backed costs a fault per page on first touch, so run each case twice. */
@@ -42,6 +45,7 @@ struct perf_options {
 	const char *folder;
 	const char *input;
 	const char *generate_only;
+	bool keep;
 };
 
 static uint64_t
@@ -214,7 +218,7 @@ perf_parse(int argc, char **argv, struct perf_options *options)
 
 	*options = (struct perf_options){ .kind = "random", .mebibytes = 512, .level = 1,
 		.threads = -1, .folder = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp" };
-	while ((option = getopt(argc, argv, "k:m:sl:t:d:i:g:")) != -1) {
+	while ((option = getopt(argc, argv, "k:m:sl:t:d:i:g:K")) != -1) {
 		switch (option) {
 		case 'k': options->kind = optarg; break;
 		case 'm': options->mebibytes = strtoul(optarg, NULL, 10); break;
@@ -224,6 +228,7 @@ perf_parse(int argc, char **argv, struct perf_options *options)
 		case 'd': options->folder = optarg; break;
 		case 'i': options->input = optarg; break;
 		case 'g': options->generate_only = optarg; break;
+		case 'K': options->keep = true; break;
 		default: return -1;
 		}
 	}
@@ -274,7 +279,8 @@ perf_store(const struct perf_options *options, int folder_fd, const char *folder
 	}
 	out->peak_rss_kib = perf_peak_rss_kib();
 	out->grown_rss_kib = out->peak_rss_kib - rss_before;
-	pack_writer_abort(writer);
+	if (status != 0 || !options->keep)
+		pack_writer_abort(writer);
 	pack_writer_free(writer);
 	return status;
 }
@@ -303,7 +309,7 @@ main(int argc, char **argv)
 
 	if (perf_parse(argc, argv, &options) != 0) {
 		fprintf(stderr, "usage: %s [-k random|text] [-m MiB] [-s] [-l LEVEL] "
-		    "[-t THREADS] [-d DIR] [-i INPUT | -g OUTPUT]\n", argv[0]);
+		    "[-t THREADS] [-d DIR] [-i INPUT | -g OUTPUT] [-K]\n", argv[0]);
 		return 2;
 	}
 	if (options.generate_only != NULL)
@@ -328,6 +334,7 @@ main(int argc, char **argv)
 	if (options.input == NULL)
 		unlinkat(folder_fd, "input", 0);
 	close(folder_fd);
-	rmdir(folder);
+	if (!options.keep || status != 0)
+		rmdir(folder);
 	return status == 0 ? 0 : 1;
 }
