@@ -47,7 +47,7 @@ struct hearth {
 	 * history stays readable, the tree is refused (home_require_roots). */
 	struct hearth_error root_problem;
 	char author[256];
-	uint64_t write_bytes_at_start;	/* /proc/self/io wchar, for the counters */
+	uint64_t write_bytes_at_start;	/* home_bytes_written at open, for the counters */
 	/* The watch this handle runs (hearth_watch_start), or NULL. */
 	struct hearth_watch *watch;
 };

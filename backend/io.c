@@ -152,6 +152,12 @@ io_counters(void)
 	return &counters;
 }
 
+void
+io_count_written(uint64_t bytes)
+{
+	counters.bytes_written += bytes;
+}
+
 /* HEARTH_FAULT=count lists every call's kind (enum io_call), so a walk can
  * say what it failed and try short writes only where there is a write. */
 static void

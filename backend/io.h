@@ -44,6 +44,9 @@ struct io_counters {
 	uint64_t files_created;
 };
 const struct io_counters *io_counters(void);
+/* Counts bytes a library wrote through its own calls: SQLite's, which
+ * reach the disk through the VFS shim (store_vfs.c), not through here. */
+void io_count_written(uint64_t bytes);
 
 /* Tests: fail the Nth write-class call from now with error (EIO, ENOSPC) or
  * make it a short write. 0 turns injection off. Also read from HEARTH_FAULT

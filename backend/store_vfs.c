@@ -83,7 +83,10 @@ shim_write(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offse
 	}
 	if (shim->powerloss_fd >= 0)
 		powerloss_before_write(shim->powerloss_fd, offset, (size_t)amount);
-	return real->pMethods->xWrite(real, data, amount, offset);
+	int status = real->pMethods->xWrite(real, data, amount, offset);
+	if (status == SQLITE_OK)
+		io_count_written((uint64_t)amount);
+	return status;
 }
 
 static int

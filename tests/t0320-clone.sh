@@ -18,6 +18,16 @@ test_expect_success 'clone into a new folder: the same tree, its own replica id'
 	test_cmp log.a log.b
 '
 
+test_expect_success 'a clone counts its own writes (pack and files), not its source'"'"'s' '
+	hearth init big >/dev/null && head -c 4000000 /dev/urandom >big/blob &&
+	(cd big && hearth record -m blob >/dev/null) &&
+	hearth clone big big2 >/dev/null && (cd big2 && hearth stats) >stats &&
+	stored=$(sed -n "s/^content bytes written *\([0-9]*\).*/\1/p" stats) &&
+	written=$(sed -n "s/^bytes written *\([0-9]*\).*/\1/p" stats) &&
+	test "$stored" -ge 4000000 &&
+	test "$written" -ge $((2 * stored)) && test "$written" -lt $((2 * stored + 1000000))
+'
+
 test_expect_success 'the clone names its source as the peer origin, by absolute path' '
 	(cd b && hearth peers --porcelain) >peers &&
 	test "$(cut -f1,2 peers | head -n 1)" = "$(printf "origin\t%s" "$(cd a && pwd -P)")" &&
