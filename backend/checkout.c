@@ -1405,7 +1405,12 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 		    "--force to record them as a version and then check out", out->blocked.count,
 		    out->blocked.count == 1 ? "" : "s");
 	}
-	if (open_staging(checkout) != 0 || stage_contents(checkout) != 0) {
+	/* One read snapshot for every file's chunk lookups: outside a
+	 * transaction each lookup takes and drops SQLite's read lock. */
+	store_begin_read(&home->store);
+	status = open_staging(checkout) != 0 || stage_contents(checkout) != 0;
+	store_end_read(&home->store);
+	if (status != 0) {
 		clear_staging(checkout);
 		return checkout->error->code;
 	}

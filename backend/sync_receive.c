@@ -683,7 +683,11 @@ sync_receive(struct sync_session *session, bool lock)
 	int status;
 
 	sync_incoming_init(&incoming, &session->ours);
+	/* The checks look nodes up one by one (a clone's every new node): in
+	 * one read snapshot, not one lock and unlock each. */
+	store_begin_read(&session->home->store);
 	status = sync_receive_ops(session, &incoming);
+	store_end_read(&session->home->store);
 	if (status == 0 && incoming.count > 0) {
 		if (lock)
 			status = home_lock(session->home, "serve", session->error);
