@@ -36,7 +36,9 @@
 #   BENCH_KEEP         1: keep the scratch folder (its path is printed)
 #   BENCH_VERBOSE      1: print each side's exact commands before its row
 #   BENCH_SYNC         0: skip the sync(1) between a preparation and its run
-#   BENCH_SETTLE       seconds to wait after emptying the trash (default 65)
+#   BENCH_SETTLE       seconds to wait after emptying the trash (default 65
+#                      at full sizes, 0 at quick ones, which only show that
+#                      each case runs: `make bench` stays under 15 minutes)
 #   TMPDIR             where the scratch folder is made (default /tmp)
 #
 # Absolute times on a shared machine drift, and a file system's creation
@@ -128,7 +130,7 @@ mkdir -p "$bench_dir"
 # preparation moves what it replaces into the trash (one rename, e.g.
 # mv .git "$BENCH_TRASH/$$"), a run writes into a new folder there, and
 # bench_empty_trash empties it after a measurement. bench_settle, before
-# making many files, waits until BENCH_SETTLE seconds (default 65) have
+# making many files, waits until BENCH_SETTLE seconds (65 at full sizes) have
 # passed since the last emptying of any case's trash.
 BENCH_TRASH=$bench_dir/trash
 mkdir -p "$BENCH_TRASH"
@@ -165,7 +167,7 @@ bench_empty_trash() {
 
 bench_settle() {
 	[ -f "$BENCH_SCRATCH/last-delete" ] || return 0
-	remaining=$((${BENCH_SETTLE:-65} - ($(date +%s) - $(cat "$BENCH_SCRATCH/last-delete"))))
+	remaining=$((${BENCH_SETTLE:-$(bench_pick 0 65)} - ($(date +%s) - $(cat "$BENCH_SCRATCH/last-delete"))))
 	[ "$remaining" -le 0 ] || sleep "$remaining"
 }
 

@@ -5,8 +5,9 @@
 # then grown by rounds of 1 000 edits (`bench-tool edit`: each a file
 # rewritten with a line of its own, so a new blob), each round recorded
 # (hearth record -m "round N" | git add -A && git commit -q -m "round N"):
-# about 1 001 ops a round. Sizes: quick 100k ops (100 rounds); full 100k
-# and 1M ops (1 000 rounds), the second grown from the first
+# about 1 001 ops a round. Sizes: quick 30k ops (the base and 10 rounds:
+# it shows the case runs); full 100k and 1M ops (1 000 rounds), the second
+# grown from the first
 # (BENCH_OPS="..." overrides, in ascending order).
 #
 # Measurements, every command run in its tree, in this order:
@@ -31,7 +32,7 @@
 # clone (1M ops into an empty replica) <= 20 s; a no-op sync <= 0.2 s.
 . "$(dirname "$0")/lib.sh"
 
-counts=${BENCH_OPS:-$(bench_pick "100000" "100000 1000000")}
+counts=${BENCH_OPS:-$(bench_pick "30000" "100000 1000000")}
 files=10000
 
 d=$bench_dir/ops

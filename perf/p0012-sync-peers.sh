@@ -62,11 +62,6 @@ else
 	have_unison=0
 fi
 
-# Settling (see bench_settle in lib.sh) costs up to 65 s; at quick sizes,
-# which only show that the case runs, it is skipped.
-settle() {
-	[ "$BENCH_SIZE" = quick ] || bench_settle
-}
 
 # ---- 10k files into an empty replica -------------------------------------
 
@@ -74,7 +69,7 @@ files=${BENCH_CLONE_FILES:-$(bench_pick 1000 10000)}
 label=$(bench_count_label "$files")
 d=$bench_dir/clone
 mkdir -p "$d"
-settle
+bench_settle
 "$BT" tree "$d/src" "$files" 1
 "$BT" tree "$d/home" "$files" 1
 (cd "$d/home" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m first >/dev/null)
@@ -102,7 +97,7 @@ else
 	label=$(bench_count_label "$total")
 	d=$bench_dir/resync
 	mkdir -p "$d"
-	settle
+	bench_settle
 	"$BT" tree "$d/a" "$total" 1
 	(cd "$d/a" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m first >/dev/null)
 	"$HEARTH" clone "$d/a" "$d/b" >/dev/null
