@@ -292,6 +292,8 @@ note_missing(struct integrator *integrator, const struct node_id *ids, size_t co
 {
 	size_t sorted_count = integrator->node_count;
 
+	if (count == 0)
+		return;
 	if (count == 1) {
 		if (find_node(integrator, ids[0]) == NULL)
 			note_node(integrator, ids[0]);

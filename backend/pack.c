@@ -698,7 +698,6 @@ pack_writer_close_pack(struct pack_writer *writer)
 	writer->fd = -1;
 }
 
-/* Index, footer, then (when syncing) fsync before the owner hears of it. */
 static int
 compare_index_entries(const void *left, const void *right)
 {
@@ -740,6 +739,7 @@ pack_writer_sink_index(struct pack_writer *writer)
 	return 0;
 }
 
+/* Index, footer, then (when syncing) fsync before the owner hears of it. */
 static int
 pack_writer_seal(struct pack_writer *writer)
 {

@@ -11,8 +11,8 @@
 void *array_grow(void *items, size_t *capacity, size_t needed, size_t element_size);
 
 /* qsort, after one pass that skips it when items are in order already (a
- * batch of ops from a peer usually is, and a sort of a million ops by
- * their 16-byte ids is most of the cost of looking at them). */
+ * batch of ops from a peer usually is, and sorting a million ops by their
+ * 16-byte ids takes a good part of a second). */
 void array_sort(void *items, size_t count, size_t element_size,
     int (*compare)(const void *, const void *));
 
