@@ -62,6 +62,10 @@ else
 	have_unison=0
 fi
 
+# recorded_home DIR: makes DIR a Home and records what it holds.
+recorded_home() {
+	(cd "$1" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m first >/dev/null)
+}
 
 # ---- 10k files into an empty replica -------------------------------------
 
@@ -72,7 +76,7 @@ mkdir -p "$d"
 bench_settle
 "$BT" tree "$d/src" "$files" 1
 "$BT" tree "$d/home" "$files" 1
-(cd "$d/home" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m first >/dev/null)
+recorded_home "$d/home"
 
 bench_side hearth 'hearth clone' "$d" '' \
 	'"$HEARTH" clone home "$BENCH_TRASH/hearth.$BENCH_RUN"'
@@ -99,7 +103,7 @@ else
 	mkdir -p "$d"
 	bench_settle
 	"$BT" tree "$d/a" "$total" 1
-	(cd "$d/a" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m first >/dev/null)
+	recorded_home "$d/a"
 	"$HEARTH" clone "$d/a" "$d/b" >/dev/null
 	"$BT" tree "$d/ua" "$total" 1
 	"$BT" tree "$d/ub" "$total" 1
@@ -141,7 +145,7 @@ for kind in random text; do
 		echo 'a small file beside the big one' >"$tree/small.txt"
 		"$BT" file "$tree/big" "$mib" "$kind" 7
 	done
-	(cd "$d/home" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m big >/dev/null)
+	recorded_home "$d/home"
 
 	bench_side hearth 'hearth clone' "$d" 'rm -rf "$BENCH_TRASH"/hearth.*' \
 		'"$HEARTH" clone home "$BENCH_TRASH/hearth.$BENCH_RUN"'
