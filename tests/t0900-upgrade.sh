@@ -1,0 +1,73 @@
+#!/bin/sh
+test_description='Homes made by an earlier build open with this one: every version, byte and identity kept'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+. "$HEARTH_SOURCE_DIR/tests/lib/manifest.sh"
+
+# The Homes tests/fixtures/make-homes.sh made with the build named in the
+# file's name (the commit before the first format change it guards).
+fixture=$HEARTH_SOURCE_DIR/tests/fixtures/homes-408267b.tar.gz
+
+getfattr --version >/dev/null 2>&1 || test_skip_all 'getfattr (package attr) is not installed'
+
+test_expect_success 'setup: the earlier build'"'"'s Homes, unpacked with their xattrs' '
+	tar --xattrs --xattrs-include="user.*" -xzf "$fixture" &&
+	sed -i "s|@HOMES@|$TEST_ROOT/homes|g" homes/j/config.yaml homes/j/ssd/.hearth/root \
+	    homes/j/hdd/.hearth/root &&
+	test -f homes/a/.hearth/store.db && test -f homes/j/state/store.db
+'
+
+# Every version the earlier build listed, exported by its full id, holds
+# what it held then.
+test_expect_success 'every version of each Home exports as it did' '
+	(cd homes/a && for id in $(sed -n "s/^version //p" ../expected/a/log); do
+		rm -rf "$TEST_ROOT/out" && hearth export "$id" "$TEST_ROOT/out" >/dev/null &&
+		tree_manifest "$TEST_ROOT/out" >"$TEST_ROOT/now" &&
+		test_cmp "../expected/a/$id" "$TEST_ROOT/now" || exit 1; done) &&
+	(cd homes/b && for id in $(sed -n "s/^version //p" ../expected/b/log); do
+		rm -rf "$TEST_ROOT/out" && hearth export "$id" "$TEST_ROOT/out" >/dev/null &&
+		tree_manifest "$TEST_ROOT/out" >"$TEST_ROOT/now" &&
+		test_cmp "../expected/b/$id" "$TEST_ROOT/now" || exit 1; done) &&
+	for id in $(sed -n "s/^version //p" homes/expected/j/log); do
+		rm -rf out && hearth -c homes/j/config.yaml export "$id" "$TEST_ROOT/out" >/dev/null &&
+		tree_manifest out >now && test_cmp "homes/expected/j/$id" now || exit 1; done
+'
+
+test_expect_success 'the log lists the same versions, and fsck finds nothing wrong' '
+	for name in a b; do
+		(cd homes/$name && hearth log) | sed -n "s/^version //p" >ids.now &&
+		sed -n "s/^version //p" homes/expected/$name/log >ids.then &&
+		sort ids.now >ids.now.sorted && sort ids.then >ids.then.sorted &&
+		test_cmp ids.then.sorted ids.now.sorted &&
+		(cd homes/$name && hearth fsck) >fsck.out && grep "no problems" fsck.out || exit 1
+	done &&
+	hearth -c homes/j/config.yaml fsck >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'the working trees are untouched and status sees only the unrecorded edit' '
+	tree_manifest homes/a >tree.a && test_cmp homes/expected/a/tree tree.a &&
+	tree_manifest homes/b >tree.b && test_cmp homes/expected/b/tree tree.b &&
+	(cd homes/a && hearth status --porcelain) >status.a &&
+	sed "/^#/d" status.a >changes.a && grep "with space/a file" changes.a &&
+	test $(wc -l <changes.a) = 1 &&
+	(cd homes/b && hearth status --porcelain) | sed "/^#/d" >changes.b && test ! -s changes.b
+'
+
+test_expect_success 'identity is kept: a rename after the upgrade is a move, in each root' '
+	(cd homes/b && mv Documents/notes.txt Documents/notes-renamed.txt &&
+	 mv Music/archive Music/kept && hearth status --porcelain) >moves &&
+	grep "^R.*Documents/notes.txt.*Documents/notes-renamed.txt" moves &&
+	grep "^R.*Music/archive.*Music/kept" moves &&
+	mv homes/j/hdd/Videos homes/j/hdd/Films &&
+	hearth -c homes/j/config.yaml status --porcelain >moves.j &&
+	grep "^R.*Videos.*Films" moves.j
+'
+
+test_expect_success 'the two replicas still sync, and every conflict is still listed' '
+	(cd homes/a && hearth conflicts --porcelain) >conflicts.a &&
+	test $(wc -l <conflicts.a) -ge 3 &&
+	(cd homes/a && hearth record -m "after the upgrade" >/dev/null && hearth sync ../b) >sync.out &&
+	grep "Synced with" sync.out &&
+	(cd homes/b && hearth log --oneline) | grep "after the upgrade"
+'
+
+test_done
