@@ -39,14 +39,46 @@ author_end(struct author *author)
 }
 
 int
+author_check_input(struct hearth *home, const char *message, struct hearth_error *error)
+{
+	char scratch[128];
+	const char *problem = message ? op_message_problem(message, scratch, sizeof scratch) : NULL;
+
+	if (problem == NULL)
+		problem = op_author_problem(home->author, scratch, sizeof scratch);
+	if (problem != NULL)
+		return hearth_fail(error, HEARTH_USAGE, "%s; nothing was recorded", problem);
+	return 0;
+}
+
+/* Every pending op is one every decoder takes: an op that broke a limit
+ * would be stored here and refused by every peer and by fsck. */
+static int
+check_pending(struct author *author)
+{
+	char scratch[128];
+
+	for (size_t i = 0; i < author->pending_count; i++) {
+		const struct op *op = &author->pending[i];
+		const char *problem = op_problem(op, scratch, sizeof scratch);
+		if (problem != NULL)
+			return hearth_fail(author->error, HEARTH_USAGE, "cannot make a %s op: %s",
+			    op_kind_name(op->kind), problem);
+	}
+	return 0;
+}
+
+int
 author_flush(struct author *author)
 {
 	struct integrate_result result;
 
 	if (author->pending_count == 0)
 		return 0;
-	int status = integrate_ops(author->home, author->pending, author->pending_count, &result,
-	    author->error);
+	int status = check_pending(author);
+	if (status == 0)
+		status = integrate_ops(author->home, author->pending, author->pending_count, &result,
+		    author->error);
 	author->pending_count = 0;
 	/* The ops' lists lived in the arena until they were integrated. */
 	arena_free(&author->arena);

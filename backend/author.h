@@ -42,6 +42,10 @@ struct op_id author_delete(struct author *author, struct node_id node, const uin
     size_t name_length, enum node_kind kind, const char *root, const struct op_id *place_heads,
     size_t place_count, const struct op_id *content_heads, size_t content_count);
 
+/* Refuses (HEARTH_USAGE) a message (NULL for none) or an author no op
+ * may hold, before a command begins: nothing is scanned or written. */
+int author_check_input(struct hearth *home, const char *message, struct hearth_error *error);
+
 /* Integrates what is pending (done by itself every few thousand ops). */
 int author_flush(struct author *author);
 /* Flushes, then makes the COMMIT naming every op held; writes its id. The

@@ -599,6 +599,8 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 	hearth_error_clear(error);
 	if (options->target_count == 0)
 		return hearth_fail(error, HEARTH_USAGE, "name the conflicts to resolve");
+	if ((status = author_check_input(home, options->message, error)) != 0)
+		return status;
 	if ((status = home_lock(home, "resolve", error)) != 0)
 		return status;
 	arena_init(&resolver.scratch, 16 * 1024);

@@ -46,7 +46,7 @@ struct hearth {
 	/* Why the tree cannot be touched (a root missing or foreign), or "":
 	 * history stays readable, the tree is refused (home_require_roots). */
 	struct hearth_error root_problem;
-	char author[256];
+	char author[OP_AUTHOR_MAX + 1];
 	uint64_t write_bytes_at_start;	/* home_bytes_written at open, for the counters */
 	/* The watch this handle runs (hearth_watch_start), or NULL. */
 	struct hearth_watch *watch;

@@ -485,6 +485,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
+	if ((status = author_check_input(home, options->message, error)) != 0)
+		return status;
 	if ((status = normalise_paths(options, &paths, &path_count, error)) != 0)
 		return status;
 	if ((status = home_lock(home, "record", error)) != 0)

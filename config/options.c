@@ -877,6 +877,14 @@ config_parse_author(struct config_load *load, yaml_node_t *value)
 		return false;
 	if (author == NULL)
 		return config_fail(load, value, "out of memory");
+	/* A version's author holds at most 256 bytes (the op format's
+	 * OP_AUTHOR_MAX): a longer one could be recorded by no replica. */
+	if (strlen(author) > 256) {
+		size_t length = strlen(author);
+		free(author);
+		return config_fail(load, value, "author is %zu bytes; it may hold at most 256",
+		    length);
+	}
 	free(load->config->author);
 	load->config->author = author;
 	return true;

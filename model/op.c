@@ -68,6 +68,102 @@ op_name_valid(const uint8_t *name, size_t length)
 	return op_name_problem(name, length) == NULL;
 }
 
+/* A text field of a limited length: the decoder reads at most max bytes
+ * and refuses a NUL among them (a C string holds none). */
+static const char *
+text_problem(const char *text, size_t max, const char *what, char *scratch, size_t size)
+{
+	size_t length = strlen(text);
+
+	if (length <= max)
+		return NULL;
+	snprintf(scratch, size, "%s is %zu bytes; it may hold at most %zu", what, length, max);
+	return scratch;
+}
+
+const char *
+op_message_problem(const char *message, char *scratch, size_t scratch_size)
+{
+	return text_problem(message, OP_MESSAGE_MAX, "the message", scratch, scratch_size);
+}
+
+const char *
+op_author_problem(const char *author, char *scratch, size_t scratch_size)
+{
+	return text_problem(author, OP_AUTHOR_MAX, "the author", scratch, scratch_size);
+}
+
+static const char *
+op_ids_problem(const struct op *op, char *scratch, size_t size)
+{
+	if (op->supersedes_count > OP_SUPERSEDES_MAX) {
+		snprintf(scratch, size, "it supersedes %zu ops; an op may supersede at most %d",
+		    op->supersedes_count, OP_SUPERSEDES_MAX);
+		return scratch;
+	}
+	for (size_t i = 0; i < op->supersedes_count; i++)
+		if (op->supersedes[i].counter == 0)
+			return "it supersedes an op with counter 0";
+	return NULL;
+}
+
+static const char *
+place_problem(const struct op_place *place, char *scratch, size_t size)
+{
+	const char *problem = op_name_problem(place->name, place->name_length);
+
+	if (problem != NULL)
+		return problem;
+	if (place->kind < NODE_FILE || place->kind > NODE_SYMLINK)
+		return "an unknown node kind";
+	if (node_id_equal(place->node, NODE_ROOT) || node_id_equal(place->node, NODE_TRASH))
+		return "a place of the top folder or the trash";
+	return text_problem(place->root, OP_ROOT_NAME_MAX, "the root name", scratch, size);
+}
+
+static const char *
+commit_problem(const struct op_commit *commit, char *scratch, size_t size)
+{
+	const char *problem;
+
+	if ((problem = op_message_problem(commit->message, scratch, size)) != NULL ||
+	    (problem = op_author_problem(commit->author, scratch, size)) != NULL)
+		return problem;
+	if (commit->utc_offset < -86400 || commit->utc_offset > 86400)
+		return "a UTC offset of more than a day";
+	if (commit->vv_count > OP_VV_MAX) {
+		snprintf(scratch, size, "its version vector names %zu replicas; at most %d",
+		    commit->vv_count, OP_VV_MAX);
+		return scratch;
+	}
+	for (size_t i = 1; i < commit->vv_count; i++)
+		if (replica_id_compare(commit->vv_entries[i - 1].replica,
+			commit->vv_entries[i].replica) >= 0)
+			return "an unsorted version vector";
+	return NULL;
+}
+
+const char *
+op_problem(const struct op *op, char *scratch, size_t scratch_size)
+{
+	const char *problem;
+
+	if (op->kind < OP_PLACE || op->kind > OP_COMMIT)
+		return "an unknown op kind";
+	if (op->id.counter == 0 || op->lamport == 0)
+		return "a counter or lamport of 0";
+	if ((problem = op_ids_problem(op, scratch, scratch_size)) != NULL)
+		return problem;
+	switch (op->kind) {
+	case OP_PLACE:
+		return place_problem(&op->u.place, scratch, scratch_size);
+	case OP_SET:
+		return op->u.set.mode > 07777 ? "a mode above 07777" : NULL;
+	default:
+		return commit_problem(&op->u.commit, scratch, scratch_size);
+	}
+}
+
 const char *
 op_kind_name(enum op_kind kind)
 {

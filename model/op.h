@@ -103,6 +103,17 @@ bool op_name_valid(const uint8_t *name, size_t length);
  * NULL when op_name_valid. */
 const char *op_name_problem(const uint8_t *name, size_t length);
 
+/* What the decoder would refuse in op (every limit above, each field's
+ * range, names, a sorted version vector), as a sentence of at most 128
+ * bytes written to scratch; NULL when the op encodes to something every
+ * replica decodes. Whoever makes an op asks this before it is written,
+ * so no op a decoder refuses is ever stored or sent. */
+const char *op_problem(const struct op *op, char *scratch, size_t scratch_size);
+/* The same for a version's message and author alone, for commands that
+ * check their input before they begin. */
+const char *op_message_problem(const char *message, char *scratch, size_t scratch_size);
+const char *op_author_problem(const char *author, char *scratch, size_t scratch_size);
+
 const char *op_kind_name(enum op_kind kind);
 const char *node_kind_name(enum node_kind kind);
 

@@ -139,6 +139,227 @@ test_bad_names(void)
 	arena_free(&arena);
 }
 
+/* ---- limits: what the decoder refuses, the maker refuses first ---------- */
+
+enum limit_field {
+	LIMIT_NONE, LIMIT_KIND, LIMIT_COUNTER, LIMIT_LAMPORT, LIMIT_SUPERSEDES,
+	LIMIT_SUPERSEDES_ZERO, LIMIT_NAME, LIMIT_NODE_KIND, LIMIT_NODE, LIMIT_ROOT, LIMIT_MODE,
+	LIMIT_MESSAGE, LIMIT_AUTHOR, LIMIT_OFFSET, LIMIT_VV, LIMIT_VV_ORDER,
+};
+
+struct limit_case {
+	const char *what;
+	enum op_kind kind;
+	enum limit_field field;
+	long long value;	/* a length, count or number, as the field takes */
+	bool refused;
+};
+
+/* Each limit the decoder enforces, once just inside it and once past it. */
+static const struct limit_case limit_cases[] = {
+	{ "a valid place", OP_PLACE, LIMIT_NONE, 0, false },
+	{ "a valid set", OP_SET, LIMIT_NONE, 0, false },
+	{ "a valid commit", OP_COMMIT, LIMIT_NONE, 0, false },
+	{ "op kind 4", OP_PLACE, LIMIT_KIND, 4, true },
+	{ "counter 0", OP_SET, LIMIT_COUNTER, 0, true },
+	{ "lamport 0", OP_SET, LIMIT_LAMPORT, 0, true },
+	{ "4096 superseded", OP_SET, LIMIT_SUPERSEDES, OP_SUPERSEDES_MAX, false },
+	{ "4097 superseded", OP_SET, LIMIT_SUPERSEDES, OP_SUPERSEDES_MAX + 1, true },
+	{ "a superseded counter 0", OP_PLACE, LIMIT_SUPERSEDES_ZERO, 0, true },
+	{ "a 255-byte name", OP_PLACE, LIMIT_NAME, 255, false },
+	{ "a 256-byte name", OP_PLACE, LIMIT_NAME, 256, true },
+	{ "an empty name", OP_PLACE, LIMIT_NAME, 0, true },
+	{ "the name .", OP_PLACE, LIMIT_NAME, -1, true },
+	{ "the name ..", OP_PLACE, LIMIT_NAME, -2, true },
+	{ "a name with /", OP_PLACE, LIMIT_NAME, -3, true },
+	{ "a name with NUL", OP_PLACE, LIMIT_NAME, -4, true },
+	{ "node kind 0", OP_PLACE, LIMIT_NODE_KIND, 0, true },
+	{ "node kind 4", OP_PLACE, LIMIT_NODE_KIND, 4, true },
+	{ "a place of the top folder", OP_PLACE, LIMIT_NODE, 0, true },
+	{ "a place of the trash", OP_PLACE, LIMIT_NODE, 1, true },
+	{ "a 64-byte root", OP_PLACE, LIMIT_ROOT, OP_ROOT_NAME_MAX, false },
+	{ "a 65-byte root", OP_PLACE, LIMIT_ROOT, OP_ROOT_NAME_MAX + 1, true },
+	{ "mode 07777", OP_SET, LIMIT_MODE, 07777, false },
+	{ "mode 010000", OP_SET, LIMIT_MODE, 010000, true },
+	{ "a 65536-byte message", OP_COMMIT, LIMIT_MESSAGE, OP_MESSAGE_MAX, false },
+	{ "a 65537-byte message", OP_COMMIT, LIMIT_MESSAGE, OP_MESSAGE_MAX + 1, true },
+	{ "a 70000-byte message", OP_COMMIT, LIMIT_MESSAGE, 70000, true },
+	{ "a 256-byte author", OP_COMMIT, LIMIT_AUTHOR, OP_AUTHOR_MAX, false },
+	{ "a 257-byte author", OP_COMMIT, LIMIT_AUTHOR, OP_AUTHOR_MAX + 1, true },
+	{ "offset +86400", OP_COMMIT, LIMIT_OFFSET, 86400, false },
+	{ "offset -86400", OP_COMMIT, LIMIT_OFFSET, -86400, false },
+	{ "offset +86401", OP_COMMIT, LIMIT_OFFSET, 86401, true },
+	{ "offset -86401", OP_COMMIT, LIMIT_OFFSET, -86401, true },
+	{ "65536 replicas", OP_COMMIT, LIMIT_VV, OP_VV_MAX, false },
+	{ "65537 replicas", OP_COMMIT, LIMIT_VV, OP_VV_MAX + 1, true },
+	{ "an unsorted version vector", OP_COMMIT, LIMIT_VV_ORDER, 0, true },
+	{ "a repeated replica", OP_COMMIT, LIMIT_VV_ORDER, 1, true },
+};
+
+struct limit_scratch {
+	uint8_t name[300];
+	char text[OP_MESSAGE_MAX + 2];
+	char root[OP_ROOT_NAME_MAX + 2];
+	struct op_id ids[OP_SUPERSEDES_MAX + 1];
+	struct vv_entry vv[OP_VV_MAX + 1];
+};
+
+static struct replica_id
+replica_numbered(size_t n)
+{
+	struct replica_id id;
+	memset(id.bytes, 0, sizeof id.bytes);
+	for (int byte = ID_BYTES - 1; byte >= 0 && n > 0; byte--, n >>= 8)
+		id.bytes[byte] = (uint8_t)(n & 0xff);
+	return id;
+}
+
+static const char *
+filled(char *text, size_t length)
+{
+	memset(text, 'x', length);
+	text[length] = '\0';
+	return text;
+}
+
+static void
+limit_name(struct op_place *place, struct limit_scratch *scratch, long long value)
+{
+	static const char *const special[] = { ".", "..", "a/b", "a\0b" };
+	static const size_t special_length[] = { 1, 2, 3, 3 };
+
+	if (value < 0) {
+		place->name = (const uint8_t *)special[-value - 1];
+		place->name_length = special_length[-value - 1];
+		return;
+	}
+	memset(scratch->name, 'n', (size_t)value);
+	place->name = scratch->name;
+	place->name_length = (size_t)value;
+}
+
+static void
+limit_commit(struct op_commit *commit, struct limit_scratch *scratch, const struct limit_case *c)
+{
+	switch (c->field) {
+	case LIMIT_MESSAGE:
+		commit->message = filled(scratch->text, (size_t)c->value);
+		break;
+	case LIMIT_AUTHOR:
+		commit->author = filled(scratch->text, (size_t)c->value);
+		break;
+	case LIMIT_OFFSET:
+		commit->utc_offset = (int32_t)c->value;
+		break;
+	case LIMIT_VV:
+		for (size_t i = 0; i < (size_t)c->value; i++)
+			scratch->vv[i] = (struct vv_entry){ replica_numbered(i + 1), 1 };
+		commit->vv_count = (size_t)c->value;
+		break;
+	case LIMIT_VV_ORDER:
+		scratch->vv[0] = (struct vv_entry){ replica(2), 1 };
+		scratch->vv[1] = (struct vv_entry){ replica(c->value ? 2 : 1), 1 };
+		commit->vv_count = 2;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The op of a case: a valid op of its kind with the one field changed. */
+static void
+limit_op(const struct limit_case *c, struct limit_scratch *scratch, struct op *op)
+{
+	memset(op, 0, sizeof *op);
+	*op = (struct op){ .id = { replica(1), 3 }, .lamport = 9, .kind = c->kind };
+	scratch->ids[0] = (struct op_id){ replica(1), 2 };
+	op->supersedes = scratch->ids;
+	op->supersedes_count = 1;
+	if (c->kind == OP_PLACE)
+		op->u.place = (struct op_place){ .node = node(5), .parent = NODE_ROOT,
+			.name = (const uint8_t *)"a", .name_length = 1, .kind = NODE_FILE,
+			.root = "main" };
+	else if (c->kind == OP_SET)
+		op->u.set = (struct op_set){ .node = node(5), .size = 1, .mode = 0644 };
+	else
+		op->u.commit = (struct op_commit){ .message = "m", .author = "a@b", .time = 1,
+			.vv_entries = scratch->vv, .vv_count = 0 };
+	switch (c->field) {
+	case LIMIT_KIND:
+		op->kind = (enum op_kind)c->value;
+		break;
+	case LIMIT_COUNTER:
+		op->id.counter = (uint64_t)c->value;
+		break;
+	case LIMIT_LAMPORT:
+		op->lamport = (uint64_t)c->value;
+		break;
+	case LIMIT_SUPERSEDES:
+		for (size_t i = 0; i < (size_t)c->value; i++)
+			scratch->ids[i] = (struct op_id){ replica_numbered(i), 1 };
+		op->supersedes_count = (size_t)c->value;
+		break;
+	case LIMIT_SUPERSEDES_ZERO:
+		scratch->ids[0].counter = 0;
+		break;
+	case LIMIT_NAME:
+		limit_name(&op->u.place, scratch, c->value);
+		break;
+	case LIMIT_NODE_KIND:
+		op->u.place.kind = (enum node_kind)c->value;
+		break;
+	case LIMIT_NODE:
+		op->u.place.node = c->value ? NODE_TRASH : NODE_ROOT;
+		break;
+	case LIMIT_ROOT:
+		op->u.place.root = filled(scratch->root, (size_t)c->value);
+		break;
+	case LIMIT_MODE:
+		op->u.set.mode = (uint32_t)c->value;
+		break;
+	default:
+		limit_commit(&op->u.commit, scratch, c);
+		break;
+	}
+}
+
+/* Walks every limit of the decoder: what it refuses, op_problem (which
+ * every maker of ops asks) refuses too, and what it takes, both take. */
+static void
+test_limits(void)
+{
+	static struct limit_scratch scratch;
+	struct buffer encoded;
+	struct arena arena;
+	char error[128], why[128];
+
+	buffer_init(&encoded);
+	arena_init(&arena, 0);
+	for (size_t i = 0; i < sizeof limit_cases / sizeof *limit_cases; i++) {
+		const struct limit_case *c = &limit_cases[i];
+		struct op op, decoded;
+		limit_op(c, &scratch, &op);
+		buffer_reset(&encoded);
+		op_encode(&op, &encoded);
+		bool decodes = op_decode(encoded.data, encoded.length, &decoded, &arena, error,
+		    sizeof error);
+		const char *problem = op_problem(&op, why, sizeof why);
+		ok(decodes == !c->refused, "%s: the decoder %s it%s%s", c->what,
+		    decodes ? "takes" : "refuses", decodes ? "" : ": ", decodes ? "" : error);
+		ok((problem != NULL) == c->refused, "%s: the maker %s it%s%s", c->what,
+		    problem ? "refuses" : "takes", problem ? ": " : "", problem ? problem : "");
+	}
+	char text[OP_MESSAGE_MAX + 2];
+	ok(op_message_problem(filled(text, OP_MESSAGE_MAX), why, sizeof why) == NULL &&
+	    op_message_problem(filled(text, OP_MESSAGE_MAX + 1), why, sizeof why) != NULL,
+	    "a message is checked alone at its limit: %s", why);
+	ok(op_author_problem(filled(text, OP_AUTHOR_MAX), why, sizeof why) == NULL &&
+	    op_author_problem(filled(text, OP_AUTHOR_MAX + 1), why, sizeof why) != NULL,
+	    "an author is checked alone at its limit: %s", why);
+	buffer_free(&encoded);
+	arena_free(&arena);
+}
+
 static void
 test_order_and_vv(void)
 {
@@ -183,6 +404,7 @@ main(void)
 	test_varints();
 	test_round_trip();
 	test_bad_names();
+	test_limits();
 	test_order_and_vv();
 	return tap_done();
 }
