@@ -10,6 +10,7 @@
 
 #include "backend/history.h"
 #include "backend/integrate.h"
+#include "backend/io.h"
 #include "model/array.h"
 
 #define AUTHOR_BATCH 4096
@@ -72,13 +73,20 @@ int
 author_flush(struct author *author)
 {
 	struct integrate_result result;
+	int status;
 
-	if (author->pending_count == 0)
-		return 0;
-	int status = check_pending(author);
+	if (author->failed != 0 || author->pending_count == 0) {
+		author->pending_count = 0;
+		return author->failed;
+	}
+	status = check_pending(author);
+	if (status == 0 && io_batch_fault_due())
+		status = hearth_fail_errno(author->error, "cannot integrate a batch of %zu ops",
+		    author->pending_count);
 	if (status == 0)
-		status = integrate_ops(author->home, author->pending, author->pending_count, &result,
-		    author->error);
+		status = integrate_ops(author->home, author->pending, author->pending_count,
+		    &result, author->error);
+	author->failed = status;
 	author->pending_count = 0;
 	/* The ops' lists lived in the arena until they were integrated. */
 	arena_free(&author->arena);
@@ -92,8 +100,10 @@ static struct op *
 author_new(struct author *author, enum op_kind kind, const struct op_id *supersedes,
     size_t supersedes_count)
 {
+	/* A failure here is kept in author->failed for the caller's next
+	 * flush or commit: the op is still made, never integrated. */
 	if (author->pending_count >= AUTHOR_BATCH)
-		author_flush(author);
+		(void)author_flush(author);
 	author->pending = array_grow(author->pending, &author->pending_capacity,
 	    author->pending_count + 1, sizeof *author->pending);
 	struct op *op = &author->pending[author->pending_count++];
@@ -168,7 +178,7 @@ author_commit(struct author *author, const char *message, char version[65])
 
 	/* The version names every op held once this replica's are in. */
 	if (author_flush(author) != 0)
-		return author->error->code;
+		return author->failed;
 	vv_init(&head);
 	vv_init(&tree);
 	if (store_head_vv(&home->store, &head) != 0 ||

@@ -22,6 +22,10 @@ struct author {
 	uint64_t lamport;		/* largest lamport known */
 	uint64_t ops;			/* PLACE and SET ops made */
 	int64_t now_ns;
+	/* The first failed integration, kept: a batch that filled mid-way
+	 * failed, so nothing after it may commit (author_flush and
+	 * author_commit return it; the caller rolls back). */
+	int failed;
 };
 
 /* Call inside the write transaction. */
@@ -46,7 +50,8 @@ struct op_id author_delete(struct author *author, struct node_id node, const uin
  * may hold, before a command begins: nothing is scanned or written. */
 int author_check_input(struct hearth *home, const char *message, struct hearth_error *error);
 
-/* Integrates what is pending (done by itself every few thousand ops). */
+/* Integrates what is pending (done by itself every few thousand ops).
+ * Returns the first failure of any batch so far, not only of this one. */
 int author_flush(struct author *author);
 /* Flushes, then makes the COMMIT naming every op held; writes its id. The
  * working tree's version vector gains this replica's new ops (it holds

@@ -21,6 +21,10 @@
  *                         flush made durable is undone and the process
  *                         _exits, 99 mid-command or with the command's own
  *                         status at exit. See io_powerloss.c.
+ *   HEARTH_FAULT_BATCH=N  the Nth batch of ops an author integrates in this
+ *                         process fails as a failed write of it would
+ *                         (author.c): the batch boundary a record of many
+ *                         files crosses, which no disk call marks.
  *
  * A process that `hearth serve` or clone spawns inherits the environment;
  * the tests give the serving side its own settings through a fake ssh
@@ -54,6 +58,8 @@ static char *call_kinds;		/* one letter per call, for count */
 static size_t call_kinds_length;
 static uint64_t powerloss_at;		/* UINT64_MAX: only at exit */
 static uint64_t kill_at;
+static uint64_t batch_fault_at;
+static atomic_uint_fast64_t batch_count;
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 static bool environment_read;
 
@@ -124,6 +130,9 @@ read_environment(void)
 		read_powerloss_specification(getenv("HEARTH_POWERLOSS"));
 		if (kill_spec != NULL && sscanf(kill_spec, "%llu", &nth) == 1)
 			kill_at = nth;
+		const char *batch_spec = getenv("HEARTH_FAULT_BATCH");
+		if (batch_spec != NULL && sscanf(batch_spec, "%llu", &nth) == 1)
+			batch_fault_at = nth;
 	}
 	environment_read = true;
 	if (count_at_exit || powerloss_enabled())
@@ -196,6 +205,17 @@ injected_fault(enum io_call call)
 	if (fault_at == 0 || count != fault_at)
 		return false;
 	errno = fault_kind == IO_FAULT_ENOSPC ? ENOSPC : EIO;
+	return true;
+}
+
+bool
+io_batch_fault_due(void)
+{
+	pthread_once(&environment_once, read_environment);
+	uint64_t count = atomic_fetch_add(&batch_count, 1) + 1;
+	if (batch_fault_at == 0 || count != batch_fault_at)
+		return false;
+	errno = EIO;
 	return true;
 }
 

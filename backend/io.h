@@ -79,6 +79,10 @@ enum io_call {
  * *kind saying how (a SHORT write lands half its bytes, then fails). */
 bool io_fault_due(enum io_call call, enum io_fault_kind *kind);
 
+/* For the author's batches (author.c): counts one batch about to be
+ * integrated; true, with errno EIO, for the one HEARTH_FAULT_BATCH names. */
+bool io_batch_fault_due(void);
+
 /* True under HEARTH_FAULT, HEARTH_KILL or HEARTH_POWERLOSS: flushes are
  * counted, can fail and (for the power-loss simulator) decide what
  * survives, but are not made for real, so a walk of hundreds of runs is
