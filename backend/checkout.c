@@ -78,6 +78,10 @@ struct checkout {
 	size_t only_count;
 	bool limit_deletes;
 	uint32_t max_delete_percent;
+	/* What the scan left out (another Home's state): never written,
+	 * moved or removed, whatever the versions hold there. */
+	char **left_out;
+	size_t left_out_count;
 };
 
 /* ---- the index as it stands --------------------------------------------------- */
@@ -204,10 +208,25 @@ depth_of(const char *path)
 	return depth;
 }
 
+static bool
+path_left_out(const struct checkout *checkout, const char *path)
+{
+	for (size_t i = 0; i < checkout->left_out_count; i++) {
+		size_t length = strlen(checkout->left_out[i]);
+		if (strncmp(path, checkout->left_out[i], length) == 0 &&
+		    (path[length] == '\0' || path[length] == '/'))
+			return true;
+	}
+	return false;
+}
+
 static void
 add_step(struct checkout *checkout, enum step_kind kind, struct current *current,
     struct tree_node *target, size_t *capacity)
 {
+	if ((target != NULL && path_left_out(checkout, tree_path(&checkout->target, target))) ||
+	    (current != NULL && path_left_out(checkout, current_path(checkout, current))))
+		return;
 	if (checkout->step_count == *capacity) {
 		*capacity = *capacity ? *capacity * 2 : 256;
 		checkout->steps = realloc(checkout->steps, *capacity * sizeof *checkout->steps);
@@ -293,6 +312,17 @@ make_plan(struct checkout *checkout)
 	for (size_t i = 0; i < checkout->step_count; i++)
 		if (checkout->steps[i].current != NULL)
 			checkout->steps[i].current->step = &checkout->steps[i];
+}
+
+static void
+keep_left_out(struct checkout *checkout, const struct scan_result *scan)
+{
+	checkout->left_out_count = 0;
+	checkout->left_out = arena_alloc(&checkout->arena,
+	    (scan->left_out_count ? scan->left_out_count : 1) * sizeof *checkout->left_out);
+	for (size_t i = 0; i < scan->left_out_count; i++)
+		checkout->left_out[checkout->left_out_count++] = arena_strdup(&checkout->arena,
+		    scan->left_out[i].path);
 }
 
 /* Whether the plan removes more than the allowed share of the tree. */
@@ -1383,6 +1413,7 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 		if (current != NULL)
 			current->gone = true;
 	}
+	keep_left_out(checkout, &scan);
 	make_plan(checkout);
 	if (status == 0)
 		adopt_done_steps(checkout, &scan);

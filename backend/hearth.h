@@ -193,8 +193,19 @@ struct hearth_change_list {
 
 void hearth_change_list_free(struct hearth_change_list *list);
 
+/* What a walk of the tree left out on purpose, one line each ("PATH: why,
+ * left out"; another Home's state, say), each thing once. */
+struct hearth_note_list {
+	const char **items;
+	size_t count;
+	struct hearth_storage *storage;
+};
+
+void hearth_note_list_free(struct hearth_note_list *list);
+
 struct hearth_status_report {
 	struct hearth_change_list changes;	/* sorted by path */
+	struct hearth_note_list notes;		/* what the walk left out */
 	char tree_version[HEARTH_ID_HEX];	/* version the tree was last at; "" before any */
 	char tree_short[HEARTH_ID_HEX];
 	char head_version[HEARTH_ID_HEX];	/* newest version; "" before any */
@@ -239,6 +250,7 @@ struct hearth_record_result {
 	uint64_t files_stored;		/* files whose content was read and stored */
 	uint64_t bytes_stored;		/* their bytes, before compression */
 	struct hearth_change_list changes;
+	struct hearth_note_list notes;	/* what the walk left out */
 };
 
 int hearth_record(hearth *home, const struct hearth_record_options *options,

@@ -18,6 +18,7 @@
 #include "backend/home.h"
 #include "backend/identity.h"
 #include "backend/io.h"
+#include "backend/layout.h"
 
 #define LOCK_WAIT_MS 3000
 
@@ -408,6 +409,15 @@ inside_a_home(const char *dir, char *found, size_t size)
 	return true;
 }
 
+/* A Home above another would record the other's store and roll it back. */
+static int
+refuse_above_home(struct hearth_error *error, const char *top, const char *inner)
+{
+	return hearth_fail(error, HEARTH_FAILED, "%s holds another Home (its state is %s/%s); "
+	    "a Home cannot hold another: move it out first, or make a Home beside it", top, top,
+	    inner);
+}
+
 /* A new Home's id, or the one clone was given. */
 static int
 choose_home_id(const char *given, uint8_t out[ID_BYTES], struct hearth_error *error)
@@ -466,6 +476,8 @@ init_single_root(const char *dir, const char *given_id, const char *origin,
 	if (inside_a_home(top, found, sizeof found))
 		return hearth_fail(error, HEARTH_FAILED,
 		    "%s is inside the Home whose config is %s; a Home cannot hold another", top, found);
+	if (layout_find_inner_home(top, found, sizeof found))
+		return refuse_above_home(error, top, found);
 
 	if (choose_home_id(given_id, home_id, error) != 0)
 		return error->code;
@@ -519,6 +531,11 @@ init_joined(const char *config_path, const char *given_id, struct hearth_error *
 			status = hearth_fail(error, HEARTH_FAILED,
 			    "root '%s' (%s) already belongs to a Home (%s exists)",
 			    config->roots[i].name, config->roots[i].path, marker_path);
+			goto done;
+		}
+		char inner[PATH_MAX];
+		if (layout_find_inner_home(config->roots[i].path, inner, sizeof inner)) {
+			status = refuse_above_home(error, config->roots[i].path, inner);
 			goto done;
 		}
 	}
@@ -753,7 +770,7 @@ hearth_validate_config(const struct config *config, struct hearth_error *error)
 	if (set == NULL)
 		return error->code;
 	ignore_free(set);
-	return 0;
+	return layout_check(config, error);
 }
 
 static int

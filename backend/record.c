@@ -549,6 +549,7 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	if (out->version[0] != '\0')
 		history_short_id(home, out->version, out->short_id);
 	scan_to_change_list(&scan, !options->leave_restores, &out->changes);
+	scan_to_note_list(&scan, &out->notes);
 done_scan:
 	arena_free(&recorder.arena);
 	author_end(&recorder.author);
@@ -567,4 +568,5 @@ void
 hearth_record_result_free(struct hearth_record_result *result)
 {
 	hearth_change_list_free(&result->changes);
+	hearth_note_list_free(&result->notes);
 }

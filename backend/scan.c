@@ -22,6 +22,7 @@
 #include "backend/content.h"
 #include "backend/hash.h"
 #include "backend/identity.h"
+#include "backend/layout.h"
 #include "model/array.h"
 #include "model/path.h"
 #include "model/buffer.h"
@@ -218,6 +219,22 @@ child_path(struct buffer *out, const char *folder_path, const char *name)
 	buffer_string(out);
 }
 
+static void
+leave_out(struct walk *walk, int root, const char *path, const char *why)
+{
+	struct scan_result *result = walk->result;
+
+	for (size_t i = 0; i < result->left_out_count; i++)
+		if (result->left_out[i].root == root && strcmp(result->left_out[i].path, path) == 0)
+			return;
+	result->left_out = array_grow(result->left_out, &result->left_out_capacity,
+	    result->left_out_count + 1, sizeof *result->left_out);
+	struct scan_left_out *item = &result->left_out[result->left_out_count++];
+	item->path = arena_strdup(&result->arena, path);
+	item->root = root;
+	item->why = why;
+}
+
 /* Reads one folder of one root; appends to items. A folder missing from
  * this root is simply absent there. With folder (may be NULL), also the
  * folder's own stamp in this root. */
@@ -264,6 +281,10 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		child_path(&walk->path, folder_path, name);
 		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 			continue;
+		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {
+			leave_out(walk, root, (const char *)walk->path.data, "another Home's state");
+			continue;
+		}
 		*items = array_grow(*items, capacity, *count + 1, sizeof **items);
 		struct disk_item *item = &(*items)[(*count)++];
 		item->name_length = strlen(name);
@@ -1132,6 +1153,9 @@ scan_result_free(struct scan_result *result)
 	free(result->changes);
 	result->changes = NULL;
 	result->count = result->capacity = 0;
+	free(result->left_out);
+	result->left_out = NULL;
+	result->left_out_count = result->left_out_capacity = 0;
 	arena_free(&result->arena);
 }
 
@@ -1221,6 +1245,39 @@ scan_to_change_list(const struct scan_result *result, bool restores,
 		item->root = change->root_name;
 		item->old_root = change->old_root_name;
 	}
+}
+
+void
+scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out)
+{
+	memset(out, 0, sizeof *out);
+	out->storage = storage_new();
+	size_t count = result->left_out_count;
+	out->items = storage_alloc(out->storage, (count ? count : 1) * sizeof *out->items);
+	for (size_t i = 0; i < count; i++) {
+		const struct scan_left_out *item = &result->left_out[i];
+		size_t size = strlen(item->path) * 4 + strlen(item->why) + 8;
+		char *line = storage_alloc(out->storage, size);
+		size_t used = hearth_escape_name(item->path, line, size);
+		snprintf(line + used, size - used, ": %s, left out", item->why);
+		out->items[out->count++] = line;
+	}
+}
+
+bool
+scan_is_left_out(const struct scan_result *result, const char *path)
+{
+	for (size_t i = 0; i < result->left_out_count; i++)
+		if (path_is_within(path, result->left_out[i].path))
+			return true;
+	return false;
+}
+
+void
+hearth_note_list_free(struct hearth_note_list *list)
+{
+	storage_free(list->storage);
+	memset(list, 0, sizeof *list);
 }
 
 void

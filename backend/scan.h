@@ -67,9 +67,19 @@ struct scan_change {
 	bool identity_stale;
 };
 
+/* Something on disk the walk left out on purpose, said once (status and
+ * record show it; checkout never writes there). */
+struct scan_left_out {
+	const char *path;		/* Home-relative */
+	int root;
+	const char *why;
+};
+
 struct scan_result {
 	struct scan_change *changes;	/* sorted by path */
 	size_t count, capacity;
+	struct scan_left_out *left_out;	/* in the order found */
+	size_t left_out_count, left_out_capacity;
 	uint64_t entries_seen;		/* files, folders and links walked */
 	uint64_t folders_listed;	/* scan_folders: the folders it was given */
 	struct arena arena;		/* owns every string and the array */
@@ -132,6 +142,10 @@ int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, 
  * older version than head) only when asked. */
 void scan_to_change_list(const struct scan_result *result, bool restores,
     struct hearth_change_list *out);
+/* What was left out, as "PATH: why" lines. */
+void scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out);
+/* Whether path (Home-relative) is, or is inside, something left out. */
+bool scan_is_left_out(const struct scan_result *result, const char *path);
 /* Whether a Home-relative path is on disk in some root or in the index. */
 bool scan_path_known(struct hearth *home, const char *path);
 /* The path the index holds for a node (for reporting moves and deletes);

@@ -55,8 +55,10 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 	out->from_index = how.from_index;
 	out->folders_listed = how.folders_listed;
 	status = settle_unknown_content(home, &scan, progress, error);
-	if (status == 0)
+	if (status == 0) {
 		scan_to_change_list(&scan, false, &out->changes);
+		scan_to_note_list(&scan, &out->notes);
+	}
 	scan_result_free(&scan);
 	if (status != 0)
 		return status;
@@ -86,4 +88,5 @@ void
 hearth_status_report_free(struct hearth_status_report *report)
 {
 	hearth_change_list_free(&report->changes);
+	hearth_note_list_free(&report->notes);
 }

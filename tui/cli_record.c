@@ -68,6 +68,8 @@ cli_record(struct cli *cli, int argc, char **argv)
 		    result.files_stored == 1 ? "" : "s");
 		print_changes(cli, &result.changes);
 	}
+	for (size_t i = 0; i < result.notes.count; i++)
+		printf("Note: %s.\n", result.notes.items[i]);
 	hearth_record_result_free(&result);
 	return 0;
 }

@@ -39,6 +39,8 @@ print_porcelain(const struct hearth_status_report *report, bool z)
 	printf("# changes %llu%c", (unsigned long long)report->head_changes, end);
 	printf("# restore %llu%c", (unsigned long long)report->restore_paths, end);
 	printf("# conflicts %llu%c", (unsigned long long)report->conflicts, end);
+	for (size_t i = 0; i < report->notes.count; i++)
+		printf("# note %s%c", report->notes.items[i], end);
 	for (size_t i = 0; i < report->changes.count; i++) {
 		const struct hearth_change *change = &report->changes.items[i];
 		printf("%c ", (char)change->kind);
@@ -82,6 +84,8 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 	if (report->conflicts > 0)
 		printf("%llu conflict%s listed.\n", (unsigned long long)report->conflicts,
 		    report->conflicts == 1 ? "" : "s");
+	for (size_t i = 0; i < report->notes.count; i++)
+		printf("Note: %s.\n", report->notes.items[i]);
 	/* A running watch keeps the index current: nothing was walked. */
 	if (report->from_index)
 		printf("From the watched index: %llu folder%s listed, no walk.\n",
