@@ -17,6 +17,7 @@
 
 #include "backend/blob.h"
 #include "backend/content.h"
+#include "backend/guard.h"
 #include "backend/hash.h"
 #include "backend/checkout.h"
 #include "backend/head.h"
@@ -76,8 +77,7 @@ struct checkout {
 	 * the tree's version does not move. NULL for a whole checkout. */
 	const struct node_id *only;
 	size_t only_count;
-	bool limit_deletes;
-	uint32_t max_delete_percent;
+	bool limit_deletes;	/* the guard on emptying applies */
 	/* What the scan left out (another Home's state): never written,
 	 * moved or removed, whatever the versions hold there. */
 	char **left_out;
@@ -325,20 +325,29 @@ keep_left_out(struct checkout *checkout, const struct scan_result *scan)
 		    scan->left_out[i].path);
 }
 
-/* Whether the plan removes more than the allowed share of the tree. */
-static bool
-too_many_removals(struct checkout *checkout, struct hearth_checkout_result *out)
+/* The guard on emptying: per root, the files and links on disk as the index
+ * has them, and those the plan removes. */
+static int
+check_removals(struct checkout *checkout, struct hearth_checkout_result *out)
 {
-	out->would_remove = 0;
-	out->tree_paths = 0;
-	for (size_t i = 0; i < checkout->current_count; i++)
-		if (checkout->currents[i].restore != 2)
-			out->tree_paths++;
-	for (size_t i = 0; i < checkout->step_count; i++)
-		if (checkout->steps[i].kind == STEP_REMOVE)
-			out->would_remove++;
-	return out->tree_paths > 0 &&
-	    out->would_remove * 100 > (uint64_t)checkout->max_delete_percent * out->tree_paths;
+	struct hearth *home = checkout->home;
+	struct guard_count *roots = calloc(home->root_count, sizeof *roots);
+
+	if (roots == NULL)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "out of memory");
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		const struct current *current = &checkout->currents[i];
+		if (current->kind != NODE_DIR && current->restore != 2 && !current->gone)
+			roots[current->root].files++;
+	}
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		const struct step *step = &checkout->steps[i];
+		if (step->kind == STEP_REMOVE && step->current->kind != NODE_DIR)
+			roots[step->current->root].deleting++;
+	}
+	int status = guard_check(home, "checkout", roots, &out->guard, checkout->error);
+	free(roots);
+	return status;
 }
 
 /* ---- never destroy what is not recorded --------------------------------------------- */
@@ -1422,12 +1431,8 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	scan_result_free(&scan);
 	if (status != 0)
 		return status;
-	if (status == 0 && checkout->limit_deletes && too_many_removals(checkout, out))
-		return hearth_fail(checkout->error, HEARTH_REFUSED,
-		    "checkout would remove %llu of the tree's %llu paths, more than max_delete "
-		    "(%u%%); nothing was changed. If that is meant, confirm it",
-		    (unsigned long long)out->would_remove, (unsigned long long)out->tree_paths,
-		    checkout->max_delete_percent);
+	if (checkout->limit_deletes && (status = check_removals(checkout, out)) != 0)
+		return status;
 	if (checkout->blocked.count > 0) {
 		out->blocked = checkout->blocked;
 		memset(&checkout->blocked, 0, sizeof checkout->blocked);
@@ -1656,8 +1661,7 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 	vv_init(&vv);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct checkout checkout = { .home = home, .progress = progress, .error = error,
-			.limit_deletes = options->limit_deletes,
-			.max_delete_percent = options->max_delete_percent };
+			.limit_deletes = !options->allow_deletes };
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
 		checkout.now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
@@ -1685,11 +1689,13 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 		struct hearth_record_options record = {
 			.message = "Unrecorded changes, recorded by checkout --force",
 			.leave_restores = true,
+			.allow_deletes = options->allow_deletes,
 		};
 		struct hearth_record_result recorded;
 		hearth_error_clear(error);
 		status = hearth_record(home, &record, progress, &recorded, error);
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
+		out->guard = recorded.guard;
 		hearth_record_result_free(&recorded);
 		if (status != 0) {
 			vv_free(&vv);
@@ -1704,15 +1710,13 @@ int
 hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress *progress,
     struct hearth_checkout_result *out, struct hearth_error *error)
 {
-	struct hearth_checkout_options options = {
-		.limit_deletes = !allow_deletes,
-		.max_delete_percent = home->config->max_delete_percent,
-	};
+	struct hearth_checkout_options options = { .allow_deletes = allow_deletes };
 	/* Only what was really changed: a tree left at an older version is
 	 * not turned into a restore of it. */
 	struct hearth_record_options record = {
 		.message = "Local changes, recorded before applying a sync",
 		.leave_restores = true,
+		.allow_deletes = allow_deletes,
 	};
 	struct hearth_record_result recorded;
 
@@ -1720,6 +1724,7 @@ hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress
 	int status = hearth_record(home, &record, progress, &recorded, error);
 	if (status == 0)
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
+	out->guard = recorded.guard;
 	hearth_record_result_free(&recorded);
 	if (status != 0)
 		return status;

@@ -233,6 +233,17 @@ void hearth_status_report_free(struct hearth_status_report *report);
 int hearth_show(hearth *home, const char *version, const char *path,
     struct hearth_change_list *out, struct hearth_error *error);
 
+/* The guard on emptying (hearth(1), --yes): a record or checkout that would
+ * delete more than max_delete of one root's files, or every file of a
+ * root, is refused (HEARTH_REFUSED, nothing done) unless allowed; then
+ * refused says so and names the root and the counts. */
+struct hearth_delete_guard {
+	bool refused;
+	char root[128];
+	char root_path[4096];
+	uint64_t deleting, files;
+};
+
 struct hearth_record_options {
 	const char *message;		/* NULL: "" */
 	const char *const *paths;	/* limit to these paths (and below); NULL: all */
@@ -241,6 +252,8 @@ struct hearth_record_options {
 	 * content again (a restore); with this, only what was edited since is
 	 * recorded (checkout --force saving edits before moving on). */
 	bool leave_restores;
+	/* Past the guard on emptying (struct hearth_delete_guard). */
+	bool allow_deletes;
 };
 
 struct hearth_record_result {
@@ -251,6 +264,7 @@ struct hearth_record_result {
 	uint64_t bytes_stored;		/* their bytes, before compression */
 	struct hearth_change_list changes;
 	struct hearth_note_list notes;	/* what the walk left out */
+	struct hearth_delete_guard guard;	/* why it was refused, if it was */
 };
 
 int hearth_record(hearth *home, const struct hearth_record_options *options,
@@ -263,16 +277,14 @@ void hearth_record_result_free(struct hearth_record_result *result);
 struct hearth_checkout_options {
 	const char *version;	/* NULL: head */
 	bool force;		/* record unrecorded changes first, then check out */
-	/* With limit_deletes, refuse (HEARTH_REFUSED, nothing done) when the
-	 * checkout would remove more than max_delete_percent of the tree's
-	 * paths: a vanished disk on one machine must not empty the others. */
-	bool limit_deletes;
-	uint32_t max_delete_percent;
+	/* Past the guard on emptying (struct hearth_delete_guard): a vanished
+	 * disk on one machine must not empty the others unasked. */
+	bool allow_deletes;
 };
 
 struct hearth_checkout_result {
 	char version[HEARTH_ID_HEX];
-	uint64_t would_remove, tree_paths;	/* when refused for max_delete_percent */
+	struct hearth_delete_guard guard;	/* why it was refused, if it was */
 	char recorded[HEARTH_ID_HEX];	/* the version --force recorded first, or "" */
 	uint64_t written, removed, moved;
 	/* When refused (HEARTH_REFUSED): the unrecorded paths it would clobber. */
@@ -685,9 +697,8 @@ int hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *
 void hearth_resolve_result_free(struct hearth_resolve_result *result);
 
 /* After a sync, with auto_checkout in the config: records what the working
- * tree holds that is not recorded, then checks out head, unless that would
- * remove more than the config's max_delete share of the tree and
- * allow_deletes is false (HEARTH_REFUSED, with the counts in out). */
+ * tree holds that is not recorded, then checks out head; both stop at the
+ * guard on emptying unless allow_deletes (HEARTH_REFUSED, out->guard). */
 int hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress *progress,
     struct hearth_checkout_result *out, struct hearth_error *error);
 

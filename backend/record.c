@@ -12,6 +12,7 @@
 
 #include "backend/author.h"
 #include "backend/blob.h"
+#include "backend/guard.h"
 #include "backend/hash.h"
 #include "backend/head.h"
 #include "backend/history.h"
@@ -443,6 +444,35 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 	return author_flush(&recorder->author);
 }
 
+/* The guard on emptying: what the index holds per root against what this
+ * record would delete there (files and links; folders follow them). */
+static int
+check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth_delete_guard *out,
+    struct hearth_error *error)
+{
+	struct guard_count *roots = calloc(home->root_count, sizeof *roots);
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT root, count(*) FROM entry WHERE kind != 2 AND restore != 2 GROUP BY root");
+
+	if (roots == NULL)
+		return hearth_fail(error, HEARTH_FAILED, "out of memory");
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(statement, 0);
+		size_t root = (size_t)(home_root_named(home, name) - home->roots);
+		roots[root].files += (uint64_t)sqlite3_column_int64(statement, 1);
+	}
+	sqlite3_reset(statement);
+	for (size_t i = 0; i < scan->count; i++) {
+		const struct scan_change *change = &scan->changes[i];
+		if (change->kind == SCAN_DELETED && change->node_kind != NODE_DIR &&
+		    change->old_root >= 0 && (size_t)change->old_root < home->root_count)
+			roots[change->old_root].deleting++;
+	}
+	int status = guard_check(home, "record", roots, out, error);
+	free(roots);
+	return status;
+}
+
 static int
 normalise_paths(const struct hearth_record_options *options, char ***out, size_t *count,
     struct hearth_error *error)
@@ -513,6 +543,11 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	}
 	if (status != 0)
 		goto done_lock;
+	if (!options->allow_deletes &&
+	    (status = check_deletes(home, &scan, &out->guard, error)) != 0) {
+		scan_result_free(&scan);
+		goto done_lock;
+	}
 
 	arena_init(&recorder.arena, 64 * 1024);
 	buffer_init(&recorder.seen);

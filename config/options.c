@@ -37,7 +37,8 @@
 	    "Apply what a sync brings to the working tree at once (recording local " \
 	    "changes first), unless it would delete more than max_delete.") \
 	X(max_delete, "percentage (0%..100%)", "50%", \
-	    "The largest share of the Home's files an automatic checkout may delete.") \
+	    "The largest share of a root's files a record or checkout deletes unasked " \
+	    "(beyond it, or every file of a root, needs --yes).") \
 	X(ssh_command, "command", "ssh", \
 	    "The command that reaches a peer over SSH; HEARTH_SSH overrides it.") \
 	X(author, "string", "\"\"", \

@@ -143,7 +143,7 @@ test_expect_success 'sync --checkout records local changes first, then brings he
 test_expect_success 'auto_checkout in the config stops at max_delete, and --yes goes past it' '
 	printf "auto_checkout: true\nmax_delete: 10%%\n" >>b/.hearth/config.yaml &&
 	(cd a && hearth sync ../b >/dev/null && hearth checkout >/dev/null) &&
-	rm -r a/docs && (cd a && hearth record -m "no more docs" >/dev/null) &&
+	rm -r a/docs && (cd a && hearth record --yes -m "no more docs" >/dev/null) &&
 	test_expect_code 1 sh -c "cd b && \"$HEARTH_BIN\" sync ../a" >out 2>err &&
 	grep "max_delete" err && test -d b/docs &&
 	(cd b && hearth sync --no-checkout ../a) >out && ! grep "Checked out" out && test -d b/docs &&

@@ -16,6 +16,7 @@ static const struct cli_option_help no_options[] = { { NULL, NULL } };
 
 static const struct cli_option_help record_options[] = {
 	{ "-m, --message MSG", "the version's message" },
+	{ "--yes", "record even when that deletes more than max_delete allows, or every file of a root" },
 	{ NULL, NULL },
 };
 static const struct cli_option_help status_options[] = {
@@ -45,6 +46,7 @@ static const struct cli_option_help ls_options[] = {
 };
 static const struct cli_option_help checkout_options[] = {
 	{ "-f, --force", "record unrecorded changes as a version first, then check out" },
+	{ "--yes", "check out even when that deletes more than max_delete allows, or every file of a root" },
 	{ NULL, NULL },
 };
 static const struct cli_option_help sync_options[] = {
@@ -54,7 +56,7 @@ static const struct cli_option_help sync_options[] = {
 	{ "--porcelain", "stable output for scripts: \"key value\" lines" },
 	{ "--checkout", "check out what the sync brought (auto_checkout: true does too)" },
 	{ "--no-checkout", "leave the working tree as it is, whatever auto_checkout says" },
-	{ "--yes", "check out even when that removes more than max_delete allows" },
+	{ "--yes", "record and check out even when that deletes more than max_delete allows" },
 	{ NULL, NULL },
 };
 static const struct cli_option_help peers_options[] = {
@@ -93,7 +95,7 @@ static const struct cli_option_help init_options[] = {
 
 const struct cli_command cli_commands[] = {
 	{ "init", "[DIR]", "make DIR (default: the current folder) a Home", init_options, cli_init },
-	{ "record", "[-m MSG] [PATH...]", "record what changed (in PATHs) as a new version",
+	{ "record", "[-m MSG] [--yes] [PATH...]", "record what changed (in PATHs) as a new version",
 	    record_options, cli_record },
 	{ "status", "[--porcelain [-z]]", "show what changed since the last version",
 	    status_options, cli_status },
@@ -103,7 +105,7 @@ const struct cli_command cli_commands[] = {
 	    "show what a version changed, or a file's bytes in it", show_options, cli_show },
 	{ "ls", "[--tree] [-l] [-i] [VERSION] [PATH]", "list a folder of a version (default: head)",
 	    ls_options, cli_ls },
-	{ "checkout", "[-f] [VERSION]", "bring the working tree to VERSION (default: head)",
+	{ "checkout", "[-f] [--yes] [VERSION]", "bring the working tree to VERSION (default: head)",
 	    checkout_options, cli_checkout },
 	{ "export", "VERSION DIR", "write VERSION's tree into an empty folder outside the Home",
 	    no_options, cli_export },
@@ -149,6 +151,21 @@ cli_fail(const struct hearth_error *error)
 {
 	fprintf(stderr, "hearth: %s\n", error->message);
 	return hearth_exit_status(error->code);
+}
+
+bool
+cli_confirm_deletes(const struct hearth_delete_guard *guard, const struct hearth_error *error,
+    const char *question)
+{
+	char answer[64];
+
+	if (!guard->refused || !isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
+		return false;
+	fprintf(stderr, "hearth: %s\n%s [y/N] ", error->message, question);
+	fflush(stderr);
+	if (fgets(answer, sizeof answer, stdin) == NULL)
+		return false;
+	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
 int

@@ -51,6 +51,12 @@ int cli_option_error(const struct cli_command *command, int option, char **argv)
 bool cli_wants_help(const struct cli_command *command, int argc, char **argv);
 void cli_print_help(const struct cli_command *command, FILE *out);
 
+/* The guard on emptying refused (error says what it would delete): on a
+ * terminal, asks question on stderr and reads a yes from stdin; true only
+ * for a yes. Off a terminal false at once: the error names --yes. */
+bool cli_confirm_deletes(const struct hearth_delete_guard *guard, const struct hearth_error *error,
+    const char *question);
+
 /* Writes a path escaped for one line (hearth_escape_name), or raw with z. */
 void cli_print_path(FILE *out, const char *path, bool raw);
 /* ANSI colour when allowed: "added", "deleted"... */

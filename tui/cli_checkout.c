@@ -1,5 +1,6 @@
-/* hearth checkout [-f] [VERSION]: bring the working tree to a version, never
- * overwriting what is not recorded; hearth export VERSION DIR: write a
+/* hearth checkout [-f] [--yes] [VERSION]: bring the working tree to a
+ * version, never overwriting what is not recorded, and asking (or wanting
+ * --yes) before one that would empty a root; hearth export VERSION DIR: write a
  * version's tree into an empty folder elsewhere. */
 #include <getopt.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hearth_checkout_options checkout = { 0 };
@@ -49,6 +51,8 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 	while ((option = getopt_long(argc, argv, ":f", options, NULL)) != -1) {
 		if (option == 'f')
 			checkout.force = true;
+		else if (option == 'y')
+			checkout.allow_deletes = true;
 		else
 			return cli_option_error(cli_find("checkout"), option, argv);
 	}
@@ -65,7 +69,14 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 	struct hearth_progress progress = cli_progress(cli);
 	status = hearth_checkout(cli->home, &checkout, &progress, &result, &error);
 	cli_progress_done(cli);
-	if (status == HEARTH_REFUSED)
+	if (status == HEARTH_REFUSED &&
+	    cli_confirm_deletes(&result.guard, &error, "Delete them anyway?")) {
+		hearth_checkout_result_free(&result);
+		checkout.allow_deletes = true;
+		status = hearth_checkout(cli->home, &checkout, &progress, &result, &error);
+		cli_progress_done(cli);
+	}
+	if (status == HEARTH_REFUSED && !result.guard.refused)
 		print_blocked(&result.blocked);
 	if (status != 0) {
 		hearth_checkout_result_free(&result);

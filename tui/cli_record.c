@@ -1,4 +1,5 @@
-/* hearth record [-m MSG] [PATH...]: record what changed as a new version. */
+/* hearth record [-m MSG] [--yes] [PATH...]: record what changed as a new
+ * version; one that would empty a root asks first (or wants --yes). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,9 +27,11 @@ cli_record(struct cli *cli, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "message", required_argument, NULL, 'm' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *message = "";
+	bool yes = false;
 	int option;
 
 	optind = 1;
@@ -36,6 +39,8 @@ cli_record(struct cli *cli, int argc, char **argv)
 	while ((option = getopt_long(argc, argv, ":m:", options, NULL)) != -1) {
 		if (option == 'm')
 			message = optarg;
+		else if (option == 'y')
+			yes = true;
 		else
 			return cli_option_error(cli_find("record"), option, argv);
 	}
@@ -49,13 +54,19 @@ cli_record(struct cli *cli, int argc, char **argv)
 
 	struct hearth_record_options record = {
 		.message = message, .paths = (const char *const *)paths,
-		.path_count = (size_t)path_count,
+		.path_count = (size_t)path_count, .allow_deletes = yes,
 	};
 	struct hearth_record_result result;
 	struct hearth_error error;
 	struct hearth_progress progress = cli_progress(cli);
 	status = hearth_record(cli->home, &record, &progress, &result, &error);
 	cli_progress_done(cli);
+	if (status == HEARTH_REFUSED &&
+	    cli_confirm_deletes(&result.guard, &error, "Record these deletes anyway?")) {
+		record.allow_deletes = true;
+		status = hearth_record(cli->home, &record, &progress, &result, &error);
+		cli_progress_done(cli);
+	}
 	cli_free_paths(path_count, paths);
 	if (status != 0)
 		return cli_fail(&error);

@@ -102,7 +102,7 @@ remove_file(const char *home, const char *name, struct hearth_error *error)
 static int
 record(hearth *home, const char *message, struct hearth_error *error)
 {
-	struct hearth_record_options options = { .message = message };
+	struct hearth_record_options options = { .message = message, .allow_deletes = true };
 	struct hearth_record_result result;
 
 	int code = hearth_record(home, &options, NULL, &result, error);
@@ -198,7 +198,7 @@ sync_with_laptop(hearth *home, const char *dir, const char *laptop_dir,
 {
 	struct hearth_sync_options sync = { .peer = laptop_dir };
 	struct hearth_sync_result synced;
-	struct hearth_checkout_options checkout = { 0 };
+	struct hearth_checkout_options checkout = { .allow_deletes = true };
 	struct hearth_checkout_result checked_out;
 
 	if (concurrent_changes(home, dir, "At home",

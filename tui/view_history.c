@@ -25,6 +25,7 @@ struct history {
 	char *search;			/* the last search text, or NULL */
 	size_t search_origin;		/* the cursor's row when the search began */
 	struct hearth_version pending;	/* the version a confirm or job is about */
+	bool pending_force;		/* and whether it was to record first */
 	int id_width;
 };
 
@@ -32,6 +33,7 @@ struct checkout_job {
 	struct view *view;
 	struct hearth_version version;
 	bool force;
+	bool allow_deletes;	/* confirmed past the guard on emptying */
 	struct hearth_checkout_result result;
 };
 
@@ -207,7 +209,8 @@ history_draw_note(struct view *view, int y, int height, int width)
 
 /* ---- checkout --------------------------------------------------------------- */
 
-static void submit_checkout(struct view *view, const struct hearth_version *version, bool force);
+static void submit_checkout(struct view *view, const struct hearth_version *version, bool force,
+    bool allow_deletes);
 
 static int
 checkout_run(hearth *home, void *context, const struct hearth_progress *progress,
@@ -217,6 +220,7 @@ checkout_run(hearth *home, void *context, const struct hearth_progress *progress
 	struct hearth_checkout_options options = {
 		.version = job->version.id,
 		.force = job->force,
+		.allow_deletes = job->allow_deletes,
 	};
 
 	return hearth_checkout(home, &options, progress, &job->result, error);
@@ -241,7 +245,7 @@ confirm_force(void *context, bool accepted, const char *text)
 		app_message(view->app, "Checkout not done; the Home is as it was");
 		return;
 	}
-	submit_checkout(view, &history->pending, true);
+	submit_checkout(view, &history->pending, true, false);
 }
 
 /* The paths a refused checkout would clobber, a few by name. */
@@ -272,6 +276,35 @@ ask_force(struct checkout_job *job)
 }
 
 static void
+confirm_deletes(void *context, bool accepted, const char *text)
+{
+	struct view *view = context;
+	struct history *history = view->private;
+
+	(void)text;
+	if (!accepted) {
+		app_message(view->app, "Checkout not done; the Home is as it was");
+		return;
+	}
+	submit_checkout(view, &history->pending, history->pending_force, true);
+}
+
+/* The guard on emptying stopped it: ask before deleting that much. */
+static void
+ask_deletes(struct checkout_job *job, const struct hearth_error *error)
+{
+	struct view *view = job->view;
+	struct history *history = view->private;
+	char *question = memory_printf("%s.\n\nCheck out %s anyway?", error->message,
+	    job->version.short_id);
+
+	history->pending = job->version;
+	history->pending_force = job->force;
+	dialog_confirm(app_dialog(view->app), "Delete many files?", question, confirm_deletes, view);
+	free(question);
+}
+
+static void
 checkout_done(void *context, int code, const struct hearth_error *error)
 {
 	struct checkout_job *job = context;
@@ -287,7 +320,10 @@ checkout_done(void *context, int code, const struct hearth_error *error)
 		app_home_changed(view->app);
 		break;
 	case HEARTH_REFUSED:
-		ask_force(job);
+		if (job->result.guard.refused)
+			ask_deletes(job, error);
+		else
+			ask_force(job);
 		break;
 	case HEARTH_CANCELLED:
 		app_message(view->app, "Checkout cancelled; the Home is as it was");
@@ -301,7 +337,8 @@ checkout_done(void *context, int code, const struct hearth_error *error)
 }
 
 static void
-submit_checkout(struct view *view, const struct hearth_version *version, bool force)
+submit_checkout(struct view *view, const struct hearth_version *version, bool force,
+    bool allow_deletes)
 {
 	struct checkout_job *job = memory_alloc(1, sizeof *job);
 	struct worker_job work = {
@@ -317,6 +354,7 @@ submit_checkout(struct view *view, const struct hearth_version *version, bool fo
 	job->version = *version;
 	job->version.author = job->version.message = NULL;
 	job->force = force;
+	job->allow_deletes = allow_deletes;
 	app_submit(view->app, &work);
 }
 
@@ -327,7 +365,7 @@ confirm_checkout(void *context, bool accepted, const char *text)
 	struct history *history = view->private;
 
 	if (accepted)
-		submit_checkout(view, &history->pending, false);
+		submit_checkout(view, &history->pending, false, false);
 }
 
 static void

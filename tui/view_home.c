@@ -43,6 +43,8 @@ struct home_pane {
 	bool several_roots;
 	struct home_change *changes;	/* sorted by path bytes */
 	size_t change_count;
+	/* A record the guard on emptying stopped, while the user is asked. */
+	struct record_job *pending;
 };
 
 struct record_job {
@@ -50,8 +52,11 @@ struct record_job {
 	char *message;
 	char **paths;
 	size_t path_count;
+	bool allow_deletes;	/* asked and confirmed past the guard on emptying */
 	struct hearth_record_result result;
 };
+
+static void record_free(void *context);
 
 /* ---- rows and paths ----------------------------------------------------------- */
 
@@ -363,6 +368,8 @@ home_close(struct view *view)
 	list_free(view->list);
 	free(pane->filter_before);
 	free(pane->changes);
+	if (pane->pending != NULL)
+		record_free(pane->pending);
 	free(pane);
 }
 
@@ -624,6 +631,7 @@ record_run(hearth *home, void *context, const struct hearth_progress *progress,
 		.message = job->message,
 		.paths = (const char *const *)job->paths,
 		.path_count = job->path_count,
+		.allow_deletes = job->allow_deletes,
 	};
 
 	return hearth_record(home, &options, progress, &job->result, error);
@@ -642,12 +650,54 @@ record_free(void *context)
 	free(job);
 }
 
+static void submit_record(struct view *view, struct record_job *job);
+
+static void
+confirm_deletes(void *context, bool accepted, const char *text)
+{
+	struct view *view = context;
+	struct home_pane *pane = view->private;
+	struct record_job *job = pane->pending;
+
+	(void)text;
+	pane->pending = NULL;
+	if (job == NULL)
+		return;
+	if (!accepted) {
+		app_message(view->app, "Record not done; nothing was recorded");
+		record_free(job);
+		return;
+	}
+	job->allow_deletes = true;
+	submit_record(view, job);
+}
+
+/* The guard on emptying stopped it: ask, keeping the job for a yes. */
+static void
+ask_deletes(struct view *view, struct record_job *job, const struct hearth_error *error)
+{
+	struct home_pane *pane = view->private;
+	char *question = memory_printf("%s.\n\nRecord these deletes anyway?", error->message);
+
+	if (pane->pending != NULL)
+		record_free(pane->pending);
+	pane->pending = job;
+	hearth_record_result_free(&job->result);
+	memset(&job->result, 0, sizeof job->result);
+	dialog_confirm(app_dialog(view->app), "Delete many files?", question, confirm_deletes, view);
+	free(question);
+}
+
 static void
 record_done(void *context, int code, const struct hearth_error *error)
 {
 	struct record_job *job = context;
 	struct view *view = job->view;
 
+	if (code == HEARTH_REFUSED && job->result.guard.refused) {
+		ask_deletes(view, job, error);
+		return;
+	}
 	if (code == HEARTH_OK && job->result.version[0] == '\0') {
 		app_message(view->app, "Nothing to record: no changes%s", job->path_count ?
 		    " under the marked paths" : "");
@@ -683,6 +733,12 @@ record_message_done(void *context, bool accepted, const char *text)
 	job->message = memory_strdup(text ? text : "");
 	job->paths = marked.paths;
 	job->path_count = marked.count;
+	submit_record(view, job);
+}
+
+static void
+submit_record(struct view *view, struct record_job *job)
+{
 	struct worker_job work = {
 		.title = "recording",
 		.run = record_run,
