@@ -102,8 +102,8 @@ test_expect_success 'a checkout never writes into an inner Home'"'"'s state' '
 	rm -r h2/inner && hearth init inner >/dev/null && echo i >inner/i.txt &&
 	(cd inner && hearth record -m inner >/dev/null) && mv inner h2/inner &&
 	cp h2/inner/.hearth/store.db inner.before &&
-	(cd h2 && hearth record -m "the Home came" >/dev/null &&
-	 hearth checkout "$old") >out 2>&1 &&
+	(cd h2 && hearth record --yes -m "the Home came" >/dev/null &&
+	 hearth checkout --yes "$old") >out 2>&1 &&
 	cmp h2/inner/.hearth/store.db inner.before && test ! -e h2/inner/.hearth/packs/p &&
 	(cd h2/inner && hearth fsck >/dev/null && hearth log --oneline) | grep inner
 '
