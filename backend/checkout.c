@@ -1,4 +1,4 @@
-/* checkout and export (DESIGN §7). Checkout brings the working tree to a
+/* checkout and export (docs/DESIGN.md §7). Checkout brings the working tree to a
  * version without ever destroying unrecorded data: it refuses (or, forced,
  * records first) when a path it would touch holds a change not recorded.
  * New content is written to staging files first (the slow part, which can
@@ -110,7 +110,7 @@ root_number(const struct hearth *home, const char *name)
 	return 0;
 }
 
-/* The root a node of the target lives in here (DESIGN §6): its own root,
+/* The root a node of the target lives in here (docs/DESIGN.md §6): its own root,
  * or, for a root this Home lacks, the one it is in already (current: the
  * node as the index has it on disk, or NULL), else where the place: rules
  * say (home_place_root). */
@@ -1146,7 +1146,7 @@ same_as_head(const struct tree_node *target, const struct tree_node *head)
 }
 
 /* The heads a record of this node would supersede: head's own, so that a
- * record after checking out an old version restores it (DESIGN §7). */
+ * record after checking out an old version restores it (docs/DESIGN.md §7). */
 static int
 seen_for(struct checkout *checkout, struct node_id id, int *restore)
 {

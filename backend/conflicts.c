@@ -1,4 +1,4 @@
-/* Conflicts (DESIGN §4): listing them with each side explained (who, when,
+/* Conflicts (docs/DESIGN.md §4): listing them with each side explained (who, when,
  * what it would do), and settling them with new ops recorded at once: a
  * SET or PLACE that supersedes every head it settles, written to the
  * working tree for those paths only. */
@@ -272,7 +272,7 @@ settle_content(struct resolver *resolver, const struct head_node *node)
 		mode = chosen_op.u.set.mode, mtime = chosen_op.u.set.mtime_ns;
 		if (how == HEARTH_KEEP_BOTH) {
 			/* Every other side becomes a file beside it, named as a
-			 * name clash would name it (DESIGN §4.4). */
+			 * name clash would name it (docs/DESIGN.md §4.4). */
 			for (size_t i = 0; i < node->content_head_count; i++) {
 				struct op other;
 				if ((int)i == chosen || load_op(resolver, node->content_heads[i], &other) != 0)

@@ -2,7 +2,7 @@
  * ops decode and their counters have no gaps, every version has its COMMIT,
  * every pack is sealed and every chunk's bytes match their hash, every
  * content an op names is held, the head state equals state_derive over all
- * ops (DESIGN §4.6), the working-tree index points at real nodes, and the
+ * ops (docs/DESIGN.md §4.6), the working-tree index points at real nodes, and the
  * folders' identity markers are whole. Damage is traced from chunks to the
  * contents, paths and versions that need them (fsck_trace), so a report
  * says what was lost, not only where; hearth_fsck_repair (fsck_repair.c)

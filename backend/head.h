@@ -1,4 +1,4 @@
-/* The materialized head state (DESIGN §4.6): the node table holds
+/* The materialized head state (docs/DESIGN.md §4.6): the node table holds
  * state(all ops) and integrate.c brings it forward as ops arrive, so
  * opening a Home never replays its history. This module reads and writes
  * one node row and the seen sets the working-tree index keeps. */

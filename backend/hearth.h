@@ -63,7 +63,7 @@ struct hearth_progress {
 
 typedef struct hearth hearth;
 
-/* Where a Home was found (DESIGN §10): -c FILE, HEARTH_CONFIG, a root marker
+/* Where a Home was found (docs/DESIGN.md §10): -c FILE, HEARTH_CONFIG, a root marker
  * above start_dir, or $XDG_CONFIG_HOME/hearth/config.yaml. */
 struct hearth_location {
 	char config_path[4096];	/* "" when the Home runs on defaults */
@@ -146,7 +146,7 @@ struct hearth_log_query {
 	const char *grep;	/* case-insensitive substring of the message, or NULL */
 };
 
-/* Newest first, in the total order of DESIGN §2. */
+/* Newest first, in the total order of docs/DESIGN.md §2. */
 int hearth_log(hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);
 
@@ -380,7 +380,7 @@ struct hearth_summary {
 
 int hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error *error);
 
-/* The store's cost counters (DESIGN §5), kept across runs. */
+/* The store's cost counters (docs/DESIGN.md §5), kept across runs. */
 struct hearth_stats {
 	uint64_t ops, versions, nodes, entries;
 	uint64_t chunks, blobs, packs;
@@ -449,7 +449,7 @@ size_t hearth_escape_name(const char *name, char *out, size_t out_size);
 
 const char *hearth_version_string(void);
 
-/* ---- the index of the disk: reconcile and watch (DESIGN §6) ---------------------------- */
+/* ---- the index of the disk: reconcile and watch (docs/DESIGN.md §6) ---------------- */
 
 /* Beside the working-tree index (as last recorded or checked out), the
  * store keeps what the disk holds at folder grain: each folder's stamp and
@@ -526,7 +526,7 @@ int hearth_watch_run(struct hearth_watch *watch, bool may_walk, struct hearth_wa
     struct hearth_error *error);
 void hearth_watch_stop(struct hearth_watch *watch);
 
-/* ---- sync (DESIGN §8) ------------------------------------------------------------------ */
+/* ---- sync (docs/DESIGN.md §8) ------------------------------------------------------ */
 
 /* Which ways a sync goes; both by default. */
 enum hearth_sync_direction {

@@ -1,4 +1,4 @@
-/* The history (DESIGN §3): versions are COMMIT ops, ordered totally; their
+/* The history (docs/DESIGN.md §3): versions are COMMIT ops, ordered totally; their
  * ids are the SHA-256 of the op's encoding, shown as the shortest
  * unambiguous prefix of at least 8 hex digits. Also where the working tree
  * stands: the version vector it was last recorded or checked out at. */

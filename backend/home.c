@@ -1,4 +1,4 @@
-/* Finding, making and opening a Home (DESIGN §6 and §10): where its config
+/* Finding, making and opening a Home (docs/DESIGN.md §6 and §10): where its config
  * and state are, the marker in every root, the checks that fail closed when
  * a root is missing or foreign, and the write lock. */
 #include <dirent.h>
@@ -576,7 +576,7 @@ hearth_init(const struct hearth_init_options *options, struct hearth_error *erro
 /* ---- opening a Home --------------------------------------------------------------- */
 
 /* A missing, unmounted or foreign root: remembered, so every command that
- * touches the tree fails closed (DESIGN §6) while history stays readable. */
+ * touches the tree fails closed (docs/DESIGN.md §6) while history stays readable. */
 static int
 check_root(struct hearth *home, struct home_root *root, const char *home_hex,
     struct hearth_error *error)

@@ -80,7 +80,7 @@ int home_require_roots(struct hearth *home, struct hearth_error *error);
 const struct home_root *home_root_named(const struct hearth *home, const char *name);
 
 /* Which root (an index into roots) a file or folder of a version lives in
- * on this machine (DESIGN §6): the root its node names, when this Home has
+ * on this machine (docs/DESIGN.md §6): the root its node names, when this Home has
  * a root of that name; else the root of the first place: rule whose
  * pattern matches path; else the first root. */
 int home_place_root(const struct hearth *home, const char *root_name, const char *path,

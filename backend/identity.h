@@ -1,4 +1,4 @@
-/* Durable identity on disk (DESIGN §6): a file carries its node id in the
+/* Durable identity on disk (docs/DESIGN.md §6): a file carries its node id in the
  * user.hearth.id extended attribute (where the file system has them), a
  * folder in a .hearth-id marker file, so renames and moves are recognised
  * across restarts, devices and roots, not only by inode evidence. A copy

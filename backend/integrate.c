@@ -1,4 +1,5 @@
-/* Integration of a batch of ops into the head state, in one merged pass:
+/* Integration of a batch of ops into the head state (docs/DESIGN.md §4.6), in
+ * one merged pass:
  *
  *   1. checks: per replica the counters continue without a gap, and every
  *      op an op supersedes is held (the batch and the store are causally

@@ -1,4 +1,4 @@
-/* Integration (DESIGN §4.6): brings the materialized head state forward by
+/* Integration (docs/DESIGN.md §4.6): brings the materialized head state forward by
  * a batch of ops, in one merged pass, so that it always equals
  * state_derive(every op held). Every op enters the store through here: a
  * record's own ops (which sort last) and a peer's (which may sort anywhere

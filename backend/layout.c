@@ -1,4 +1,4 @@
-/* Layouts that cannot work (DESIGN §6): a state folder inside a root would
+/* Layouts that cannot work (docs/DESIGN.md §6): a state folder inside a root would
  * record its own store, roots that nest would hold one file twice, and a
  * Home inside another would have its store recorded and rolled back by the
  * outer one. Found here before init makes anything, and while scanning. */

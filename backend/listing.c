@@ -24,7 +24,7 @@ static const char SQL_INDEX_ROOT[] = "SELECT root FROM entry WHERE node = ?1";
 
 /* The root column of a version's entry, as this machine has it. A version
  * names the root its node was recorded in on whichever replica made it; a
- * Home without a root of that name keeps the file elsewhere (DESIGN §6):
+ * Home without a root of that name keeps the file elsewhere (docs/DESIGN.md §6):
  * where the working-tree index has the node, else where a checkout would
  * put it (home_place_root). A name this Home lacks would point the user
  * at a disk that is not here. */

@@ -1,4 +1,4 @@
-/* Write-once pack files (DESIGN §5): chunks appended by one writer, grouped
+/* Write-once pack files (docs/DESIGN.md §5): chunks appended by one writer, grouped
  * into zstd frames of at least 64 KiB (stored raw when compression does not
  * shrink them), one pack per command, sealed at PACK_SEAL_SIZE and never
  * appended to afterwards. SQLite holds the index; each pack also ends with

@@ -1,4 +1,4 @@
-/* Sync peers as the store remembers them (the peer table, DESIGN §8):
+/* Sync peers as the store remembers them (the peer table, docs/DESIGN.md §8):
  * what the last sync with each did, for `hearth peers` and the Sync view.
  * Written by the syncing side only, under the Home's write lock. */
 #ifndef HEARTH_BACKEND_PEER_H

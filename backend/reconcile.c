@@ -306,7 +306,7 @@ stamp_moved(struct hearth *home, sqlite3_stmt *row)
 	    sqlite3_column_int64(row, 4) != mtime || sqlite3_column_int64(row, 5) != ctime)
 		return true;
 	/* Changed within 2 s of the stamp: a change in the same tick leaves
-	 * the same mtime, so the stamp proves nothing (DESIGN §6). */
+	 * the same mtime, so the stamp proves nothing (docs/DESIGN.md §6). */
 	return scan_stamp_is_racy(mtime, sqlite3_column_int64(row, 6));
 }
 

@@ -1,4 +1,4 @@
-/* record (DESIGN §7): turns what the scan found into ops (PLACE for new,
+/* record (docs/DESIGN.md §7): turns what the scan found into ops (PLACE for new,
  * moved and deleted nodes, SET for new content), a COMMIT with the message,
  * the new head state and index rows, all in one transaction that commits
  * only after the pack holding the new content is durable. */

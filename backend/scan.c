@@ -330,7 +330,7 @@ root_index(const struct hearth *home, const char *name)
 	for (size_t i = 0; i < home->root_count; i++)
 		if (strcmp(home->roots[i].name, name) == 0)
 			return (int)i;
-	return 0;	/* a root this replica lacks: the first (DESIGN §6) */
+	return 0;	/* a root this replica lacks: the first (docs/DESIGN.md §6) */
 }
 
 static void

@@ -159,7 +159,7 @@ bool scan_index_lookup(struct hearth *home, const char *path, size_t length, boo
     struct node_id *node);
 
 /* Whether the racy rule forbids trusting a stamp: the file changed within
- * 2 s of when the stamp was taken (DESIGN §6, as git does). */
+ * 2 s of when the stamp was taken (docs/DESIGN.md §6, as git does). */
 bool scan_stamp_is_racy(int64_t mtime_ns, int64_t stamped_ns);
 
 #endif

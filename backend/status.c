@@ -1,4 +1,4 @@
-/* status (DESIGN §7): what changed in the working tree since it was last
+/* status (docs/DESIGN.md §7): what changed in the working tree since it was last
  * recorded or checked out, where it stands against head, and how many
  * conflicts are listed. It reads; it never writes (beyond the cookie a
  * running watch answers, see watch.c). */

@@ -21,7 +21,7 @@ static const char SCHEMA[] =
     "  number INTEGER PRIMARY KEY,"
     "  id BLOB NOT NULL UNIQUE,"
     "  counter INTEGER NOT NULL DEFAULT 0);"
-    /* The op log (DESIGN §3), in its canonical encoding. status says what
+    /* The op log (docs/DESIGN.md §3), in its canonical encoding. status says what
      * placement made of a PLACE or SET: 0 applied, 1 skipped (a folder
      * move into its own subtree), 2 invalid, 3 pending (no parent). */
     "CREATE TABLE op("
@@ -51,7 +51,7 @@ static const char SCHEMA[] =
     "  changes INTEGER NOT NULL,"
     "  UNIQUE(replica, counter)) WITHOUT ROWID;"
     "CREATE INDEX version_order ON version(lamport, replica_id, counter);"
-    /* The materialized head state (DESIGN §4.6): state(all ops), kept
+    /* The materialized head state (docs/DESIGN.md §4.6): state(all ops), kept
      * current as ops arrive so no command replays history. Per node: the
      * PLACE in effect after placement (§4.1; parent is the trash for a
      * deleted node), the last applied PLACE outside the trash (where a
@@ -98,7 +98,7 @@ static const char SCHEMA[] =
     "  phase INTEGER NOT NULL,"
     "  ops BLOB NOT NULL,"
     "  PRIMARY KEY(kind, node, op_replica, op_counter)) WITHOUT ROWID;"
-    /* Sync peers and what the last syncs did (DESIGN §8). */
+    /* Sync peers and what the last syncs did (docs/DESIGN.md §8). */
     "CREATE TABLE peer("
     "  name TEXT PRIMARY KEY,"
     "  url TEXT NOT NULL,"

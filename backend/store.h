@@ -1,4 +1,4 @@
-/* The store (DESIGN §5): one SQLite database, store.db, holding replicas,
+/* The store (docs/DESIGN.md §5): one SQLite database, store.db, holding replicas,
  * ops, the history, the materialized head state, the working-tree index and
  * the chunk index; content itself lives in packs (pack.h). This module owns
  * the schema, its migrations, prepared statements and transactions. */

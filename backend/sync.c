@@ -1,4 +1,4 @@
-/* Sync (DESIGN §8): hearth_sync (the client) and hearth_serve (the other
+/* Sync (docs/DESIGN.md §8): hearth_sync (the client) and hearth_serve (the other
  * end) speaking the framed protocol of wire.h over a transport.
  *
  * One connection, two halves. After HELLO both ways, the server sends the

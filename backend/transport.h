@@ -1,4 +1,4 @@
-/* Transports (DESIGN §8): the byte pipe a sync runs over. A peer is a path
+/* Transports (docs/DESIGN.md §8): the byte pipe a sync runs over. A peer is a path
  * on this machine, reached by running this same program as
  * `hearth serve PATH` with pipes, or ssh://[user@]host[:port]/path, reached
  * by running the ssh command (config ssh_command, or HEARTH_SSH, split at

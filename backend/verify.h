@@ -1,4 +1,4 @@
-/* The equivalence DESIGN §4.6 demands, checked: the materialized head
+/* The equivalence docs/DESIGN.md §4.6 demands, checked: the materialized head
  * state (nodes, heads, content, where and how each is shown, conflicts)
  * against state_derive over the same ops. fsck runs it on every Home; the
  * property tests run it after every random batch. */

@@ -1,4 +1,4 @@
-/* Watching the joined Home (DESIGN §6): inotify on every folder of every
+/* Watching the joined Home (docs/DESIGN.md §6): inotify on every folder of every
  * root turns each change into a mark on its folder (reconcile.h), so the
  * index stays current and status lists only what changed.
  *

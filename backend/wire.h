@@ -1,4 +1,4 @@
-/* The sync protocol's wire format (DESIGN §8; hearth(1), SYNC PROTOCOL):
+/* The sync protocol's wire format (docs/DESIGN.md §8):
  * frames and their payloads, encoded and decoded on bytes alone, with no
  * I/O, so the decoders can be unit-tested and fuzzed. Every decoder takes
  * hostile input: it checks each length against what is left and against

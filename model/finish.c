@@ -1,4 +1,4 @@
-/* The finishing rules of state derivation: revives (DESIGN §4.3), liveness,
+/* The finishing rules of state derivation: revives (docs/DESIGN.md §4.3), liveness,
  * and name clashes (§4.4). They read only each node's placement, its last
  * placement outside the trash and how many content heads it has, so the
  * pure derivation and the backend's incremental integration share them. */

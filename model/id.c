@@ -1,4 +1,4 @@
-/* Comparison, hex and version-vector arithmetic for the ids of DESIGN §2. */
+/* Comparison, hex and version-vector arithmetic for the ids of docs/DESIGN.md §2. */
 #include "model/id.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The identifiers of DESIGN §2: replicas, ops, nodes, content hashes and
+/* The identifiers of docs/DESIGN.md §2: replicas, ops, nodes, content hashes and
  * version vectors, with their order and their hex forms. Fixed-size values
  * are passed by value; nothing here allocates except vv_*. */
 #ifndef HEARTH_MODEL_ID_H
@@ -12,7 +12,7 @@
 #define HASH_BYTES 32
 #define ID_HEX (ID_BYTES * 2 + 1)
 #define HASH_HEX (HASH_BYTES * 2 + 1)
-/* Short ids shown to people: at least this many hex digits (DESIGN §2). */
+/* Short ids shown to people: at least this many hex digits (docs/DESIGN.md §2). */
 #define SHORT_ID_MIN 8
 
 struct replica_id {

@@ -1,4 +1,4 @@
-/* Three-way line merge of text files (DESIGN §4.2): the base and the heads
+/* Three-way line merge of text files (docs/DESIGN.md §4.2): the base and the heads
  * of a node's content, in total order, give either the merged bytes or the
  * hunks where the heads overlap. A pure function of its inputs, so every
  * replica that merges the same heads writes the same bytes. */

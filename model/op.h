@@ -1,4 +1,4 @@
-/* The three operations of DESIGN §3 (PLACE, SET, COMMIT), their total order
+/* The three operations of docs/DESIGN.md §3 (PLACE, SET, COMMIT), their total order
  * and their canonical binary encoding. The encoding is what the store keeps,
  * what sync sends and what a version id hashes, so it never changes
  * meaning: new fields get a new format byte. */
@@ -77,7 +77,7 @@ struct op {
 	} u;
 };
 
-/* Total order of DESIGN §2: (lamport, replica bytes, counter). */
+/* Total order of docs/DESIGN.md §2: (lamport, replica bytes, counter). */
 int op_order_compare(const struct op *a, const struct op *b);
 /* The same order on bare keys, for code that holds no whole op. */
 int op_order_compare_keys(uint64_t lamport_a, struct op_id a, uint64_t lamport_b, struct op_id b);

@@ -1,4 +1,4 @@
-/* State derivation (DESIGN §4) as one pure function of an op set. The PLACE
+/* State derivation (docs/DESIGN.md §4) as one pure function of an op set. The PLACE
  * and SET ops are sorted once into total order and deduplicated; every later
  * pass walks flat arrays indexed by op position (which is total order) and by
  * node, with hash tables from ids to positions, so a history costs

@@ -1,4 +1,4 @@
-/* State derivation (DESIGN §4): the tree and the conflict list as a pure
+/* State derivation (docs/DESIGN.md §4): the tree and the conflict list as a pure
  * function of a set of ops. Two callers holding the same op set get
  * byte-identical results whatever order the ops came in; duplicates are
  * ignored. The backend's materialized head state must always equal this. */
@@ -94,7 +94,7 @@ struct state {
 /* Derives state(S) for ops[0..count): COMMIT ops are ignored; ops may come
  * in any order and repeat. Never fails (bad ops become invalid-op). out
  * needs no initialization and owns copies of everything it shows: ops may
- * be freed afterwards. Rules beyond DESIGN §4, fixed here so every replica
+ * be freed afterwards. Rules beyond docs/DESIGN.md §4, fixed here so every replica
  * agrees:
  *  - Two ops with one id: the one least in total order counts (then by
  *    content, so even a broken peer cannot make arrival order matter).

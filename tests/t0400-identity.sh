@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='identity survives rename, move, edit, copy and damaged markers (DESIGN §6)'
+test_description='identity survives rename, move, edit, copy and damaged markers (docs/DESIGN.md §6)'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 
 hearth init home >/dev/null

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='the observed index: paged walk that resumes, restart check, racy stamps (DESIGN §6)'
+test_description='the observed index: paged walk that resumes, restart check, racy stamps (docs/DESIGN.md §6)'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/watch-lib.sh"
 

@@ -116,7 +116,7 @@ test_expect_success 'the inotify watch limit: polling every poll_interval, and t
 	watch_stop main
 '
 
-# DESIGN §6: the full walk after the restart check waits for the Home to
+# docs/DESIGN.md §6: the full walk after the restart check waits for the Home to
 # be quiet for about 2 s, so it never competes with a burst of work.
 test_expect_success 'the full walk waits until the Home has been quiet for 2 s' '
 	watch_stop main || exit 1

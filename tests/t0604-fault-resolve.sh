@@ -45,7 +45,7 @@ walk_run() {
 	(cd b && hearth resolve --both docs/list.txt)
 }
 # The copy kept beside it is named for its new node's id, made afresh by
-# each run (name~<8 hex>.txt, DESIGN 4.4).
+# each run (name~<8 hex>.txt, docs/DESIGN.md §4.4).
 WALK_NORMALIZE='s/~[0-9a-f]\{8\}\./~ID./'
 
 test_expect_success 'resolve --both: every call fails once, three ways' '

@@ -1,4 +1,4 @@
-/* Property test of incremental integration (DESIGN §4.6): random
+/* Property test of incremental integration (docs/DESIGN.md §4.6): random
  * multi-replica histories are delivered to a real store in random
  * causally closed batches (what some replica knew up to some point, less
  * what was delivered), in random orders and splits; after every batch the

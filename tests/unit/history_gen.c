@@ -529,7 +529,7 @@ history_gen_step_resolve(struct history *history, int replica)
 }
 
 /* Two replicas create one name in one folder both see, unaware of each
- * other: the clash of DESIGN §4.4. */
+ * other: the clash of docs/DESIGN.md §4.4. */
 static const char *
 history_gen_step_twin_create(struct history *history, int replica)
 {

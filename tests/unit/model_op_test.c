@@ -1,6 +1,6 @@
 /* Unit tests of model/op, model/id and model/buffer: the canonical encoding
  * round-trips, the decoder refuses every malformed input it is given, and
- * the total order and version vectors behave as DESIGN §2 says. */
+ * the total order and version vectors behave as docs/DESIGN.md §2 says. */
 #include <string.h>
 
 #include "model/op.h"

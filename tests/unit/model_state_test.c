@@ -1,4 +1,4 @@
-/* Unit and property tests of model/state (DESIGN §4): one scenario per
+/* Unit and property tests of model/state (docs/DESIGN.md §4): one scenario per
  * merge rule, driven through simulated replicas so supersedes lists are
  * what real authors would write; hand-built ops for invalid and pending
  * cases; then random multi-replica histories whose derived state must not
@@ -402,7 +402,7 @@ test_same_name(void)
 	history_gen_free(&history);
 }
 
-/* DESIGN §4.3: one replica deletes F while another moves F's old parent G
+/* docs/DESIGN.md §4.3: one replica deletes F while another moves F's old parent G
  * into F. */
 static void
 test_revive_cycle(void)
