@@ -5,21 +5,28 @@ test_description='two writers never run at once; the second says who holds the l
 hearth init home >/dev/null
 cd home
 
+# Holds the Home's lock in the background until ../release exists, writing
+# "pid 999" into it; returns once the lock is held (../held exists).
+hold_lock() {
+	rm -f ../held ../release
+	flock .hearth/lock sh -c "echo \"pid 999, hearth test\" >.hearth/lock && : >../held &&
+		while ! test -e ../release; do sleep 0.05; done" &
+	test_wait_for "test -e ../held"
+}
+
 test_expect_success 'a held lock makes a writer wait, then fail with exit status 3' '
 	echo x >file &&
-	flock .hearth/lock sh -c "echo \"pid 999, hearth test\" >.hearth/lock; sleep 3" &
-	sleep 0.5 &&
+	hold_lock &&
+	test_when_finished ": >../release; wait" &&
 	HEARTH_LOCK_WAIT_MS=500 test_expect_code 3 hearth record -m blocked 2>../err &&
-	grep "another hearth is writing" ../err && grep "pid 999" ../err &&
-	wait
+	grep "another hearth is writing" ../err && grep "pid 999" ../err
 '
 
 test_expect_success 'readers do not wait for the lock' '
-	flock .hearth/lock sleep 2 &
-	sleep 0.3 &&
+	hold_lock &&
+	test_when_finished ": >../release; wait" &&
 	hearth status >../out && grep "added" ../out &&
-	hearth log >/dev/null &&
-	wait
+	hearth log >/dev/null
 '
 
 test_expect_success 'once the lock is free the writer proceeds' '

@@ -21,15 +21,10 @@ child_of() {
 	pgrep -P "$1" 2>/dev/null || cat /proc/"$1"/task/"$1"/children 2>/dev/null
 }
 
-# Waits (up to 30 s) until folder $1 holds more than $2 files: the
-# receiver's new pack has started, so the transfer is under way.
+# Waits until folder $1 holds more than $2 files: the receiver's new pack
+# has started, so the transfer is under way.
 wait_for_pack() {
-	tries=0
-	while [ "$(ls "$1" | wc -l)" -le "$2" ]; do
-		tries=$((tries + 1))
-		[ $tries -lt 3000 ] || return 1
-		sleep 0.01
-	done
+	test_wait_for "[ \$(ls \"$1\" | wc -l) -gt $2 ]"
 }
 
 test_expect_success 'setup: a replica with a big file, and an empty one' '
@@ -86,8 +81,7 @@ test_expect_success 'the client killed while it takes chunks in' '
 	server=$(child_of $client) &&
 	kill -9 $client && ! wait $client &&
 	# The server sees its pipe close and goes too.
-	tries=0 && while kill -0 $server 2>/dev/null; do
-		tries=$((tries + 1)); [ $tries -lt 1000 ] || false; sleep 0.01; done &&
+	test_wait_for "! kill -0 $server 2>/dev/null" &&
 	snapshot b >after && test_cmp before after &&
 	clean a && clean b &&
 	(cd b && hearth sync ../a >/dev/null) && clean b && no_orphans b &&

@@ -43,10 +43,8 @@ start_sshd() {
 		$SSHD -f "$S/sshd_config" -D -e >/dev/null 2>"$S/sshd.log" </dev/null &
 		sshd_pid=$!
 		# Up once it listens, gone if the port was taken.
-		waited=0
-		while kill -0 $sshd_pid 2>/dev/null && ! grep -q "listening on" "$S/sshd.log"; do
-			waited=$((waited + 1)); [ $waited -lt 500 ] || break; sleep 0.01
-		done
+		test_wait_for "! kill -0 $sshd_pid 2>/dev/null || grep -q \"listening on\" \"$S/sshd.log\"" ||
+			break
 		if kill -0 $sshd_pid 2>/dev/null && grep -q "listening on" "$S/sshd.log"; then
 			return 0
 		fi

@@ -110,24 +110,29 @@ test_expect_success 'the inotify watch limit: polling every poll_interval, and t
 	(HEARTH_WATCH_FAULT=limit:4 && export HEARTH_WATCH_FAULT && watch_start main) &&
 	watch_wait main "^polling: the inotify watch limit is reached after" &&
 	echo later >d4/later.txt &&
-	sleep 1.5 &&
-	test_tool marks . >../marks && grep "^d4$" ../marks &&
+	test_wait_for "test_tool marks . | grep -q \"^d4\$\"" &&
 	hearth status >../out && ! grep "watched index" ../out && grep "added:    d4/later.txt" ../out &&
 	watch_stop main
 '
 
-# docs/DESIGN.md §6: the full walk after the restart check waits for the Home to
-# be quiet for about 2 s, so it never competes with a burst of work.
+# docs/DESIGN.md §6: the full walk after the restart check waits for the
+# Home to be quiet for about 2 s, so it never competes with a burst of
+# work. The writer touches the Home every 0.1 s (a twentieth of the quiet time) until
+# told to stop; the test waits for 30 of its writes after the check (at
+# least 3 s of work, however slow the machine) and no walk may have begun.
 test_expect_success 'the full walk waits until the Home has been quiet for 2 s' '
 	watch_stop main || exit 1
+	rm -f ../stop-busy &&
 	# Alone in its list: "a && (loop) &" would put a in the background too.
-	(i=0; while [ $i -lt 24 ]; do echo "busy $i" >>d2/busy.txt; sleep 0.25; i=$((i + 1)); done) &
+	(i=0; while ! test -e ../stop-busy; do echo "busy $i" >>d2/busy.txt; sleep 0.1; i=$((i + 1)); done) &
 	busy=$!
 	test -n "$busy" &&
+	test_when_finished ": >../stop-busy; wait $busy 2>/dev/null || :" &&
 	watch_start main && watch_wait main "^checked: " &&
-	sleep 3 && kill -0 $busy &&
+	written=$(wc -l <d2/busy.txt) &&
+	test_wait_for "[ \$(wc -l <d2/busy.txt) -ge $((written + 30)) ]" &&
 	! grep -E "^(walking|current)" ../main.log &&
-	wait $busy &&
+	: >../stop-busy && wait $busy &&
 	watch_wait main "^current" 15 &&
 	status_watched && grep "^A d2/busy.txt$" ../watched &&
 	watch_stop main && rm d2/busy.txt

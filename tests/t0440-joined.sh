@@ -54,7 +54,7 @@ for root in ssd hdd; do
 		hearth stats >stats.before &&
 		mv '$root' '$root'.away &&
 		tree_commands | while read -r command; do
-			test_expect_code 1 timeout 20 "$HEARTH_BIN" $command >out 2>err ||
+			test_expect_code 1 timeout 120 "$HEARTH_BIN" $command >out 2>err ||
 				{ echo "hearth $command did not fail closed"; cat out err; exit 1; }
 			grep "root .'$root'. is missing" err ||
 				{ echo "hearth $command: $(cat err)"; exit 1; }
@@ -77,7 +77,7 @@ test_expect_success 'an empty folder where a root should be (unmounted): fails c
 	tree_ids >ids.before &&
 	mv hdd hdd.away && mkdir hdd &&
 	tree_commands | while read -r command; do
-		test_expect_code 1 timeout 20 "$HEARTH_BIN" $command >out 2>err ||
+		test_expect_code 1 timeout 120 "$HEARTH_BIN" $command >out 2>err ||
 			{ echo "hearth $command did not fail closed"; cat out err; exit 1; }
 		grep "root .hdd. at .*/hdd has no valid marker" err ||
 			{ echo "hearth $command: $(cat err)"; exit 1; }
@@ -92,7 +92,7 @@ test_expect_success 'the two roots swapped (each marker names the other): fails 
 	tree_ids >ids.before &&
 	mv ssd swap && mv hdd ssd && mv swap hdd &&
 	tree_commands | while read -r command; do
-		test_expect_code 1 timeout 20 "$HEARTH_BIN" $command >out 2>err ||
+		test_expect_code 1 timeout 120 "$HEARTH_BIN" $command >out 2>err ||
 			{ echo "hearth $command did not fail closed"; cat out err; exit 1; }
 		grep "root .ssd. at .*/ssd belongs to another Home or root (its marker names home [0-9a-f]*, root .hdd.)" err ||
 			{ echo "hearth $command: $(cat err)"; exit 1; }

@@ -20,9 +20,9 @@ fi
 # (HEARTH_CONCURRENCY_SECONDS=300 HEARTH_CONCURRENCY_REPLICAS=20).
 SECONDS_BUSY=${HEARTH_CONCURRENCY_SECONDS:-20}
 REPLICAS=${HEARTH_CONCURRENCY_REPLICAS:-6}
-# A reader that takes longer than this has waited for a writer: readers
-# never take the lock, so even on a loaded machine they answer well inside.
-READER_BOUND_MS=${HEARTH_CONCURRENCY_READER_MS:-20000}
+# A reader still running after this long hangs (a bound on a hang, not a
+# speed goal: speed is perf/'s).
+READER_BOUND_S=${HEARTH_CONCURRENCY_READER_S:-300}
 
 # The served side is a `hearth serve` of its own, reached as over ssh.
 HEARTH_SSH="sh $HEARTH_SOURCE_DIR/tests/lib/fake-ssh"
@@ -98,16 +98,16 @@ peer_step() {
 	echo "peer record $step" >>"$TEST_ROOT/peer.synced"
 }
 
-# Readers: each answers, and soon, however busy the writers are.
+# Readers: each answers, however busy the writers are. How long they took
+# is reported, never asserted (a loaded machine is slow, not wrong); that
+# readers never wait for the lock is t0080's test, and READER_BOUND_S only
+# catches a hang.
 reader_step() {
 	for command in "status" "log --oneline" "ls docs" "peers" "fsck"; do
 		start=$(now_ms)
-		(cd "$TEST_ROOT/home" && hearth $command >/dev/null) ||
-			{ echo "hearth $command failed"; return 1; }
-		took=$(( $(now_ms) - start ))
-		[ $took -lt $READER_BOUND_MS ] ||
-			{ echo "hearth $command took $took ms"; return 1; }
-		echo "$took" >>"$TEST_ROOT/reader.ms"
+		(cd "$TEST_ROOT/home" && timeout "$READER_BOUND_S" "$HEARTH_BIN" $command >/dev/null) ||
+			{ echo "hearth $command failed ($?)"; return 1; }
+		echo $(( $(now_ms) - start )) >>"$TEST_ROOT/reader.ms"
 	done
 }
 
@@ -169,12 +169,9 @@ done
 # has taken in every event of the rush.
 test_expect_success 'the watch kept up: its index gives the status a walk gives' '
 	cd home &&
-	tries=0 &&
-	until hearth status >../human && grep -q "From the watched index" ../human &&
-	    hearth status --porcelain >../watched && sleep 0.5 &&
-	    hearth status --porcelain >../again && test_cmp ../watched ../again; do
-		tries=$((tries + 1)) && [ $tries -lt 40 ]
-	done &&
+	test_wait_for "hearth status >../human && grep -q \"From the watched index\" ../human &&
+	    hearth status --porcelain >../watched &&
+	    hearth status --porcelain >../again && cmp -s ../watched ../again" &&
 	watch_stop main &&
 	hearth status --porcelain >../walked &&
 	test_cmp ../walked ../watched

@@ -135,7 +135,7 @@ test_expect_success 'a file rewritten while it is recorded is stored whole, and 
 		head -c 20000000 /dev/urandom >a/busy.next && cat a/busy.next >a/busy; i=$((i + 1))
 	 done; rm -f a/busy.next) &
 	writer=$! &&
-	sleep 0.3 &&
+	test_wait_for "test -e a/busy.next" &&
 	(cd a && hearth record -m busy >/dev/null) && touch stop && wait $writer && rm stop &&
 	clean a &&
 	(cd a && hearth record -m settled >/dev/null) &&

@@ -65,18 +65,11 @@ app_screen() {
 	app_tmux capture-pane -p "$@"
 }
 
-# Polls the screen every 0.1 s; on a timeout shows what was there instead
-# (unless APP_QUIET is set).
+# Polls the screen until TEXT shows (test_wait_for's bound, on the clock);
+# on a timeout shows what was there instead (unless APP_QUIET is set).
 app_wait() {
 	_text=$1
-	_tries=$(( ${2:-10} * 10 ))
-	while [ "$_tries" -gt 0 ]; do
-		if app_screen | grep -F -q -- "$_text"; then
-			return 0
-		fi
-		sleep 0.1
-		_tries=$((_tries - 1))
-	done
+	test_wait_quiet=t test_wait_for 'app_screen | grep -F -q -- "$_text"' "${2:-10}" && return 0
 	if [ -z "${APP_QUIET:-}" ]; then
 		echo "app_wait: '$_text' never showed; the screen was:" >&2
 		app_screen >&2
@@ -86,42 +79,30 @@ app_wait() {
 
 app_wait_gone() {
 	_text=$1
-	_tries=$(( ${2:-10} * 10 ))
-	while [ "$_tries" -gt 0 ]; do
-		if ! app_screen | grep -F -q -- "$_text"; then
-			return 0
-		fi
-		sleep 0.1
-		_tries=$((_tries - 1))
-	done
+	test_wait_quiet=t test_wait_for '! app_screen | grep -F -q -- "$_text"' "${2:-10}" && return 0
 	echo "app_wait_gone: '$_text' stayed; the screen was:" >&2
 	app_screen >&2
 	return 1
 }
 
 # Quits (each q closes a pane first) until the shell reports the status.
+# Each q is a probe: 2 s unstretched, since no exit yet is expected.
 app_quit() {
 	for _i in 1 2 3; do
 		app_keys q
 		APP_QUIET=1
-		app_wait 'app-exit=' 2 && break
+		test_wait_scale=1 app_wait 'app-exit=' 2 && break
 	done
 	APP_QUIET=
-	app_wait 'app-exit=0' 1
+	app_wait 'app-exit=0' 10
 }
 
 # Until line LINE of the screen (1 is the top) shows TEXT.
 app_wait_line() {
 	_line=$1
 	_text=$2
-	_tries=$(( ${3:-10} * 10 ))
-	while [ "$_tries" -gt 0 ]; do
-		if app_screen | sed -n "${_line}p" | grep -F -q -- "$_text"; then
-			return 0
-		fi
-		sleep 0.1
-		_tries=$((_tries - 1))
-	done
+	test_wait_quiet=t test_wait_for \
+	    'app_screen | sed -n "${_line}p" | grep -F -q -- "$_text"' "${3:-10}" && return 0
 	echo "app_wait_line: line $_line never showed '$_text'; the screen was:" >&2
 	app_screen >&2
 	return 1

@@ -25,14 +25,13 @@ watch_start() {
 	echo $! >"$WATCH_PIDS/$_name"
 }
 
+# Bounds are test_wait_for's: on the clock, stretched, only a hang reaches them.
 watch_wait() {
 	_log=$TEST_ROOT/$1.log
-	_tries=$(( ${3:-20} * 10 ))
-	while [ $_tries -gt 0 ]; do
-		[ "$(grep -Ec "$2" "$_log" 2>/dev/null)" -ge "${4:-1}" ] && return 0
-		sleep 0.1
-		_tries=$((_tries - 1))
-	done
+	_pattern=$2
+	_count=${4:-1}
+	test_wait_quiet=t test_wait_for \
+	    '[ "$(grep -Ec "$_pattern" "$_log" 2>/dev/null)" -ge "$_count" ]' "${3:-20}" && return 0
 	echo "watch $1: no line matching '$2' in time; its output:" >&2
 	cat "$_log" >&2
 	return 1
@@ -40,13 +39,9 @@ watch_wait() {
 
 watch_gone() {
 	_pid=$(cat "$WATCH_PIDS/$1")
-	_tries=$(( ${2:-10} * 10 ))
-	while kill -0 "$_pid" 2>/dev/null; do
-		[ $_tries -gt 0 ] || { echo "watch $1 (pid $_pid) still runs" >&2; return 1; }
-		sleep 0.1
-		_tries=$((_tries - 1))
-	done
-	return 0
+	test_wait_quiet=t test_wait_for '! kill -0 "$_pid" 2>/dev/null' "${2:-10}" && return 0
+	echo "watch $1 (pid $_pid) still runs" >&2
+	return 1
 }
 
 watch_stop() {
@@ -68,14 +63,14 @@ trap watch_stop_all EXIT
 # A status waits 2 s for the watch to answer its cookie, then walks, which
 # is right, but says nothing of the index: on a loaded machine the watch
 # can miss that wait. What is tested is that the watch answers, so ask
-# again, up to five times.
+# again until it does (test_wait_for's bound).
 status_from_watch() {
 	_out=$1
 	shift
-	for _try in 1 2 3 4 5; do
-		hearth "$@" status >"$_out" || return 1
-		grep -q "From the watched index" "$_out" && return 0
-	done
+	_status_args="$*"
+	test_wait_quiet=t test_wait_for \
+	    'hearth $_status_args status >"$_out" && grep -q "From the watched index" "$_out"' 30 &&
+	    return 0
 	echo "status never answered from the watched index; the last answer:" >&2
 	cat "$_out" >&2
 	return 1

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "model/diff.h"
 #include "tests/unit/tap.h"
@@ -279,14 +278,6 @@ test_round_trips(void)
 	buffer_free(&new_text);
 }
 
-static double
-seconds_now(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 static size_t
 count_of(const char *text, const char *what)
 {
@@ -297,13 +288,13 @@ count_of(const char *text, const char *what)
 }
 
 /* A small change in a big file stays a small hunk; two unrelated big
- * files fall back to one replacement, quickly. */
+ * files fall back to one replacement (the edit bound: its result is what
+ * is checked; how fast is perf/'s question, a hang the bound's). */
 static void
 test_large(void)
 {
 	struct buffer old_text, new_text, patch;
-	double start = seconds_now();
-
+	tap_hang_bound(300, "diffs of large inputs");
 	buffer_init(&old_text);
 	buffer_init(&new_text);
 	buffer_init(&patch);
@@ -331,10 +322,7 @@ test_large(void)
 	ok(count_of(buffer_string(&patch), "@@ -") == 1 && count_of((const char *)patch.data, "\n-") == 20000,
 	    "a diff past the edit bound is one replacement hunk");
 	ok(round_trip(&old_text, &new_text, 3), "which applies back");
-	double elapsed = seconds_now() - start;
-	double scale = tap_time_scale();
-	ok(elapsed < 5.0 * scale, "large inputs stay bounded (%.2f s, bound %.0f s)", elapsed,
-	    5.0 * scale);
+	tap_hang_bound(0, NULL);
 	buffer_free(&old_text);
 	buffer_free(&new_text);
 	buffer_free(&patch);

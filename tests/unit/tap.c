@@ -1,6 +1,7 @@
 /* TAP output for the C unit tests (see tap.h). */
 #include "tests/unit/tap.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,32 @@ tap_time_scale(void)
 	const char *text = getenv("HEARTH_TIME_SCALE");
 	double scale = text != NULL ? atof(text) : 1.0;
 	return scale >= 1.0 ? scale : 1.0;
+}
+
+static char hang_message[512];
+
+static void
+on_hang(int signal_number)
+{
+	(void)signal_number;
+	ssize_t written = write(STDOUT_FILENO, hang_message, strlen(hang_message));
+	(void)written;
+	_exit(1);
+}
+
+void
+tap_hang_bound(unsigned seconds, const char *what)
+{
+	if (seconds == 0) {
+		alarm(0);
+		return;
+	}
+	unsigned bound = (unsigned)(seconds * tap_time_scale());
+	snprintf(hang_message, sizeof hang_message, "Bail out! %s still ran after %u s: a hang\n",
+	    what, bound);
+	fflush(stdout);
+	signal(SIGALRM, on_hang);
+	alarm(bound);
 }
 
 static bool

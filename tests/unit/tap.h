@@ -21,11 +21,15 @@ void tap_diag(const char *format, ...) __attribute__((format(printf, 1, 2)));
 int tap_done(void);
 /* A scratch folder under $TMPDIR removed at exit, for tests that touch files. */
 const char *tap_scratch_dir(void);
-/* What a time bound of a test is multiplied by: HEARTH_TIME_SCALE (at
- * least 1). The bounds are for a native build; make valgrind sets it, since
- * everything runs ten to fifty times slower there and what that run tests
- * is memory, not speed. */
+/* What a hang bound is multiplied by: HEARTH_TIME_SCALE (at least 1).
+ * make valgrind sets it, since everything runs ten to fifty times slower
+ * there. */
 double tap_time_scale(void);
+/* Arms a bound on a hang: if the process still runs after seconds (times
+ * tap_time_scale()), it prints "Bail out!" naming what and exits 1; 0
+ * disarms. Never a speed goal (those are perf/'s): the bound is generous,
+ * so only work that does not end reaches it. */
+void tap_hang_bound(unsigned seconds, const char *what);
 
 #define ok(cond, ...) tap_ok((cond), __FILE__, __LINE__, __VA_ARGS__)
 #define check_int(got, want) tap_int((got), (want), __FILE__, __LINE__, #got " == " #want)
