@@ -132,6 +132,29 @@ struct marker {
 	char state[4096];
 };
 
+FILE *
+home_fopen_regular(const char *path, const char **why)
+{
+	struct stat status;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	FILE *file = fdopen(fd, "r");
+	if (file == NULL) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return file;
+}
+
 static int
 marker_read(const char *root_path, struct marker *out, char *error, size_t error_size)
 {
@@ -141,9 +164,10 @@ marker_read(const char *root_path, struct marker *out, char *error, size_t error
 
 	memset(out, 0, sizeof *out);
 	snprintf(path, sizeof path, "%s/" HOME_DIR_NAME "/" HOME_MARKER_NAME, root_path);
-	file = fopen(path, "r");
+	const char *why;
+	file = home_fopen_regular(path, &why);
 	if (file == NULL) {
-		snprintf(error, error_size, "%s: %s", path, strerror(errno));
+		snprintf(error, error_size, "%s: %s", path, why);
 		return -1;
 	}
 	while (fgets(line, sizeof line, file) != NULL) {

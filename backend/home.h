@@ -5,6 +5,7 @@
 #define HEARTH_BACKEND_HOME_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +102,11 @@ int home_count_writes(struct hearth *home, uint64_t content_bytes);
 struct hearth_storage *storage_new(void);
 void *storage_alloc(struct hearth_storage *storage, size_t size);
 char *storage_strdup(struct hearth_storage *storage, const char *text);
+
+/* Opens a small file of hearth's (a marker) for reading without ever
+ * blocking: O_NONBLOCK, and only a regular file (a FIFO of that name
+ * would wait for a writer forever). NULL with *why saying what is wrong. */
+FILE *home_fopen_regular(const char *path, const char **why);
 char *storage_strndup(struct hearth_storage *storage, const char *text, size_t length);
 void storage_free(struct hearth_storage *storage);
 

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -57,10 +58,17 @@ identity_read_folder(int root_fd, const char *path, struct node_id *out)
 
 	if (folder < 0)
 		return false;
-	int fd = openat(folder, IDENTITY_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Non-blocking, and only a regular file: a FIFO of that name must not
+	 * hang the walk. */
+	int fd = openat(folder, IDENTITY_MARKER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat status;
 	close(folder);
 	if (fd < 0)
 		return false;
+	if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+		close(fd);
+		return false;
+	}
 	ssize_t length = read(fd, text, sizeof text);
 	close(fd);
 	return length > 0 && parse_id(text, (size_t)length, out);

@@ -87,6 +87,17 @@ stamp_from(struct scan_stamp *stamp, const struct stat *status)
 /* Stores a file's bytes. A file that changes while it is read is read
  * again; if it never holds still, what was read is stored (its hash matches
  * its bytes) and the stamp is left untrusted so the next status looks again. */
+/* The walk saw a file; what is there now is not one (a FIFO, say, which
+ * is never opened for more than a look). Nothing is recorded. */
+static int
+changed_kind(struct recorder *recorder, const struct home_root *root,
+    const struct scan_change *change)
+{
+	return hearth_fail(recorder->error, HEARTH_FAILED,
+	    "%s/%s changed into something else while being recorded; record again",
+	    root->path, change->path);
+}
+
 static int
 store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_trusted)
 {
@@ -97,6 +108,8 @@ store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_tr
 	for (int attempt = 0; attempt < READ_RETRIES; attempt++) {
 		struct stat before, after;
 		int fd = scan_open_file(root->fd, change->path);
+		if (fd == SCAN_NOT_A_FILE)
+			return changed_kind(recorder, root, change);
 		if (fd < 0)
 			return hearth_fail_errno(recorder->error, "cannot read %s/%s", root->path,
 			    change->path);
@@ -105,9 +118,7 @@ store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_tr
 			change->identity_stale = false;
 		if (fstat(fd, &before) != 0 || !S_ISREG(before.st_mode)) {
 			close(fd);
-			return hearth_fail(recorder->error, HEARTH_FAILED,
-			    "%s/%s changed into something else while being recorded; record again",
-			    root->path, change->path);
+			return changed_kind(recorder, root, change);
 		}
 		int status = blob_store_fd(&recorder->blobs, fd, &result, recorder->error);
 		bool still = status == 0 && fstat(fd, &after) == 0 && same_stat(&before, &after);
@@ -433,7 +444,8 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 		struct scan_change *change = &scan->changes[i];
 		if (recorder->leave_restores && change->kind == SCAN_RESTORE)
 			continue;
-		if (change->needs_content && (++done % 64 == 0 || done == total))
+		/* The first, then every 64th, and the last. */
+		if (change->needs_content && (++done % 64 == 1 || done == total))
 			report(recorder, "storing", done, total, change->path);
 		if (cancelled(recorder))
 			return hearth_fail(recorder->error, HEARTH_CANCELLED,

@@ -79,7 +79,16 @@ scan_open_folder(int root_fd, const char *relative_path)
 int
 scan_open_file(int root_fd, const char *relative_path)
 {
-	return open_beneath(root_fd, relative_path, O_RDONLY);
+	struct stat status;
+	int fd = open_beneath(root_fd, relative_path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+		close(fd);
+		return SCAN_NOT_A_FILE;
+	}
+	return fd;
 }
 
 int
@@ -219,6 +228,31 @@ child_path(struct buffer *out, const char *folder_path, const char *name)
 	buffer_string(out);
 }
 
+/* NODE_FILE, NODE_DIR or NODE_SYMLINK; 0 for what is not content. */
+static enum node_kind
+node_kind_of(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return NODE_FILE;
+	if (S_ISDIR(mode))
+		return NODE_DIR;
+	if (S_ISLNK(mode))
+		return NODE_SYMLINK;
+	return 0;
+}
+
+/* Why a FIFO, socket or device is left out: hearth keeps files, folders
+ * and links, and never opens anything else (a FIFO would block). */
+static const char *
+not_content(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO, not content";
+	if (S_ISSOCK(mode))
+		return "a socket, not content";
+	return "a device, not content";
+}
+
 static void
 leave_out(struct walk *walk, int root, const char *path, const char *why)
 {
@@ -269,20 +303,16 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 			continue;
 		if (fstatat(dirfd(dir), name, &status, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;	/* vanished while we looked: seen next time */
-		enum node_kind kind;
-		if (S_ISREG(status.st_mode))
-			kind = NODE_FILE;
-		else if (S_ISDIR(status.st_mode))
-			kind = NODE_DIR;
-		else if (S_ISLNK(status.st_mode))
-			kind = NODE_SYMLINK;
-		else
-			continue;	/* fifos, sockets, devices are not content */
+		enum node_kind kind = node_kind_of(status.st_mode);
 		child_path(&walk->path, folder_path, name);
 		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 			continue;
 		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {
 			leave_out(walk, root, (const char *)walk->path.data, "another Home's state");
+			continue;
+		}
+		if (kind == 0) {
+			leave_out(walk, root, (const char *)walk->path.data, not_content(status.st_mode));
 			continue;
 		}
 		*items = array_grow(*items, capacity, *count + 1, sizeof **items);
@@ -1181,6 +1211,9 @@ scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth
 	} else {
 		int fd = scan_open_file(root->fd, change->path);
 		uint64_t size;
+		if (fd == SCAN_NOT_A_FILE)
+			return hearth_fail(error, HEARTH_FAILED, "%s/%s is no longer a file (it "
+			    "changed while being read); try again", root->path, change->path);
 		if (fd < 0)
 			return hearth_fail_errno(error, "cannot read %s/%s", root->path, change->path);
 		int status = content_hash_fd(fd, &change->blob, &size, message, sizeof message);

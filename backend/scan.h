@@ -132,7 +132,12 @@ int scan_hash_content(struct hearth *home, struct scan_change *change, struct he
 /* Opens a folder below a root without following any symlink on the way
  * (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS): "" opens the root itself. */
 int scan_open_folder(int root_fd, const char *relative_path);
-/* Opens a file or reads a link below a root the same way. */
+/* Opens a regular file below a root the same way, and never blocks: the
+ * open is O_NONBLOCK (a FIFO put in a file's place since the walk opens at
+ * once instead of waiting for a writer) and fstat must find a regular
+ * file, else the descriptor is closed and SCAN_NOT_A_FILE returned. -1
+ * with errno when it cannot be opened. */
+#define SCAN_NOT_A_FILE (-2)
 int scan_open_file(int root_fd, const char *relative_path);
 /* Reads a symlink's target below a root (allocates into arena). */
 int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,

@@ -306,7 +306,8 @@ sync_serve_config(const char *path, char *config_path, size_t size, struct heart
 		return 0;
 	}
 	snprintf(probe, sizeof probe, "%s/" HOME_DIR_NAME "/" HOME_MARKER_NAME, expanded);
-	FILE *marker = fopen(probe, "r");
+	const char *why;
+	FILE *marker = home_fopen_regular(probe, &why);
 	if (marker == NULL)
 		return hearth_fail(error, HEARTH_NOT_A_HOME, "%s is not a Home: no "
 		    HOME_DIR_NAME "/ there (give a Home's folder or its config file)", expanded);

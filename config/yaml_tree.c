@@ -510,13 +510,30 @@ config_yaml_read_all(int fd, char *buffer, size_t limit, size_t *used)
 	}
 }
 
+/* What a path that is not a regular file is, for messages. */
+static const char *
+config_yaml_file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a folder";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	return "something else";
+}
+
 bool
 config_yaml_read_file(const char *path, char **text, size_t *length, char *error,
     size_t error_size)
 {
 	struct stat status;
 	size_t used = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO named as the config opens at once (and is then
+	 * refused) instead of waiting for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	*text = NULL;
 	*length = 0;
@@ -524,8 +541,14 @@ config_yaml_read_file(const char *path, char **text, size_t *length, char *error
 		config_yaml_write(error, error_size, "%s: cannot open: %s", path, strerror(errno));
 		return false;
 	}
-	if (fstat(fd, &status) == 0 && S_ISDIR(status.st_mode)) {
-		config_yaml_write(error, error_size, "%s: is a folder, not a file", path);
+	if (fstat(fd, &status) != 0) {
+		config_yaml_write(error, error_size, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	if (!S_ISREG(status.st_mode)) {
+		config_yaml_write(error, error_size, "%s: %s, not a regular file", path,
+		    config_yaml_file_kind(status.st_mode));
 		close(fd);
 		return false;
 	}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -878,6 +879,61 @@ tool_checkout_swap(int argc, char **argv)
 	return hearth_exit_status(status);
 }
 
+struct fifo_at {
+	const char *home, *file;
+	bool swapped;
+};
+
+/* On the first "storing" report (the scan is done, the file's bytes not
+ * read yet): FILE is moved aside and a FIFO takes its place. */
+static void
+fifo_when_storing(void *context, const struct hearth_progress_report *report)
+{
+	struct fifo_at *at = context;
+	char path[8192], aside[8300];
+
+	if (at->swapped || strcmp(report->phase, "storing") != 0)
+		return;
+	at->swapped = true;
+	snprintf(path, sizeof path, "%s/%s", at->home, at->file);
+	snprintf(aside, sizeof aside, "%s.moved-away", path);
+	if (rename(path, aside) != 0 || mkfifo(path, 0600) != 0)
+		perror("record-fifo: cannot swap the file");
+}
+
+/* record-fifo DIR FILE: records the Home at DIR and, between the scan and
+ * the read of FILE's bytes, swaps FILE for a FIFO that no one writes: the
+ * race in which a blocking open would hang with the lock held. Prints
+ * the outcome; exits with the CLI's status. */
+static int
+tool_record_fifo(int argc, char **argv)
+{
+	struct fifo_at at = { 0 };
+	struct hearth_error error;
+	hearth *home;
+
+	if (argc != 3) {
+		fputs("usage: hearth-test-tool record-fifo DIR FILE\n", stderr);
+		return 2;
+	}
+	at.home = argv[1];
+	at.file = argv[2];
+	struct hearth_open_options open_options = { .start_dir = argv[1] };
+	if (hearth_open(&home, &open_options, &error) != 0) {
+		fprintf(stderr, "record-fifo: %s\n", error.message);
+		return 1;
+	}
+	struct hearth_progress progress = { .report = fifo_when_storing, .context = &at };
+	struct hearth_record_options options = { .message = "swapped" };
+	struct hearth_record_result result;
+	int status = hearth_record(home, &options, &progress, &result, &error);
+	hearth_record_result_free(&result);
+	hearth_close(home);
+	printf("%s%s%s\n", at.swapped ? "" : "never swapped; ",
+	    status == 0 ? "recorded" : "failed: ", status == 0 ? "" : error.message);
+	return hearth_exit_status(status);
+}
+
 /* ---- the observed index (reconcile, watch) -------------------------------------------- */
 
 /* Opens the Home "-c CONFIG" or the folder DIR names, as the CLI would. */
@@ -1004,6 +1060,8 @@ static const struct tool_command {
 	{ "probe", tool_probe, "probe URL: print the peer's home id, replica id, software" },
 	{ "checkout-swap", tool_checkout_swap,
 	    "checkout-swap DIR VERSION FOLDER TARGET: a folder swapped for a link mid-checkout" },
+	{ "record-fifo", tool_record_fifo,
+	    "record-fifo DIR FILE: FILE swapped for a FIFO between the scan and its read" },
 	{ "ops", tool_ops, "ops DIR: print each op of the Home at DIR, hex, one a line" },
 	{ "frame", tool_frame, "frame hello|raw|badcrc|oversized ...: write one sync frame" },
 	{ "frames", tool_frames, "frames < STREAM: list the sync frames in a stream" },

@@ -716,7 +716,15 @@ test_files(void)
 	snprintf(text, sizeof text, "%s: cannot open: No such file or directory", path);
 	check_str(error, text);
 	ok(config_load(folder, error, sizeof error) == NULL, "a folder is refused");
-	snprintf(text, sizeof text, "%s: is a folder, not a file", folder);
+	snprintf(text, sizeof text, "%s: a folder, not a regular file", folder);
+	check_str(error, text);
+	/* A FIFO no one writes: opened without blocking, then refused. */
+	snprintf(path, sizeof path, "%s/fifo.yaml", folder);
+	tap_hang_bound(300, "loading a FIFO as the config");
+	ok(mkfifo(path, 0600) == 0 && config_load(path, error, sizeof error) == NULL,
+	    "a FIFO is refused, at once");
+	tap_hang_bound(0, NULL);
+	snprintf(text, sizeof text, "%s: a FIFO, not a regular file", path);
 	check_str(error, text);
 	ok(config_load("", error, sizeof error) == NULL, "an empty path is refused");
 	ok(config_load(NULL, error, sizeof error) == NULL, "a NULL path is refused");
