@@ -117,9 +117,10 @@ test_expect_success 'the inotify watch limit: polling every poll_interval, and t
 
 # docs/DESIGN.md §6: the full walk after the restart check waits for the
 # Home to be quiet for about 2 s, so it never competes with a burst of
-# work. The writer touches the Home every 0.1 s (a twentieth of the quiet time) until
-# told to stop; the test waits for 30 of its writes after the check (at
-# least 3 s of work, however slow the machine) and no walk may have begun.
+# work. The writer touches the Home every 0.1 s (a twentieth of the quiet
+# time) until told to stop; the test waits for 30 of its writes after the
+# check (at least 3 s of work, however slow the machine) and no walk may
+# have begun.
 test_expect_success 'the full walk waits until the Home has been quiet for 2 s' '
 	watch_stop main || exit 1
 	rm -f ../stop-busy &&
