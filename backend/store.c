@@ -179,8 +179,9 @@ static const char SCHEMA_2[] =
     "  verified INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
     "CREATE INDEX dirty_unverified ON dirty(path) WHERE verified = 0;"
     /* Processes watching the Home (hearth watch, the app): what they claim
-     * of the index (state: starting, checked, walking, current, polling),
-     * since when (started, wall ns) and their last sign of life (beat). */
+     * of the index (state: checking, checked, walking, current, polling,
+     * stopped), since when (started, wall ns) and their last sign of life
+     * (beat). */
     "CREATE TABLE watch("
     "  host TEXT NOT NULL,"
     "  pid INTEGER NOT NULL,"
