@@ -197,8 +197,9 @@ author_commit(struct author *author, const char *message, char version[65])
 	commit->u.commit.vv_entries = head.entries;
 	commit->u.commit.vv_count = head.count;
 	int status = author_flush(author);
-	if (status == 0) {
+	if (status == 0)
 		history_head_id(home, version);
+	if (status == 0 && !author->keeps_tree) {
 		/* The tree holds what it held plus this replica's new ops: the
 		 * version just made, less what came from other replicas and was
 		 * not checked out (status counts those as head ahead). */

@@ -5,6 +5,7 @@
 #ifndef HEARTH_BACKEND_AUTHOR_H
 #define HEARTH_BACKEND_AUTHOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,10 @@ struct author {
 	 * failed, so nothing after it may commit (author_flush and
 	 * author_commit return it; the caller rolls back). */
 	int failed;
+	/* Set after author_begin when the ops are made in the store alone
+	 * (a line merge at sync): the working tree does not hold them, so
+	 * author_commit leaves its version vector as it was. */
+	bool keeps_tree;
 };
 
 /* Call inside the write transaction. */

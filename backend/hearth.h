@@ -559,6 +559,10 @@ struct hearth_sync_result {
 	uint64_t chunks_sent, chunks_received;
 	uint64_t chunk_bytes_sent, chunk_bytes_received;
 	uint64_t bytes_sent, bytes_received;
+	/* Files whose concurrent edits this side merged by line, in a version
+	 * of their own ("merged: edits from ..."); the working tree gets them
+	 * at the next checkout, like any change from a peer. */
+	uint64_t files_merged;
 	/* After the sync: ops this replica holds that the peer lacks, and the
 	 * other way (both 0 unless someone recorded meanwhile). */
 	uint64_t local_ahead, remote_ahead;

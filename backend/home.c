@@ -752,11 +752,35 @@ open_state(struct hearth *home, struct hearth_error *error)
 	return 0;
 }
 
+/* Each entry of a list of patterns compiles alone (so an error names it). */
+static int
+check_pattern_list(const char *file, const char *key, char *const *list, size_t count,
+    struct hearth_error *error)
+{
+	char message[1024];
+
+	for (size_t i = 0; i < count; i++) {
+		const char *one = list[i];
+		struct ignore_set *single = ignore_compile(&one, 1, message, sizeof message);
+		if (single == NULL)
+			return hearth_fail(error, HEARTH_FAILED, "%s: %s: entry %zu (\"%s\"): %s", file,
+			    key, i + 1, list[i], message);
+		ignore_free(single);
+	}
+	return 0;
+}
+
 static struct ignore_set *
 compile_patterns(const struct config *config, struct hearth_error *error)
 {
 	const char *file = config->source_path ? config->source_path : "config";
 	char message[1024];
+
+	if (check_pattern_list(file, "never_merge", config->never_merge, config->never_merge_count,
+		error) != 0 ||
+	    check_pattern_list(file, "always_merge", config->always_merge,
+		config->always_merge_count, error) != 0)
+		return NULL;
 
 	/* One at a time first, so the error can say which entry is wrong. */
 	for (size_t i = 0; i < config->ignore_count; i++) {

@@ -1040,6 +1040,25 @@ op_status_of(struct integrator *integrator, struct op_id id)
 	return status;
 }
 
+/* As state_derive rules (model/state.c): heads that all hold one blob
+ * and mode are no conflict. -1 on a store error (reported). */
+static int
+heads_differ(struct integrator *integrator, const struct head_node *head)
+{
+	struct op first, other;
+
+	if (read_set(integrator, head->content_heads[0], &first) != 0)
+		return -1;
+	for (size_t i = 1; i < head->content_head_count; i++) {
+		if (read_set(integrator, head->content_heads[i], &other) != 0)
+			return -1;
+		if (!hash_equal(&first.u.set.blob, &other.u.set.blob) ||
+		    first.u.set.mode != other.u.set.mode)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 node_conflicts(struct integrator *integrator, struct work_node *node)
 {
@@ -1052,7 +1071,10 @@ node_conflicts(struct integrator *integrator, struct work_node *node)
 		return fail_sql(integrator, "cannot update conflicts");
 	sort_heads(integrator, head->place_heads, head->place_head_count);
 	sort_heads(integrator, head->content_heads, head->content_head_count);
-	if (head->content_head_count >= 2 && put_conflict(integrator, CONFLICT_CONTENT, head->id,
+	int differ = head->content_head_count >= 2 ? heads_differ(integrator, head) : 0;
+	if (differ < 0)
+		return integrator->error->code;
+	if (differ > 0 && put_conflict(integrator, CONFLICT_CONTENT, head->id,
 		head->content_heads, head->content_head_count, 1) != 0)
 		return integrator->error->code;
 	if (head->place_head_count >= 2 && put_conflict(integrator, CONFLICT_MOVE, head->id,

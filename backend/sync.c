@@ -140,6 +140,7 @@ sync_fill_result(struct sync_session *session, struct hearth_sync_result *out)
 	out->chunks_received = session->chunks_received;
 	out->chunk_bytes_sent = session->chunk_bytes_sent;
 	out->chunk_bytes_received = session->chunk_bytes_received;
+	out->files_merged = session->files_merged;
 	out->bytes_sent = session->transport.bytes_written;
 	out->bytes_received = session->transport.bytes_read;
 	if (session->have_theirs) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/automerge.h"
 #include "backend/blob.h"
 #include "backend/chunk.h"
 #include "backend/hash.h"
@@ -701,6 +702,14 @@ sync_receive(struct sync_session *session, bool lock)
 			blob_writer_abort(&incoming.writer);
 		else if (incoming.writer.pack != NULL)
 			pack_writer_free(incoming.writer.pack);
+	}
+	/* What came in is kept; now the line merges it allows (automerge.h),
+	 * before the client pushes, so the peer gets the merge in this sync. */
+	if (status == 0 && incoming.count > 0) {
+		struct automerge_result merged;
+		status = automerge_after_sync(session->home, incoming.ops, incoming.count, &merged,
+		    session->error);
+		session->files_merged += merged.merged;
 	}
 	sync_incoming_free(&incoming);
 	return status;

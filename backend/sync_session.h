@@ -58,6 +58,7 @@ struct sync_session {
 	uint64_t ops_sent, ops_received, ops_new;
 	uint64_t versions_sent, versions_received;
 	uint64_t chunks_sent, chunks_received, chunk_bytes_sent, chunk_bytes_received;
+	uint64_t files_merged;		/* by line, after what came in (automerge.h) */
 };
 
 void sync_session_init(struct sync_session *session, struct hearth *home,

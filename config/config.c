@@ -156,6 +156,8 @@ config_free(struct config *config)
 	free(config->theme);
 	config_free_peers(config->peers, config->peer_count);
 	config_free_strings(config->ignore, config->ignore_count);
+	config_free_strings(config->never_merge, config->never_merge_count);
+	config_free_strings(config->always_merge, config->always_merge_count);
 	config_free_place(config->place, config->place_count);
 	free(config->ssh_command);
 	free(config->author);

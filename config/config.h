@@ -49,6 +49,10 @@ struct config {
 	size_t peer_count;
 	char **ignore;
 	size_t ignore_count;
+	char **never_merge;	/* patterns: never merged by line */
+	size_t never_merge_count;
+	char **always_merge;	/* patterns: merged even with NUL bytes */
+	size_t always_merge_count;
 	struct config_place_rule *place;
 	size_t place_count;
 	bool auto_checkout;

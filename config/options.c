@@ -30,6 +30,16 @@
 	X(ignore, "list of patterns", "[\"*.swp\", \"*~\", \".cache/\"]", \
 	    "Paths never recorded, as gitignore-style patterns. The state folder " \
 	    ".hearth/ never is, whatever this says.") \
+	X(never_merge, "list of patterns", \
+	    "[\"*.lock\", \"package-lock.json\", \"*.min.js\", \"*.min.css\", \"*.map\"]", \
+	    "Files whose concurrent edits are never merged by line: each stays a " \
+	    "content conflict, as with -merge in .gitattributes. Patterns as for " \
+	    "ignore. The defaults are files tools generate, where a line merge " \
+	    "can look right and be wrong.") \
+	X(always_merge, "list of patterns", "[]", \
+	    "Files merged by line even when they hold NUL bytes, as with merge=text " \
+	    "in .gitattributes (never_merge wins over it). Every other file merges " \
+	    "when it is text: no NUL byte and at most 4 MiB.") \
 	X(place, "list of {pattern, root}", "[]", \
 	    "Which root new files go to: the first rule whose glob pattern matches " \
 	    "wins; otherwise the root of their folder; otherwise the first root.") \
@@ -658,13 +668,16 @@ config_print_peers(const struct config *config, FILE *out)
 
 /* ---- ignore -------------------------------------------------------------------- */
 
+/* ignore, never_merge and always_merge: lists of gitignore-style patterns
+ * (compiled and checked by the backend, which knows the syntax). */
 static bool
-config_parse_ignore(struct config_load *load, yaml_node_t *value)
+config_parse_patterns(struct config_load *load, yaml_node_t *value, char ***list,
+    size_t *list_count)
 {
 	static const char expected[] = "a list of patterns";
 	size_t count, done = 0;
 
-	if (!config_list(load, value, expected, CONFIG_MAX_IGNORE, "ignore patterns", &count))
+	if (!config_list(load, value, expected, CONFIG_MAX_IGNORE, "patterns", &count))
 		return false;
 	char **patterns = config_allocate(count, sizeof *patterns);
 	if (patterns == NULL)
@@ -679,25 +692,66 @@ config_parse_ignore(struct config_load *load, yaml_node_t *value)
 			return false;
 		}
 	}
-	config_free_strings(load->config->ignore, load->config->ignore_count);
-	load->config->ignore = patterns;
-	load->config->ignore_count = count;
+	config_free_strings(*list, *list_count);
+	*list = patterns;
+	*list_count = count;
 	return true;
+}
+
+static void
+config_print_patterns(const char *key, char *const *list, size_t count, FILE *out)
+{
+	if (count == 0) {
+		config_print_list_empty(key, out);
+		return;
+	}
+	fprintf(out, "%s:\n", key);
+	for (size_t i = 0; i < count; i++) {
+		fprintf(out, "  - ");
+		config_print_quoted(out, list[i]);
+		fprintf(out, "\n");
+	}
+}
+
+static bool
+config_parse_ignore(struct config_load *load, yaml_node_t *value)
+{
+	return config_parse_patterns(load, value, &load->config->ignore, &load->config->ignore_count);
 }
 
 static void
 config_print_ignore(const struct config *config, FILE *out)
 {
-	if (config->ignore_count == 0) {
-		config_print_list_empty("ignore", out);
-		return;
-	}
-	fprintf(out, "ignore:\n");
-	for (size_t i = 0; i < config->ignore_count; i++) {
-		fprintf(out, "  - ");
-		config_print_quoted(out, config->ignore[i]);
-		fprintf(out, "\n");
-	}
+	config_print_patterns("ignore", config->ignore, config->ignore_count, out);
+}
+
+/* ---- never_merge, always_merge ----------------------------------------------------- */
+
+static bool
+config_parse_never_merge(struct config_load *load, yaml_node_t *value)
+{
+	return config_parse_patterns(load, value, &load->config->never_merge,
+	    &load->config->never_merge_count);
+}
+
+static void
+config_print_never_merge(const struct config *config, FILE *out)
+{
+	config_print_patterns("never_merge", config->never_merge, config->never_merge_count, out);
+}
+
+static bool
+config_parse_always_merge(struct config_load *load, yaml_node_t *value)
+{
+	return config_parse_patterns(load, value, &load->config->always_merge,
+	    &load->config->always_merge_count);
+}
+
+static void
+config_print_always_merge(const struct config *config, FILE *out)
+{
+	config_print_patterns("always_merge", config->always_merge, config->always_merge_count,
+	    out);
 }
 
 /* ---- place ------------------------------------------------------------------- */

@@ -18,6 +18,9 @@
  * taken as replaced whole: a deterministic bound (the same on every
  * replica), reached only by inputs far from two edits of one file. */
 #define MERGE_DIFF_BUDGET (64u * 1024 * 1024)
+/* Crossed merges nested deeper than this take the greatest nearest base
+ * instead of a virtual one: the work stays bounded on any history. */
+#define MERGE_RECURSION_MAX 8
 
 /* ---- lines ---------------------------------------------------------------- */
 
@@ -546,16 +549,25 @@ merge_step(const struct merge_text *base, const struct merge_text *mine,
 	return overlaps;
 }
 
-void
-merge_lines(const struct merge_text *base, const struct merge_text *heads, size_t count,
-    struct merge_result *out)
+static enum merge_outcome
+merge_check_with(const struct merge_text *text, bool text_only)
+{
+	if (!text_only)
+		return text->length > MERGE_MAX_BYTES ? MERGE_TOO_BIG : MERGE_CLEAN;
+	return merge_check(text->bytes, text->length);
+}
+
+static void
+merge_fold(const struct merge_text *base, const struct merge_text *heads, size_t count,
+    bool text_only, struct merge_result *out)
 {
 	memset(out, 0, sizeof *out);
 	buffer_init(&out->merged);
 	buffer_init(&out->texts);
-	out->outcome = merge_check(base->bytes, base->length);
+	buffer_init(&out->base);
+	out->outcome = merge_check_with(base, text_only);
 	for (size_t i = 0; i < count && out->outcome == MERGE_CLEAN; i++)
-		out->outcome = merge_check(heads[i].bytes, heads[i].length);
+		out->outcome = merge_check_with(&heads[i], text_only);
 	if (out->outcome != MERGE_CLEAN || count == 0)
 		return;
 
@@ -579,10 +591,25 @@ merge_lines(const struct merge_text *base, const struct merge_text *heads, size_
 }
 
 void
+merge_lines(const struct merge_text *base, const struct merge_text *heads, size_t count,
+    struct merge_result *out)
+{
+	merge_fold(base, heads, count, true, out);
+}
+
+void
+merge_lines_any(const struct merge_text *base, const struct merge_text *heads, size_t count,
+    struct merge_result *out)
+{
+	merge_fold(base, heads, count, false, out);
+}
+
+void
 merge_result_free(struct merge_result *result)
 {
 	buffer_free(&result->merged);
 	buffer_free(&result->texts);
+	buffer_free(&result->base);
 	free(result->hunks);
 	memset(result, 0, sizeof *result);
 }
@@ -741,21 +768,16 @@ reach_from(const struct op *sets, const size_t *by_id, size_t count, size_t head
 	}
 }
 
-bool
-merge_find_base(const struct op *sets, size_t count, const struct op_id *heads,
-    size_t head_count, size_t *base_index)
+/* Marks with reached[i] how many heads reach set i; false when a head is
+ * not among the sets. */
+static bool
+count_reach(const struct op *sets, const size_t *by_id, size_t count, const struct op_id *heads,
+    size_t head_count, uint32_t *reached)
 {
-	if (count == 0 || head_count == 0)
-		return false;
-	size_t *by_id = array_zeroed(count, sizeof *by_id);
 	uint32_t *visited = array_zeroed(count, sizeof *visited);
-	uint32_t *reached = array_zeroed(count, sizeof *reached);
 	size_t *stack = array_zeroed(count, sizeof *stack);
 	bool found = true;
 
-	for (size_t i = 0; i < count; i++)
-		by_id[i] = i;
-	qsort_r(by_id, count, sizeof *by_id, compare_set_ids, (void *)sets);
 	for (size_t h = 0; h < head_count && found; h++) {
 		size_t head = find_set(sets, by_id, count, heads[h]);
 		if (head == SIZE_MAX)
@@ -763,17 +785,286 @@ merge_find_base(const struct op *sets, size_t count, const struct op_id *heads,
 		else if (visited[head] != h + 1)
 			reach_from(sets, by_id, count, head, (uint32_t)h + 1, visited, reached, stack);
 	}
+	free(visited);
+	free(stack);
+	return found;
+}
+
+static size_t *
+sets_by_id(const struct op *sets, size_t count)
+{
+	size_t *by_id = array_zeroed(count, sizeof *by_id);
+	for (size_t i = 0; i < count; i++)
+		by_id[i] = i;
+	qsort_r(by_id, count, sizeof *by_id, compare_set_ids, (void *)sets);
+	return by_id;
+}
+
+bool
+merge_find_base(const struct op *sets, size_t count, const struct op_id *heads,
+    size_t head_count, size_t *base_index)
+{
+	if (count == 0 || head_count == 0)
+		return false;
+	size_t *by_id = sets_by_id(sets, count);
+	uint32_t *reached = array_zeroed(count, sizeof *reached);
+	bool found = count_reach(sets, by_id, count, heads, head_count, reached);
 	size_t best = SIZE_MAX;
+
 	for (size_t i = 0; found && i < count; i++)
 		if (reached[i] == head_count &&
 		    (best == SIZE_MAX || op_order_compare(&sets[i], &sets[best]) > 0))
 			best = i;
 	free(by_id);
-	free(visited);
 	free(reached);
-	free(stack);
 	if (!found || best == SIZE_MAX)
 		return false;
 	*base_index = best;
 	return true;
+}
+
+static int
+compare_sets_by_order(const void *left, const void *right, void *sets)
+{
+	const struct op *all = sets;
+	return op_order_compare(&all[*(const size_t *)left], &all[*(const size_t *)right]);
+}
+
+/* Marks with bit every set one of heads reaches (itself included);
+ * false when a head is not among the sets. */
+static bool
+mark_reach(const struct op *sets, const size_t *by_id, size_t count, const struct op_id *heads,
+    size_t head_count, uint8_t bit, uint8_t *marks, size_t *stack)
+{
+	for (size_t h = 0; h < head_count; h++) {
+		size_t head = find_set(sets, by_id, count, heads[h]);
+		if (head == SIZE_MAX)
+			return false;
+		if (marks[head] & bit)
+			continue;
+		size_t depth = 0;
+		marks[head] |= bit;
+		stack[depth++] = head;
+		while (depth > 0) {
+			const struct op *op = &sets[stack[--depth]];
+			for (size_t j = 0; j < op->supersedes_count; j++) {
+				size_t parent = find_set(sets, by_id, count, op->supersedes[j]);
+				if (parent != SIZE_MAX && !(marks[parent] & bit)) {
+					marks[parent] |= bit;
+					stack[depth++] = parent;
+				}
+			}
+		}
+	}
+	return true;
+}
+
+/* The nearest common ancestors of two groups of heads (sets both groups
+ * reach, none of whose descendants both reach too), least first in total
+ * order. Walking the common ones from the greatest down, each one not yet
+ * below a nearer one is nearest, and then everything below it is marked:
+ * every set is marked once. */
+#define REACH_FIRST 1
+#define REACH_SECOND 2
+#define REACH_BELOW 4
+
+static size_t *
+nearest_bases(const struct op *sets, size_t count, const struct op_id *first, size_t first_count,
+    const struct op_id *second, size_t second_count, size_t *nearest_count)
+{
+	size_t *by_id = sets_by_id(sets, count);
+	uint8_t *marks = array_zeroed(count, 1);
+	size_t *order = array_zeroed(count, sizeof *order);
+	size_t *stack = array_zeroed(count, sizeof *stack);
+	size_t *nearest = array_zeroed(count, sizeof *nearest);
+	size_t found = 0;
+
+	if (mark_reach(sets, by_id, count, first, first_count, REACH_FIRST, marks, stack) &&
+	    mark_reach(sets, by_id, count, second, second_count, REACH_SECOND, marks, stack)) {
+		for (size_t i = 0; i < count; i++)
+			order[i] = i;
+		qsort_r(order, count, sizeof *order, compare_sets_by_order, (void *)sets);
+		for (size_t i = count; i-- > 0;) {
+			size_t at = order[i];
+			if ((marks[at] & (REACH_FIRST | REACH_SECOND)) != (REACH_FIRST | REACH_SECOND) ||
+			    (marks[at] & REACH_BELOW))
+				continue;
+			nearest[found++] = at;
+			/* Everything below it, itself not: a set reached twice is
+			 * marked on the first walk only. */
+			const struct op *op = &sets[at];
+			for (size_t j = 0; j < op->supersedes_count; j++) {
+				struct op_id parent = op->supersedes[j];
+				size_t index = find_set(sets, by_id, count, parent);
+				if (index != SIZE_MAX && !(marks[index] & REACH_BELOW))
+					mark_reach(sets, by_id, count, &parent, 1, REACH_BELOW, marks, stack);
+			}
+		}
+	}
+	/* Found greatest first: reverse into total order. */
+	for (size_t i = 0; i < found / 2; i++) {
+		size_t swap = nearest[i];
+		nearest[i] = nearest[found - 1 - i];
+		nearest[found - 1 - i] = swap;
+	}
+	free(by_id);
+	free(marks);
+	free(order);
+	free(stack);
+	*nearest_count = found;
+	return nearest;
+}
+
+struct heads_merge {
+	const struct op *sets;
+	size_t count;
+	const struct merge_source *source;
+	bool text_only;
+};
+
+static void merge_heads_of(const struct heads_merge *merge, const struct op_id *heads,
+    size_t head_count, unsigned depth, struct merge_result *out);
+
+/* The base of one step of the fold, into out: the nearest common ancestor
+ * of what is merged so far (first) and the next head (second), or several
+ * such merged (recursively) into a virtual one. false when there is none
+ * or its bytes cannot be had (reason in *why). */
+static bool
+step_base(const struct heads_merge *merge, const struct op_id *first, size_t first_count,
+    const struct op_id *second, unsigned depth, struct buffer *out, enum merge_outcome *why)
+{
+	size_t nearest_count;
+	size_t *nearest = nearest_bases(merge->sets, merge->count, first, first_count, second, 1,
+	    &nearest_count);
+	struct merge_text text;
+	bool found = false;
+
+	*why = MERGE_NO_BASE;
+	if (nearest_count > 1 && depth < MERGE_RECURSION_MAX) {
+		struct op_id *ids = array_zeroed(nearest_count, sizeof *ids);
+		for (size_t i = 0; i < nearest_count; i++)
+			ids[i] = merge->sets[nearest[i]].id;
+		struct merge_result virtual;
+		merge_heads_of(merge, ids, nearest_count, depth + 1, &virtual);
+		free(ids);
+		if (virtual.outcome == MERGE_CLEAN) {
+			buffer_append(out, virtual.merged.data, virtual.merged.length);
+			found = true;
+		}
+		merge_result_free(&virtual);
+	}
+	/* One nearest base, or a virtual one that overlapped: the greatest. */
+	if (!found && nearest_count > 0) {
+		const struct op *base = &merge->sets[nearest[nearest_count - 1]];
+		found = merge->source->read(merge->source->context, base, &text);
+		if (found)
+			buffer_append(out, text.bytes, text.length);
+		else
+			*why = MERGE_TOO_BIG;
+	}
+	free(nearest);
+	return found;
+}
+
+static const struct op *
+set_with_id(const struct heads_merge *merge, struct op_id id)
+{
+	for (size_t i = 0; i < merge->count; i++)
+		if (op_id_equal(merge->sets[i].id, id))
+			return &merge->sets[i];
+	return NULL;
+}
+
+static int
+compare_op_pointers(const void *left, const void *right)
+{
+	return op_order_compare(*(const struct op *const *)left, *(const struct op *const *)right);
+}
+
+/* Fails the merge with outcome, keeping nothing. */
+static void
+merge_fail(struct merge_result *out, enum merge_outcome outcome)
+{
+	memset(out, 0, sizeof *out);
+	buffer_init(&out->merged);
+	buffer_init(&out->texts);
+	buffer_init(&out->base);
+	out->outcome = outcome;
+}
+
+/* One step: so_far (the heads before) merged with the next head, over
+ * their base. Leaves the result in out. */
+static void
+merge_step_heads(const struct heads_merge *merge, const struct op_id *before, size_t before_count,
+    const struct op *next, const struct buffer *so_far, unsigned depth, struct merge_result *out)
+{
+	struct merge_text texts[2], next_text;
+	struct buffer base;
+	enum merge_outcome why;
+
+	buffer_init(&base);
+	if (!merge->source->read(merge->source->context, next, &next_text)) {
+		merge_fail(out, MERGE_TOO_BIG);
+	} else if (!step_base(merge, before, before_count, &next->id, depth, &base, &why)) {
+		merge_fail(out, why);
+	} else {
+		struct merge_text base_text = { (const char *)base.data, base.length };
+		texts[0] = (struct merge_text){ (const char *)so_far->data, so_far->length };
+		texts[1] = next_text;
+		merge_fold(&base_text, texts, 2, merge->text_only, out);
+		buffer_append(&out->base, base.data, base.length);
+	}
+	buffer_free(&base);
+}
+
+/* The heads in total order, folded pairwise: each step merges what the
+ * heads before it made with the next one, over their own base. */
+static void
+merge_heads_of(const struct heads_merge *merge, const struct op_id *heads, size_t head_count,
+    unsigned depth, struct merge_result *out)
+{
+	const struct op **ops = array_zeroed(head_count, sizeof *ops);
+	struct op_id *sorted = array_zeroed(head_count, sizeof *sorted);
+	struct merge_text first;
+
+	for (size_t h = 0; h < head_count; h++) {
+		ops[h] = set_with_id(merge, heads[h]);
+		if (ops[h] == NULL) {
+			merge_fail(out, MERGE_NO_BASE);
+			goto done;
+		}
+	}
+	qsort(ops, head_count, sizeof *ops, compare_op_pointers);
+	for (size_t h = 0; h < head_count; h++)
+		sorted[h] = ops[h]->id;
+	if (!merge->source->read(merge->source->context, ops[0], &first)) {
+		merge_fail(out, MERGE_TOO_BIG);
+		goto done;
+	}
+	/* The first head alone (merge_fold checks it is text). */
+	merge_fold(&first, &first, 1, merge->text_only, out);
+	for (size_t h = 1; h < head_count && out->outcome == MERGE_CLEAN; h++) {
+		struct merge_result step;
+		merge_step_heads(merge, sorted, h, ops[h], &out->merged, depth, &step);
+		if (step.outcome == MERGE_OVERLAP)
+			step.overlap_head = h;
+		merge_result_free(out);
+		*out = step;
+	}
+done:
+	free(ops);
+	free(sorted);
+}
+
+void
+merge_heads(const struct op *sets, size_t count, const struct op_id *heads, size_t head_count,
+    const struct merge_source *source, bool text_only, struct merge_result *out)
+{
+	struct heads_merge merge = { .sets = sets, .count = count, .source = source,
+		.text_only = text_only };
+	if (head_count == 0) {
+		merge_fail(out, MERGE_NO_BASE);
+		return;
+	}
+	merge_heads_of(&merge, heads, head_count, 0, out);
 }

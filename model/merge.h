@@ -21,7 +21,9 @@ enum merge_outcome {
 	MERGE_CLEAN = 0,	/* merged holds the result */
 	MERGE_OVERLAP,		/* hunks holds where two heads changed the same lines */
 	MERGE_NOT_TEXT,		/* the base or a head holds a NUL byte */
-	MERGE_TOO_BIG,		/* the base or a head is over MERGE_MAX_BYTES */
+	MERGE_TOO_BIG,		/* the base or a head is over MERGE_MAX_BYTES, or
+				 * (merge_heads) its bytes could not be had */
+	MERGE_NO_BASE,		/* merge_heads: the heads share no ancestor */
 };
 
 struct merge_text {
@@ -51,6 +53,7 @@ struct merge_result {
 	size_t hunk_count;
 	size_t overlap_head;
 	struct buffer texts;		/* the hunks' bytes */
+	struct buffer base;		/* merge_heads: the base it merged over */
 };
 
 /* Merges heads[0..count) (count >= 1, in total order) against base. Two
@@ -73,6 +76,10 @@ struct merge_result {
  * initialization; merge_result_free releases it. */
 void merge_lines(const struct merge_text *base, const struct merge_text *heads, size_t count,
     struct merge_result *out);
+/* merge_lines with NUL bytes taken as any other byte (a file the config
+ * says to merge always): only the size limit holds. */
+void merge_lines_any(const struct merge_text *base, const struct merge_text *heads,
+    size_t count, struct merge_result *out);
 void merge_result_free(struct merge_result *result);
 
 /* Appends mine and theirs merged against base, with every overlap written
@@ -113,5 +120,25 @@ bool merge_has_markers(const char *bytes, size_t length);
  * is not among sets; else writes the base's index in sets. */
 bool merge_find_base(const struct op *sets, size_t count, const struct op_id *heads,
     size_t head_count, size_t *base_index);
+
+/* Where merge_heads gets a SET's bytes: true with out pointing at them
+ * (valid until the merge returns), false when they cannot be had or are
+ * over MERGE_MAX_BYTES. */
+struct merge_source {
+	bool (*read)(void *context, const struct op *set, struct merge_text *out);
+	void *context;
+};
+
+/* The whole merge of a node's content heads[0..head_count) (any order;
+ * merged in total order) among its SETs sets[0..count): over their one
+ * nearest common ancestor, or, when history crossed (two replicas merged
+ * different heads, and the heads now descend from both merges), over a
+ * virtual base made by merging the nearest ones in turn, as git's
+ * recursive strategy does; a virtual base that overlaps itself gives way
+ * to the greatest nearest one. text_only false lets NUL bytes through
+ * (only the size limit holds). out->base holds the base used. */
+void merge_heads(const struct op *sets, size_t count, const struct op_id *heads,
+    size_t head_count, const struct merge_source *source, bool text_only,
+    struct merge_result *out);
 
 #endif

@@ -513,6 +513,21 @@ derive_heads(struct derive *derive)
 	}
 }
 
+/* Heads that all hold the same bytes and mode are no conflict: two
+ * replicas made the same change, or merged the same heads alike
+ * (model/merge.h), and either one is the content. */
+static bool
+heads_hold_one_content(const struct derive *derive, const uint32_t *ops, size_t count)
+{
+	const struct op_set *first = &derive->ops[ops[0]]->u.set;
+	for (size_t i = 1; i < count; i++) {
+		const struct op_set *other = &derive->ops[ops[i]]->u.set;
+		if (!hash_equal(&first->blob, &other->blob) || first->mode != other->mode)
+			return false;
+	}
+	return true;
+}
+
 static void
 derive_head_conflicts(struct derive *derive)
 {
@@ -531,7 +546,9 @@ derive_head_conflicts(struct derive *derive)
 			ops = array_grow(ops, &capacity, node->content_head_count, sizeof *ops);
 			for (uint32_t i = 0; i < node->content_head_count; i++)
 				ops[i] = op_table_find(derive, node->content_heads[i]);
-			conflict_add(derive, CONFLICT_CONTENT, node->id, ops, node->content_head_count);
+			if (!heads_hold_one_content(derive, ops, node->content_head_count))
+				conflict_add(derive, CONFLICT_CONTENT, node->id, ops,
+				    node->content_head_count);
 		}
 	}
 	free(ops);

@@ -50,7 +50,8 @@ struct state_node {
 };
 
 enum conflict_kind {
-	CONFLICT_CONTENT = 1,	/* two or more content heads */
+	CONFLICT_CONTENT = 1,	/* two or more content heads, not all of one
+				 * blob and mode */
 	CONFLICT_MOVE,		/* two or more placement heads */
 	CONFLICT_CYCLE,		/* a folder move skipped (listed while that move is
 				 * still a placement head), or a revive put at the top */

@@ -114,6 +114,25 @@ test_expect_success 'clone over ssh, as the README says: origin, a conflict, res
 	clean a && clean lap
 '
 
+test_expect_success 'edits of different lines merge over ssh, on either side' '
+	printf "1\n2\n3\n4\n5\n6\n" >a/docs/merge.txt && (cd a && hearth record -m base >/dev/null) &&
+	(cd lap && hearth sync origin >/dev/null && hearth checkout >/dev/null) &&
+	printf "one\n2\n3\n4\n5\n6\n" >a/docs/merge.txt && (cd a && hearth record -m desk >/dev/null) &&
+	printf "1\n2\n3\n4\n5\nsix\n" >lap/docs/merge.txt && (cd lap && hearth record -m lap >/dev/null) &&
+	(cd lap && hearth sync --porcelain origin) >out && grep "^files_merged 1$" out &&
+	(cd a && hearth conflicts) >out && grep "No conflicts" out &&
+	(cd a && hearth checkout >/dev/null) && (cd lap && hearth checkout >/dev/null) &&
+	printf "one\n2\n3\n4\n5\nsix\n" >want && cmp want a/docs/merge.txt && cmp want lap/docs/merge.txt &&
+	printf "one\n2\nthree\n4\n5\nsix\n" >a/docs/merge.txt && (cd a && hearth record -m desk >/dev/null) &&
+	printf "one\n2\n3\n4\nfive\nsix\n" >lap/docs/merge.txt && (cd lap && hearth record -m lap >/dev/null) &&
+	(cd lap && hearth sync --push origin >/dev/null) &&
+	(cd a && hearth conflicts) >out && grep "No conflicts" out &&
+	(cd lap && hearth sync origin >/dev/null && hearth conflicts) >out && grep "No conflicts" out &&
+	(cd a && hearth checkout >/dev/null) && (cd lap && hearth checkout >/dev/null) &&
+	printf "one\n2\nthree\n4\nfive\nsix\n" >want && cmp want a/docs/merge.txt &&
+	cmp want lap/docs/merge.txt && clean a && clean lap
+'
+
 test_expect_success 'a joined Home served over ssh by its config file' '
 	mkdir -p j/ssd j/hdd/Videos && echo film >j/hdd/Videos/trip.mkv &&
 	printf "roots:\n  - name: ssd\n    path: %s/j/ssd\n  - name: hdd\n    path: %s/j/hdd\nstate: %s/j/state\n" \

@@ -52,7 +52,7 @@ print_porcelain(const struct hearth_sync_result *result, const struct hearth_err
 	       "versions_received %llu\nchunks_sent %llu\nchunks_received %llu\n"
 	       "chunk_bytes_sent %llu\nchunk_bytes_received %llu\nbytes_sent %llu\n"
 	       "bytes_received %llu\nlocal_ahead %llu\nremote_ahead %llu\nhead_ahead %llu\n"
-	       "head_changes %llu\n",
+	       "head_changes %llu\nfiles_merged %llu\n",
 	    result->protocol, (unsigned long long)result->ops_sent,
 	    (unsigned long long)result->ops_received, (unsigned long long)result->versions_sent,
 	    (unsigned long long)result->versions_received, (unsigned long long)result->chunks_sent,
@@ -61,7 +61,8 @@ print_porcelain(const struct hearth_sync_result *result, const struct hearth_err
 	    (unsigned long long)result->chunk_bytes_received,
 	    (unsigned long long)result->bytes_sent, (unsigned long long)result->bytes_received,
 	    (unsigned long long)result->local_ahead, (unsigned long long)result->remote_ahead,
-	    (unsigned long long)result->head_ahead, (unsigned long long)result->head_changes);
+	    (unsigned long long)result->head_ahead, (unsigned long long)result->head_changes,
+	    (unsigned long long)result->files_merged);
 }
 
 static void
@@ -88,6 +89,10 @@ print_human(const struct hearth_sync_result *result, bool applying)
 	    result->chunks_received, result->chunk_bytes_received, result->bytes_received);
 	print_direction("sent    ", result->ops_sent, result->versions_sent, result->chunks_sent,
 	    result->chunk_bytes_sent, result->bytes_sent);
+	if (result->files_merged > 0)
+		printf("Merged concurrent edits of %llu file%s by line (a version of its own: "
+		       "`hearth log`).\n", (unsigned long long)result->files_merged,
+		    plural(result->files_merged));
 	if (result->local_ahead > 0 || result->remote_ahead > 0)
 		printf("Still apart (a record ran meanwhile?): this replica has %llu op%s the peer "
 		       "lacks, the peer %llu.\n", (unsigned long long)result->local_ahead,

@@ -118,7 +118,8 @@ static void
 test_keys_table(void)
 {
 	static const char *const names[] = { "roots", "state", "poll_interval", "durability",
-		"theme", "peers", "ignore", "place", "auto_checkout", "max_delete", "ssh_command",
+		"theme", "peers", "ignore", "never_merge", "always_merge", "place", "auto_checkout",
+		"max_delete", "ssh_command",
 		"author" };
 	size_t count = 0;
 	const struct config_key_info *keys = config_keys(&count);
