@@ -254,6 +254,75 @@ blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd, struct he
 	return each_chunk(home, blob, emit_to_fd, &target, error);
 }
 
+/* Writing a file sparse: blocks of zeros are left as holes (the file is
+ * new and empty, so a hole reads as zeros), and a file ending in one is
+ * extended to its size. The block is the usual page, so a hole is only
+ * made where the filesystem could keep one. */
+#define SPARSE_BLOCK 4096
+
+struct sparse_target {
+	int fd;
+	uint64_t offset;	/* of the next byte in the file */
+	bool ends_in_hole;
+	struct hearth_error *error;
+};
+
+static bool
+all_zero(const uint8_t *data, size_t length)
+{
+	return length == 0 || (data[0] == 0 && memcmp(data, data + 1, length - 1) == 0);
+}
+
+/* The run of bytes from data up to the next block boundary of the file. */
+static size_t
+block_run(const struct sparse_target *target, uint64_t at, size_t left)
+{
+	size_t run = SPARSE_BLOCK - (size_t)(at % SPARSE_BLOCK);
+	return run < left ? run : left;
+}
+
+static int
+emit_sparse(void *context, const uint8_t *data, size_t length)
+{
+	struct sparse_target *target = context;
+	size_t at = 0;
+
+	while (at < length) {
+		size_t run = block_run(target, target->offset, length - at);
+		if (all_zero(data + at, run)) {
+			at += run;
+			target->offset += run;
+			target->ends_in_hole = true;
+			continue;
+		}
+		/* Coalesce the blocks that hold data into one write. */
+		size_t start = at;
+		uint64_t start_offset = target->offset;
+		while (at < length && !all_zero(data + at, run)) {
+			at += run;
+			target->offset += run;
+			if (at < length)
+				run = block_run(target, target->offset, length - at);
+		}
+		if (io_pwrite_all(target->fd, data + start, at - start, (off_t)start_offset) != 0)
+			return hearth_fail_errno(target->error, "cannot write");
+		target->ends_in_hole = false;
+	}
+	return 0;
+}
+
+int
+blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
+    struct hearth_error *error)
+{
+	struct sparse_target target = { .fd = fd, .error = error };
+	int status = each_chunk(home, blob, emit_sparse, &target, error);
+
+	if (status == 0 && target.ends_in_hole && io_ftruncate(fd, (off_t)target.offset) != 0)
+		status = hearth_fail_errno(error, "cannot write");
+	return status;
+}
+
 struct buffer_target {
 	struct buffer *out;
 	size_t max;

@@ -35,6 +35,10 @@ void blob_writer_abort(struct blob_writer *writer);
 /* Writes a blob's bytes to fd through the I/O seam. */
 int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
     struct hearth_error *error);
+/* The same into a new, empty regular file, leaving its blocks of zeros as
+ * holes: a sparse file stays sparse (checkout, export). */
+int blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
+    struct hearth_error *error);
 /* Reads up to max bytes of a blob into out; *truncated when there was more. */
 int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
     bool *truncated, struct hearth_error *error);

@@ -713,7 +713,7 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
 	int status = node->has_content && node->size > 0
-	    ? blob_write_to_fd(home, &node->blob, fd, error) : 0;
+	    ? blob_write_sparse(home, &node->blob, fd, error) : 0;
 	/* The id travels with the file through the rename into place. */
 	identity_write_file(fd, node->id);
 	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||

@@ -334,7 +334,8 @@ int hearth_list(hearth *home, const struct hearth_list_query *query,
     struct hearth_entry_list *out, struct hearth_error *error);
 void hearth_entry_list_free(struct hearth_entry_list *list);
 
-/* Writes the bytes of a file (or a symlink's target) at a version to fd. */
+/* Writes the bytes of a file at a version to fd; a folder or a symbolic
+ * link is HEARTH_USAGE (hearth(1): show --cat). */
 int hearth_cat(hearth *home, const char *version, const char *path, int fd,
     struct hearth_error *error);
 

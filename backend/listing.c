@@ -255,6 +255,9 @@ hearth_cat(hearth *home, const char *version_spec, const char *path, int fd,
 		    version_spec ? version_spec : "head");
 	else if (node->kind == NODE_DIR)
 		status = hearth_fail(error, HEARTH_USAGE, "%s is a folder", path);
+	else if (node->kind == NODE_SYMLINK)
+		status = hearth_fail(error, HEARTH_USAGE, "%s is a symbolic link, not a file",
+		    path);
 	else if (node->has_content && node->size > 0)
 		status = blob_write_to_fd(home, &node->blob, fd, error);
 	tree_free(&tree);

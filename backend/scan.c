@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,8 @@ child_path(struct buffer *out, const char *folder_path, const char *name)
 	buffer_string(out);
 }
 
+#define TOO_LONG "a path longer than PATH_MAX (4096 bytes)"
+
 /* NODE_FILE, NODE_DIR or NODE_SYMLINK; 0 for what is not content. */
 static enum node_kind
 node_kind_of(mode_t mode)
@@ -305,6 +308,11 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 			continue;	/* vanished while we looked: seen next time */
 		enum node_kind kind = node_kind_of(status.st_mode);
 		child_path(&walk->path, folder_path, name);
+		/* Past PATH_MAX no call can name it: said once, the rest walked. */
+		if (walk->path.length >= PATH_MAX) {
+			leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
+			continue;
+		}
 		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 			continue;
 		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {

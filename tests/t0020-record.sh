@@ -37,8 +37,11 @@ test_expect_success 'the recorded tree lists every entry' '
 test_expect_success 'bytes come back exactly, links as their targets' '
 	hearth show --cat head binary.bin >../got && cmp ../got binary.bin &&
 	hearth show --cat head empty >../got && test ! -s ../got &&
-	hearth show --cat head link >../got && printf "docs/hello.txt" >../expected && cmp ../got ../expected &&
-	hearth show --cat head dangling >../got && printf "does/not/exist" >../expected && cmp ../got ../expected
+	hearth export head ../exported &&
+	test "$(readlink ../exported/link)" = docs/hello.txt &&
+	test "$(readlink ../exported/dangling)" = does/not/exist &&
+	test_expect_code 2 hearth show --cat head link 2>../err &&
+	grep "link is a symbolic link, not a file" ../err
 '
 
 test_expect_success 'the exec bit is recorded' '

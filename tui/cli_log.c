@@ -1,5 +1,6 @@
 /* hearth log [-n N] [--oneline] [--grep TEXT]: versions, newest first,
  * paged from the backend so a long history starts printing at once. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +69,11 @@ cli_log(struct cli *cli, int argc, char **argv)
 	while ((option = getopt_long(argc, argv, ":n:", options, NULL)) != -1) {
 		switch (option) {
 		case 'n':
+			/* Digits only: strtoul takes "-1" as a huge number. */
+			errno = 0;
 			remaining = strtoul(optarg, &end, 10);
-			if (*end != '\0' || remaining == 0)
+			if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || remaining == 0 ||
+			    errno == ERANGE)
 				return cli_usage_error(cli_find("log"), "-n needs a positive number");
 			break;
 		case 'o':

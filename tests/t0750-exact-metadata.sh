@@ -1,0 +1,104 @@
+#!/bin/sh
+test_description='exact metadata: sparse files stay sparse on export and checkout; a path past PATH_MAX is said and left out, the rest recorded; show --cat and log -n validate as documented'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+
+# Kilobytes a file takes on disk (its blocks, not its size).
+disk_kb() { du -k "$1" | cut -f1; }
+
+# Whether the scratch filesystem keeps holes at all (tmpfs, ext4, xfs and
+# btrfs do; some do not).
+test_lazy_prereq SPARSE 'truncate -s 64M probe && test "$(du -k probe | cut -f1)" -lt 1024'
+
+test_expect_success 'setup: a Home with sparse files: a hole in the middle, one at the end, all hole' '
+	hearth init home >/dev/null && cd home &&
+	truncate -s 64M middle && printf middle | dd of=middle bs=1 seek=20000000 conv=notrunc 2>/dev/null &&
+	printf start >tail && truncate -s 32M tail &&
+	truncate -s 16M empty-space &&
+	head -c 100000 /dev/urandom >dense &&
+	hearth record -m sparse >/dev/null
+'
+
+test_expect_success SPARSE 'export writes holes as holes, byte for byte the same' '
+	(cd home && hearth export head ../exported) &&
+	for name in middle tail empty-space dense; do
+		cmp home/$name exported/$name || exit 1
+	done &&
+	test "$(disk_kb exported/middle)" -lt 1024 &&
+	test "$(disk_kb exported/tail)" -lt 1024 &&
+	test "$(disk_kb exported/empty-space)" -lt 1024 &&
+	test "$(stat -c %s exported/tail)" = 33554432 &&
+	test "$(stat -c %s exported/empty-space)" = 16777216
+'
+
+test_expect_success SPARSE 'checkout writes them back sparse too' '
+	cd home &&
+	rm middle tail empty-space &&
+	hearth record --yes -m gone >/dev/null &&
+	hearth checkout head~1 >/dev/null &&
+	cmp middle ../exported/middle && cmp tail ../exported/tail &&
+	cmp empty-space ../exported/empty-space &&
+	test "$(disk_kb middle)" -lt 1024 && test "$(disk_kb tail)" -lt 1024 &&
+	test "$(disk_kb empty-space)" -lt 1024 &&
+	hearth checkout --yes >/dev/null && hearth fsck >../out && grep "no problems" ../out
+'
+
+# 25 folders of 201 to 202 bytes under long/: past 4096 bytes at the 21st.
+# The shell cannot cd that deep, so python walks with openat.
+make_long_tree() {
+	python3 - "$1" <<-\EOF
+	import os, sys
+	fd = os.open(sys.argv[1], os.O_RDONLY)
+	for i in range(25):
+	    name = "d" * 200 + str(i)
+	    os.mkdir(name, dir_fd=fd)
+	    inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+	    os.close(fd)
+	    fd = inner
+	    out = os.open("f.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+	    os.write(out, b"level %d\n" % i)
+	    os.close(out)
+	EOF
+}
+
+test_expect_success 'a path longer than PATH_MAX is said once and left out; the rest is recorded' '
+	cd home && mkdir long && make_long_tree long && echo beside >beside.txt &&
+	hearth status >../out &&
+	test "$(grep -c "a path longer than PATH_MAX (4096 bytes), left out" ../out)" = 1 &&
+	grep "added:    beside.txt" ../out &&
+	hearth record -m long >../out &&
+	grep "^Recorded" ../out &&
+	test "$(grep -c "a path longer than PATH_MAX (4096 bytes), left out" ../out)" = 1 &&
+	hearth ls head >../ls && grep -x beside.txt ../ls && grep -x long/ ../ls &&
+	hearth status --porcelain >../out && ! grep -v "^#" ../out &&
+	hearth fsck >../out && grep "no problems" ../out
+'
+
+test_expect_success 'what was left out is kept on disk and the tree under PATH_MAX checks out' '
+	cd home &&
+	hearth export head ../long-export &&
+	test -f ../long-export/beside.txt &&
+	find ../long-export/long -name f.txt | wc -l >../count && test "$(cat ../count)" -ge 19
+'
+
+test_expect_success 'show --cat of a symbolic link is a usage error, as hearth(1) says' '
+	cd home &&
+	ln -s middle link && mkdir folder && echo x >folder/f &&
+	hearth record -m link >/dev/null &&
+	test_expect_code 2 hearth show --cat head link >out 2>err &&
+	grep "link is a symbolic link, not a file" err && ! test -s out &&
+	test_expect_code 2 hearth show --cat head folder 2>err && grep "folder is a folder" err &&
+	hearth show --cat head folder/f >out && echo x | cmp - out
+'
+
+test_expect_success 'log -n takes a positive number only' '
+	cd home &&
+	for bad in -1 0 "" 1x x -0 +1 " 1" 99999999999999999999999; do
+		test_expect_code 2 hearth log -n "$bad" >out 2>err ||
+			{ echo "log -n \"$bad\" was accepted"; exit 1; }
+		grep -- "-n needs a positive number" err || exit 1
+	done &&
+	hearth log -n 1 --oneline >out && test "$(wc -l <out)" = 1 &&
+	hearth log --max-count=2 --oneline >out && test "$(wc -l <out)" = 2
+'
+
+test_done
