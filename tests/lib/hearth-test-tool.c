@@ -14,12 +14,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend/blob.h"
 #include "backend/hash.h"
+#include "backend/history.h"
 #include "backend/home.h"
 #include "backend/pack.h"
 #include "backend/sync.h"
 #include "backend/wire.h"
+#include "model/array.h"
 #include "model/op.h"
+#include "model/state.h"
 
 static int
 tool_hash(int argc, char **argv)
@@ -1048,6 +1052,178 @@ tool_store_schema(int argc, char **argv)
 	return 0;
 }
 
+/* ---- the oracle's model side (tests/lib/oracle.pl) ---------------------------------- */
+
+/* Appends bytes as tree_manifest (tests/lib/manifest.sh) writes a path:
+ * every byte outside printable ASCII, the space and the backslash as \xNN. */
+static void
+manifest_escape(const uint8_t *bytes, size_t length, struct buffer *out)
+{
+	for (size_t i = 0; i < length; i++) {
+		if (bytes[i] >= 0x21 && bytes[i] <= 0x7e && bytes[i] != '\\')
+			buffer_append_byte(out, bytes[i]);
+		else
+			buffer_printf(out, "\\x%02x", bytes[i]);
+	}
+}
+
+/* Every op the store holds, or with vv only those at or below it, decoded
+ * into arena. The model derives from these alone. */
+static int
+derive_load_ops(hearth *home, const struct vv *vv, struct op **ops, size_t *count,
+    struct arena *arena)
+{
+	sqlite3_stmt *rows = store_statement(&home->store, "SELECT body FROM op");
+	size_t capacity = 0;
+	char reason[160];
+	int step;
+
+	*ops = NULL;
+	*count = 0;
+	while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
+		struct op op;
+		if (!op_decode(sqlite3_column_blob(rows, 0), (size_t)sqlite3_column_bytes(rows, 0),
+			&op, arena, reason, sizeof reason)) {
+			fprintf(stderr, "derive: an op does not decode: %s\n", reason);
+			sqlite3_reset(rows);
+			return 1;
+		}
+		if (vv != NULL && !vv_includes(vv, op.id))
+			continue;
+		*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
+		(*ops)[(*count)++] = op;
+	}
+	sqlite3_reset(rows);
+	if (step != SQLITE_DONE) {
+		fprintf(stderr, "derive: cannot read the ops: %s\n", sqlite3_errmsg(home->store.db));
+		return 1;
+	}
+	return 0;
+}
+
+/* One manifest line for a live node: path, then "d", "f MODE SHA256" or
+ * "l TARGET" (a link's target is its blob's bytes). A folder has no mode in
+ * the model, so none is written; the checker drops folders' modes. */
+static int
+derive_line(hearth *home, const struct state *state, const struct state_node *node,
+    struct buffer *line)
+{
+	struct buffer path;
+	char hex[HASH_HEX];
+	struct hearth_error error;
+
+	buffer_init(&path);
+	state_path(state, node->id, &path);
+	manifest_escape(path.data, path.length, line);
+	buffer_free(&path);
+	if (node->kind == NODE_DIR) {
+		buffer_printf(line, " d");
+		return 0;
+	}
+	if (!node->has_content) {
+		buffer_printf(line, node->kind == NODE_FILE ? " f - no-content" : " l no-content");
+		return 0;
+	}
+	if (node->kind == NODE_FILE) {
+		hash_hex(&node->blob, hex);
+		buffer_printf(line, " f %o %s", node->mode & 07777, hex);
+		return 0;
+	}
+	struct buffer target;
+	bool truncated;
+	buffer_init(&target);
+	if (blob_read(home, &node->blob, 65536, &target, &truncated, &error) != 0) {
+		fprintf(stderr, "derive: cannot read a link's target: %s\n", error.message);
+		buffer_free(&target);
+		return 1;
+	}
+	buffer_printf(line, " l ");
+	manifest_escape(target.data, target.length, line);
+	buffer_free(&target);
+	return 0;
+}
+
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Prints the manifest of every live node of state, sorted by bytes. */
+static int
+derive_print(hearth *home, const struct state *state)
+{
+	char **lines = NULL;
+	size_t count = 0, capacity = 0;
+	int status = 0;
+
+	for (size_t i = 0; i < state->node_count && status == 0; i++) {
+		const struct state_node *node = &state->nodes[i];
+		if (!node->live || node_id_equal(node->id, NODE_ROOT))
+			continue;
+		struct buffer line;
+		buffer_init(&line);
+		status = derive_line(home, state, node, &line);
+		lines = array_grow(lines, &capacity, count + 1, sizeof *lines);
+		lines[count++] = strdup(buffer_string(&line));
+		buffer_free(&line);
+	}
+	if (count > 0)
+		qsort(lines, count, sizeof *lines, compare_strings);
+	for (size_t i = 0; i < count; i++) {
+		if (status == 0)
+			printf("%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	return status;
+}
+
+/* derive DIR [VERSION]: the tree the pure model (state_derive) derives
+ * from the ops the Home at DIR holds, all of them (head) or those at or
+ * below VERSION's version vector, as a manifest in tree_manifest's form.
+ * The oracle (tests/lib/oracle.pl) compares every view of hearth with it. */
+static int
+tool_derive(int argc, char **argv)
+{
+	struct hearth_open_options options = { 0 };
+	struct hearth_error error;
+	struct history_version version;
+	hearth *home;
+
+	if (argc < 2 || argc > 3) {
+		fputs("usage: hearth-test-tool derive DIR [VERSION]\n", stderr);
+		return 2;
+	}
+	options.start_dir = argv[1];
+	if (hearth_open(&home, &options, &error) != 0) {
+		fprintf(stderr, "derive: %s\n", error.message);
+		return 1;
+	}
+	if (argc == 3 && history_resolve(home, argv[2], &version, &error) != 0) {
+		fprintf(stderr, "derive: %s\n", error.message);
+		hearth_close(home);
+		return 1;
+	}
+	struct arena arena;
+	struct op *ops;
+	size_t count;
+	arena_init(&arena, 1 << 16);
+	int status = derive_load_ops(home, argc == 3 ? &version.vv : NULL, &ops, &count, &arena);
+	if (status == 0) {
+		struct state state;
+		state_derive(ops, count, &state);
+		status = derive_print(home, &state);
+		state_free(&state);
+	}
+	free(ops);
+	arena_free(&arena);
+	if (argc == 3)
+		history_version_free(&version);
+	hearth_close(home);
+	return status;
+}
+
 static const struct tool_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -1074,6 +1250,8 @@ static const struct tool_command {
 	{ "marks", tool_marks, "marks DIR | marks -c CONFIG: the folders the index marks" },
 	{ "store-format", tool_store_format, "store-format DB N: a store made to look like format N" },
 	{ "store-schema", tool_store_schema, "store-schema DB: the format, tables and indexes" },
+	{ "derive", tool_derive,
+	    "derive DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest writes it" },
 };
 
 int

@@ -1,0 +1,60 @@
+#!/bin/sh
+test_description='the end-to-end oracle: every view of every version is the model tree'
+# tests/lib/oracle.pl drives random scenarios of 3 to 5 replicas through the
+# CLI (edits, renames, moves, deletes of files and folders, mode changes,
+# links, syncs in random shapes, resolves, restores, copies given a new id)
+# and checks after every step that export, ls -l, show --cat and checkout
+# of head and of every version give the tree the pure model derives from
+# the replica's ops (hearth-test-tool derive), equal across replicas.
+# make check runs ORACLE_SEEDS; `make oracle ORACLE_COUNT=2000` the long run
+# (tests/RELIABILITY.md). ORACLE_KNOWN names the known breakages left out of
+# the scenarios (see oracle.pl); each has a seed of its own below, marked as
+# a known breakage while it lasts.
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+. "$HEARTH_SOURCE_DIR/tests/lib/manifest.sh"
+
+ORACLE_SEEDS=${ORACLE_SEEDS:-1 2 3 4}
+ORACLE_KNOWN=${ORACLE_KNOWN-head,reid,resolve}
+
+oracle() {
+	perl "$HEARTH_SOURCE_DIR/tests/lib/oracle.pl" --work "$TEST_ROOT/oracle" "$@"
+}
+
+# The model's side first: on a Home whose versions are known, derive gives
+# the tree as tree_manifest writes it (folders without their mode).
+test_expect_success 'derive gives the tree of head and of a version' '
+	hearth init home >/dev/null &&
+	mkdir -p "home/a b/c" && printf "one\n" >"home/a b/c/f" && printf "x" >home/top &&
+	ln -s "a b/c/f" home/link && chmod 600 home/top &&
+	(cd home && hearth record -m one >/dev/null) &&
+	printf "two\n" >>"home/a b/c/f" && rm home/link && mkdir home/new &&
+	(cd home && hearth record -m two >/dev/null) &&
+	test_tool derive home >derived &&
+	tree_manifest home | sed "s/ d [0-7]*\$/ d/" >expected &&
+	test_cmp expected derived &&
+	first=$(cd home && hearth log --oneline | tail -1 | cut -d" " -f1) &&
+	(cd home && hearth export $first ../old >/dev/null) &&
+	test_tool derive home $first >derived.old &&
+	tree_manifest old | sed "s/ d [0-7]*\$/ d/" >expected.old &&
+	test_cmp expected.old derived.old &&
+	grep "^link l a\\\\x20b/c/f\$" derived.old
+'
+
+for seed in $ORACLE_SEEDS; do
+	test_expect_success "scenario of seed $seed: every view agrees with the model" "
+		oracle --seed $seed --known '$ORACLE_KNOWN'
+	"
+done
+
+# The known breakages, one seed each (issue 12), until they are fixed.
+test_expect_failure 'head after a sync: export/ls/show/checkout head are the head state (seed 1)' '
+	oracle --seed 1 --known reid,resolve
+'
+test_expect_failure 'a copy given a new id converges with its original (seed 4)' '
+	oracle --seed 4 --known head,resolve
+'
+test_expect_failure 'resolve in a tree behind head keeps what it did not write (seed 2)' '
+	oracle --seed 2 --known head,reid
+'
+
+test_done
