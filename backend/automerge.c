@@ -237,23 +237,64 @@ authors_repeat(const struct names *names)
 	return false;
 }
 
+/* One name as the list shows it. */
 static void
-merge_message(const struct names *names, struct buffer *out)
+name_print(const struct names *names, size_t index, struct buffer *out)
 {
-	size_t skip = common_user_length(names);
-	bool with_ids = authors_repeat(names);
+	buffer_printf(out, "%s", names->items[index].author + common_user_length(names));
+	if (authors_repeat(names)) {
+		char hex[ID_HEX];
+		replica_id_hex(names->items[index].replica, hex);
+		buffer_printf(out, " (%.8s)", hex);
+	}
+}
 
-	buffer_printf(out, "merged: edits from ");
+/* "laptop and desktop", "a, b and c". */
+static void
+names_print(const struct names *names, struct buffer *out)
+{
 	for (size_t i = 0; i < names->count; i++) {
 		if (i > 0)
 			buffer_printf(out, i + 1 == names->count ? " and " : ", ");
-		buffer_printf(out, "%s", names->items[i].author + skip);
-		if (with_ids) {
-			char hex[ID_HEX];
-			replica_id_hex(names->items[i].replica, hex);
-			buffer_printf(out, " (%.8s)", hex);
-		}
+		name_print(names, i, out);
 	}
+}
+
+static void
+merge_message(const struct names *names, struct buffer *out)
+{
+	buffer_printf(out, "merged: edits from ");
+	names_print(names, out);
+}
+
+static void
+sides_names(struct hearth *home, const struct automerge_sides *sides, struct names *names)
+{
+	memset(names, 0, sizeof *names);
+	for (size_t i = 0; i < sides->head_count; i++)
+		names_add(names, home, sides->heads[i].id);
+}
+
+void
+automerge_merged_from(struct hearth *home, const struct automerge_sides *sides,
+    struct buffer *out)
+{
+	struct names names;
+	sides_names(home, sides, &names);
+	names_print(&names, out);
+	free(names.items);
+}
+
+void
+automerge_head_label(struct hearth *home, const struct automerge_sides *sides, size_t index,
+    struct buffer *out)
+{
+	struct names names;
+	sides_names(home, sides, &names);
+	for (size_t i = 0; i < names.count; i++)
+		if (replica_id_equal(names.items[i].replica, sides->heads[index].id.replica))
+			name_print(&names, i, out);
+	free(names.items);
 }
 
 /* ---- merging at sync --------------------------------------------------------------- */
@@ -481,4 +522,51 @@ automerge_explain(struct hearth *home, const struct op *set, struct automerge_si
 	if (!is_merge)
 		automerge_sides_free(out);
 	return is_merge;
+}
+
+int
+automerge_merged_node(struct hearth *home, struct node_id node, struct automerge_sides *out,
+    struct hearth_error *error)
+{
+	struct head_node head;
+	struct arena scratch;
+	struct op set;
+	char reason[256];
+
+	memset(out, 0, sizeof *out);
+	arena_init(&scratch, 4096);
+	int found = head_get(home, node, &head, &scratch);
+	int is_merge = 0;
+	if (found == 1 && head.kind == NODE_FILE && head.has_content &&
+	    store_get_op(&home->store, head.content_op, &set, &scratch, reason, sizeof reason) == 1)
+		is_merge = automerge_explain(home, &set, out, error);
+	arena_free(&scratch);
+	if (found < 0)
+		return hearth_fail(error, HEARTH_FAILED, "cannot read a node of the head state");
+	return is_merge;
+}
+
+int
+automerge_node_at(struct hearth *home, const char *path, struct node_id *out)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT id FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1");
+	struct node_id at = NODE_ROOT;
+
+	for (const char *name = path; *name != '\0';) {
+		const char *slash = strchr(name, '/');
+		size_t length = slash != NULL ? (size_t)(slash - name) : strlen(name);
+		sqlite3_bind_blob(statement, 1, at.bytes, ID_BYTES, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(statement, 2, length ? name : "", (int)length, SQLITE_TRANSIENT);
+		bool found = sqlite3_step(statement) == SQLITE_ROW &&
+		    sqlite3_column_bytes(statement, 0) == ID_BYTES;
+		if (found)
+			memcpy(at.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		sqlite3_reset(statement);
+		if (!found || length == 0)
+			return 0;
+		name += length + (slash != NULL);
+	}
+	*out = at;
+	return node_id_equal(at, NODE_ROOT) ? 0 : 1;
 }

@@ -80,4 +80,17 @@ int automerge_explain(struct hearth *home, const struct op *set, struct automerg
  * or "replica 1a2b3c4d" when none is known. Writes into out (size bytes). */
 void automerge_side_name(struct hearth *home, struct op_id op, char *out, size_t size);
 
+/* The content shown for node, if a line merge made it: 1 (sides of that
+ * merge loaded, free them), 0 not, or an error. */
+int automerge_merged_node(struct hearth *home, struct node_id node, struct automerge_sides *out,
+    struct hearth_error *error);
+/* Appends "laptop and desktop": who made the sides, each replica once. */
+void automerge_merged_from(struct hearth *home, const struct automerge_sides *sides,
+    struct buffer *out);
+/* Appends the name of head index's side, as automerge_merged_from shows it. */
+void automerge_head_label(struct hearth *home, const struct automerge_sides *sides, size_t index,
+    struct buffer *out);
+/* The live node shown at path in the head state: 1 found, 0 not. */
+int automerge_node_at(struct hearth *home, const char *path, struct node_id *out);
+
 #endif

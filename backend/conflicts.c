@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/author.h"
+#include "backend/automerge.h"
 #include "backend/blob.h"
 #include "backend/checkout.h"
 #include "backend/head.h"
@@ -480,6 +481,47 @@ matches(const struct hearth_conflict *conflict, const char *target)
 	return strpbrk(target, "*?[") != NULL && ignore_glob_match(target, conflict->path);
 }
 
+/* A file a line merge made (no conflict left) is taken back to one side
+ * as a content conflict of the heads it merged would be: mine is this
+ * replica's side, theirs the greatest other one; the new SET supersedes
+ * the node's heads. 1 when target named such a file, 0 when not. */
+static int
+settle_merged(struct resolver *resolver, const char *target)
+{
+	enum hearth_resolution how = resolver->options->resolution;
+	struct automerge_sides sides;
+	struct head_node node;
+	struct node_id id;
+
+	if (automerge_node_at(resolver->home, target, &id) != 1)
+		return 0;
+	int merged = automerge_merged_node(resolver->home, id, &sides, resolver->error);
+	if (merged <= 0)
+		return merged;
+	int status = 1;
+	int chosen = -1;
+	for (size_t i = 0; i < sides.head_count; i++)
+		if (replica_id_equal(sides.heads[i].id.replica, resolver->home->replica) ==
+		    (how == HEARTH_KEEP_MINE))
+			chosen = (int)i;
+	if (how != HEARTH_KEEP_MINE && how != HEARTH_KEEP_THEIRS)
+		status = hearth_fail(resolver->error, HEARTH_USAGE, "%s was merged by line: it can be "
+		    "taken back to --mine or --theirs", target);
+	else if (chosen < 0)
+		status = hearth_fail(resolver->error, HEARTH_USAGE, "no side of the merge of %s is %s",
+		    target, how == HEARTH_KEEP_MINE ? "mine" : "theirs");
+	else if (head_get(resolver->home, id, &node, &resolver->scratch) != 1)
+		status = hearth_fail(resolver->error, HEARTH_DAMAGED, "a merged file's node is missing");
+	if (status == 1) {
+		const struct op_set *side = &sides.heads[chosen].u.set;
+		author_set(&resolver->author, id, &side->blob, side->size, side->mode, side->mtime_ns,
+		    node.content_heads, node.content_head_count);
+		touch(resolver, id);
+	}
+	automerge_sides_free(&sides);
+	return status;
+}
+
 static int
 settle_all(struct resolver *resolver, const struct hearth_conflict_list *list, size_t *resolved)
 {
@@ -492,9 +534,14 @@ settle_all(struct resolver *resolver, const struct hearth_conflict_list *list, s
 		for (size_t i = 0; i < list->count; i++)
 			if (matches(&list->items[i], options->targets[t]))
 				chosen[i] = any = true;
-		if (!any)
-			status = hearth_fail(resolver->error, HEARTH_USAGE, "no conflict matches %s",
-			    options->targets[t]);
+		int merged = any ? 0 : settle_merged(resolver, options->targets[t]);
+		if (merged < 0)
+			status = resolver->error->code;
+		else if (merged > 0)
+			(*resolved)++;
+		else if (!any)
+			status = hearth_fail(resolver->error, HEARTH_USAGE, "no conflict matches %s, and "
+			    "no file merged by line is there", options->targets[t]);
 	}
 	for (size_t i = 0; i < list->count && status == 0; i++) {
 		if (!chosen[i])

@@ -183,6 +183,10 @@ struct hearth_change {
 	/* The root that holds it, and for a move the one it was in (NULL when
 	 * not known, as in a version's changes). */
 	const char *root, *old_root;
+	/* hearth_show: when a line merge made this content in the version,
+	 * who made the sides ("laptop and desktop"); else NULL. hearth_diff
+	 * of it shows what each side brought, against their base. */
+	const char *merged_from;
 };
 
 struct hearth_change_list {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/automerge.h"
 #include "backend/blob.h"
 #include "backend/history.h"
 #include "backend/tree.h"
@@ -12,6 +13,9 @@
 
 struct version_pair {
 	struct tree before, after;
+	/* The ops the version made: its replica's, counters (previous, counter]. */
+	struct replica_id replica;
+	uint64_t previous, counter;
 };
 
 static int
@@ -30,6 +34,9 @@ load_pair(struct hearth *home, const char *spec, struct version_pair *pair,
 	struct replica_id replica;
 	store_replica_id(&home->store, version.replica_number, &replica);
 	vv_set(&before, replica, version.previous);
+	pair->replica = replica;
+	pair->previous = version.previous;
+	pair->counter = version.counter;
 	status = tree_load(home, &version.vv, &pair->after, error);
 	if (status == 0) {
 		status = tree_load(home, &before, &pair->before, error);
@@ -92,6 +99,50 @@ add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind ki
 	change->size = node->size;
 }
 
+/* Whether this version made the node's content by a line merge: then its
+ * sides are loaded into sides (free them). */
+static bool
+merged_here(struct hearth *home, const struct version_pair *pair, const struct tree_node *node,
+    struct automerge_sides *sides)
+{
+	struct arena scratch;
+	struct hearth_error ignored;
+	char reason[128];
+	bool merged = false;
+
+	if (node->kind != NODE_FILE)
+		return false;
+	arena_init(&scratch, 4096);
+	for (size_t i = 0; i < node->content_head_count && !merged; i++) {
+		struct op_id id = node->content_heads[i];
+		struct op set;
+		if (!replica_id_equal(id.replica, pair->replica) || id.counter <= pair->previous ||
+		    id.counter > pair->counter)
+			continue;
+		if (store_get_op(&home->store, id, &set, &scratch, reason, sizeof reason) == 1)
+			merged = automerge_explain(home, &set, sides, &ignored) == 1;
+	}
+	arena_free(&scratch);
+	return merged;
+}
+
+/* Marks a change a line merge made with who made the sides. */
+static void
+mark_merged(struct hearth *home, const struct version_pair *pair, const struct tree_node *node,
+    struct hearth_change_list *out)
+{
+	struct automerge_sides sides;
+
+	if (!merged_here(home, pair, node, &sides))
+		return;
+	struct buffer names;
+	buffer_init(&names);
+	automerge_merged_from(home, &sides, &names);
+	out->items[out->count - 1].merged_from = storage_strdup(out->storage, buffer_string(&names));
+	buffer_free(&names);
+	automerge_sides_free(&sides);
+}
+
 static int
 compare_changes(const void *a, const void *b)
 {
@@ -134,6 +185,8 @@ hearth_show(hearth *home, const char *version, const char *path, struct hearth_c
 			add(out, &capacity, HEARTH_MOVED, now, now_path, was_path, modified);
 		else if (modified)
 			add(out, &capacity, HEARTH_MODIFIED, now, now_path, NULL, true);
+		if (modified)
+			mark_merged(home, &pair, now, out);
 	}
 	for (size_t i = 0; i < pair.before.count; i++) {
 		struct tree_node *was = &pair.before.nodes[i];
@@ -174,6 +227,36 @@ read_side(struct hearth *home, struct tree *tree, const char *path, size_t max, 
 	return status;
 }
 
+/* One unified diff per side of a merge, base -> side, each headed by a
+ * line naming the side. */
+static void
+diff_sides(struct hearth *home, const struct automerge_sides *sides, const char *path,
+    struct buffer *out)
+{
+	struct buffer label, names;
+	char old_label[4200];
+
+	buffer_init(&label);
+	buffer_init(&names);
+	automerge_merged_from(home, sides, &names);
+	buffer_printf(out, "merged: edits from %s\n", buffer_string(&names));
+	snprintf(old_label, sizeof old_label, "a/%s (base)", path);
+	for (size_t i = 0; i < sides->head_count; i++) {
+		buffer_reset(&label);
+		automerge_head_label(home, sides, i, &label);
+		buffer_printf(out, "edits from %s:\n", buffer_string(&label));
+		buffer_reset(&label);
+		buffer_printf(&label, "b/%s (", path);
+		automerge_head_label(home, sides, i, &label);
+		buffer_printf(&label, ")");
+		diff_unified((const char *)sides->merge.base.data, sides->merge.base.length,
+		    sides->head_texts[i].bytes, sides->head_texts[i].length, old_label,
+		    buffer_string(&label), 3, out);
+	}
+	buffer_free(&label);
+	buffer_free(&names);
+}
+
 int
 hearth_diff(hearth *home, const char *version, const char *path, size_t max_bytes,
     struct hearth_text *out, struct hearth_error *error)
@@ -190,6 +273,14 @@ hearth_diff(hearth *home, const char *version, const char *path, size_t max_byte
 	buffer_init(&before);
 	buffer_init(&after);
 	buffer_init(&text);
+	struct tree_node *merged = tree_lookup(&pair.after, path);
+	struct automerge_sides sides;
+	if (merged != NULL && merged_here(home, &pair, merged, &sides)) {
+		/* A line merge: what each side brought, against their base. */
+		diff_sides(home, &sides, path, &text);
+		automerge_sides_free(&sides);
+		goto done;
+	}
 	status = read_side(home, &pair.before, path, max_bytes, &before, &out->binary, error);
 	if (status == 0)
 		status = read_side(home, &pair.after, path, max_bytes, &after, &out->binary, error);
@@ -199,6 +290,7 @@ hearth_diff(hearth *home, const char *version, const char *path, size_t max_byte
 		diff_unified((const char *)before.data, before.length, (const char *)after.data,
 		    after.length, old_label, new_label, 3, &text);
 	}
+done:
 	out->length = text.length;
 	out->text = strdup(text.length ? buffer_string(&text) : "");
 	buffer_free(&before);

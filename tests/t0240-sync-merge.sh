@@ -48,6 +48,33 @@ test_expect_success 'different lines edited on both, b syncs a: merged, no confl
 	converged a b
 '
 
+test_expect_success 'show marks the merged file; show -p shows what each side brought' '
+	(cd b && hearth show head) >show && grep "^M docs/notes.txt  (merged: edits from " show &&
+	(cd a && hearth show -p head) >patch &&
+	test "$(grep -c "^edits from " patch)" = 2 &&
+	grep "^+line 2, edited on a$" patch && grep "^+line 30, edited on b$" patch &&
+	grep "^-line 2$" patch && grep "^-line 30$" patch &&
+	grep "^--- a/docs/notes.txt (base)$" patch
+'
+
+test_expect_success 'resolve takes a merged file back to either side, on every replica' '
+	(cd b && hearth resolve --theirs docs/notes.txt >/dev/null) &&
+	grep -x "line 2, edited on a" b/docs/notes.txt && grep -x "line 30" b/docs/notes.txt &&
+	sync_pair b a && settle a && same_trees a b && no_conflicts a &&
+	(cd b && test_expect_code 2 hearth resolve --mine docs/notes.txt 2>../err) &&
+	grep "no conflict matches docs/notes.txt" err &&
+	edit_line a docs/notes.txt 30 "line 30, edited on b" && record a "b again, by a" &&
+	edit_line b docs/notes.txt 2 "line 2" && edit_line b docs/notes.txt 3 "line 3 from b" &&
+	record b "b undoes 2, edits 3" &&
+	sync_pair b a && settle b && grep -x "line 3 from b" b/docs/notes.txt &&
+	grep -x "line 30, edited on b" b/docs/notes.txt &&
+	(cd b && hearth resolve --mine docs/notes.txt >/dev/null) &&
+	grep -x "line 30" b/docs/notes.txt && grep -x "line 3 from b" b/docs/notes.txt &&
+	sync_pair b a && settle a && same_trees a b && converged a b &&
+	edit_line a docs/notes.txt 30 "line 30, edited on b" && record a "again" &&
+	sync_pair b a && settle b && same_trees a b
+'
+
 test_expect_success 'the other way round: a syncs b, merged, converged' '
 	edit_line a docs/notes.txt 5 "line 5 by a" && record a "a again" &&
 	edit_line b docs/notes.txt 35 "line 35 by b" && record b "b again" &&

@@ -116,6 +116,8 @@ cli_show(struct cli *cli, int argc, char **argv)
 				fputs(" -> ", stdout);
 			}
 			cli_print_path(stdout, change->path, false);
+			if (change->merged_from != NULL)
+				printf("  (merged: edits from %s)", change->merged_from);
 			putchar('\n');
 			if (patch)
 				show_patch(cli, resolved.items[0].id, change);

@@ -145,6 +145,8 @@ add_change(struct view *view, const struct hearth_change *change)
 	if (change->kind == HEARTH_MOVED && change->old_path != NULL)
 		text = memory_printf("%s -> %s%s", change->old_path, change->path,
 		    change->content_changed ? " (and modified)" : "");
+	else if (change->merged_from != NULL)
+		text = memory_printf("%s  (merged: edits from %s)", change->path, change->merged_from);
 	else
 		text = memory_strdup(change->path);
 	struct list_item *item = add_row(view, NULL, ROW_CHANGE, draw_change_role((char)change->kind),
