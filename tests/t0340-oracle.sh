@@ -40,6 +40,28 @@ test_expect_success 'derive gives the tree of head and of a version' '
 	grep "^link l a\\\\x20b/c/f\$" derived.old
 '
 
+# The oracle must see a view that lies: a hearth whose export leaves out a
+# file it wrote, or whose show --cat adds a byte, fails the first scenario.
+test_expect_success 'the oracle finds an export or a show --cat that is wrong' '
+	cat >lying-hearth <<-EOF &&
+	#!/bin/sh
+	if [ "\$1" = show ] && [ "\$LIE" = show ]; then
+		"$HEARTH_BIN" "\$@" && printf x
+		exit
+	fi
+	"$HEARTH_BIN" "\$@" || exit
+	if [ "\$1" = export ] && [ "\$LIE" = export ]; then
+		file=\$(find "\$3" -type f -print | head -n 1)
+		[ -z "\$file" ] || rm -f "\$file"
+	fi
+	EOF
+	chmod +x lying-hearth &&
+	LIE=export HEARTH_BIN=$PWD/lying-hearth test_must_fail oracle --seed 1 --known head,reid,resolve >out &&
+	grep "MISMATCH at step 0: export" out &&
+	LIE=show HEARTH_BIN=$PWD/lying-hearth test_must_fail oracle --seed 1 --known head,reid,resolve >out &&
+	grep "MISMATCH at step 0: ls -l + show --cat" out
+'
+
 for seed in $ORACLE_SEEDS; do
 	test_expect_success "scenario of seed $seed: every view agrees with the model" "
 		oracle --seed $seed --known '$ORACLE_KNOWN'

@@ -1067,26 +1067,58 @@ manifest_escape(const uint8_t *bytes, size_t length, struct buffer *out)
 	}
 }
 
+static int
+compare_hashes(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct hash));
+}
+
+/* The digest of a set of ops: the hash of their encodings' hashes, sorted,
+ * so two stores holding the same ops agree whatever their local order. */
+static void
+derive_ops_digest(struct hash *hashes, size_t count, char hex[HASH_HEX])
+{
+	struct hash digest;
+
+	if (count > 0)
+		qsort(hashes, count, sizeof *hashes, compare_hashes);
+	struct hash_state *state = hash_begin();
+	for (size_t i = 0; i < count; i++)
+		hash_update(state, hashes[i].bytes, HASH_BYTES);
+	hash_finish(state, &digest);
+	hash_hex(&digest, hex);
+}
+
 /* Every op the store holds, or with vv only those at or below it, decoded
- * into arena. The model derives from these alone. */
+ * into arena. The model derives from these alone. With digest, also the
+ * digest of every op held (derive_ops_digest). */
 static int
 derive_load_ops(hearth *home, const struct vv *vv, struct op **ops, size_t *count,
-    struct arena *arena)
+    struct arena *arena, char *digest)
 {
 	sqlite3_stmt *rows = store_statement(&home->store, "SELECT body FROM op");
-	size_t capacity = 0;
+	struct hash *hashes = NULL;
+	size_t capacity = 0, hash_count = 0, hash_capacity = 0;
 	char reason[160];
 	int step;
 
 	*ops = NULL;
 	*count = 0;
 	while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
+		const uint8_t *body = sqlite3_column_blob(rows, 0);
+		size_t length = (size_t)sqlite3_column_bytes(rows, 0);
 		struct op op;
-		if (!op_decode(sqlite3_column_blob(rows, 0), (size_t)sqlite3_column_bytes(rows, 0),
-			&op, arena, reason, sizeof reason)) {
+		if (!op_decode(body, length, &op, arena, reason, sizeof reason)) {
 			fprintf(stderr, "derive: an op does not decode: %s\n", reason);
 			sqlite3_reset(rows);
+			free(hashes);
 			return 1;
+		}
+		if (digest != NULL) {
+			hashes = array_grow(hashes, &hash_capacity, hash_count + 1, sizeof *hashes);
+			struct hash_state *state = hash_begin();
+			hash_update(state, body, length);
+			hash_finish(state, &hashes[hash_count++]);
 		}
 		if (vv != NULL && !vv_includes(vv, op.id))
 			continue;
@@ -1094,6 +1126,9 @@ derive_load_ops(hearth *home, const struct vv *vv, struct op **ops, size_t *coun
 		(*ops)[(*count)++] = op;
 	}
 	sqlite3_reset(rows);
+	if (digest != NULL)
+		derive_ops_digest(hashes, hash_count, digest);
+	free(hashes);
 	if (step != SQLITE_DONE) {
 		fprintf(stderr, "derive: cannot read the ops: %s\n", sqlite3_errmsg(home->store.db));
 		return 1;
@@ -1179,20 +1214,28 @@ derive_print(hearth *home, const struct state *state)
 	return status;
 }
 
-/* derive DIR [VERSION]: the tree the pure model (state_derive) derives
- * from the ops the Home at DIR holds, all of them (head) or those at or
- * below VERSION's version vector, as a manifest in tree_manifest's form.
- * The oracle (tests/lib/oracle.pl) compares every view of hearth with it. */
+/* derive [--ops] DIR [VERSION]: the tree the pure model (state_derive)
+ * derives from the ops the Home at DIR holds, all of them (head) or those
+ * at or below VERSION's version vector, as a manifest in tree_manifest's
+ * form. --ops writes first a line "ops HEX": the digest of every op held,
+ * equal on two replicas exactly when they hold the same ops. The oracle
+ * (tests/lib/oracle.pl) compares every view of hearth with these. */
 static int
 tool_derive(int argc, char **argv)
 {
 	struct hearth_open_options options = { 0 };
 	struct hearth_error error;
 	struct history_version version;
+	char digest[HASH_HEX];
 	hearth *home;
 
+	bool with_digest = argc > 1 && strcmp(argv[1], "--ops") == 0;
+	if (with_digest) {
+		argc--;
+		argv++;
+	}
 	if (argc < 2 || argc > 3) {
-		fputs("usage: hearth-test-tool derive DIR [VERSION]\n", stderr);
+		fputs("usage: hearth-test-tool derive [--ops] DIR [VERSION]\n", stderr);
 		return 2;
 	}
 	options.start_dir = argv[1];
@@ -1209,10 +1252,13 @@ tool_derive(int argc, char **argv)
 	struct op *ops;
 	size_t count;
 	arena_init(&arena, 1 << 16);
-	int status = derive_load_ops(home, argc == 3 ? &version.vv : NULL, &ops, &count, &arena);
+	int status = derive_load_ops(home, argc == 3 ? &version.vv : NULL, &ops, &count, &arena,
+	    with_digest ? digest : NULL);
 	if (status == 0) {
 		struct state state;
 		state_derive(ops, count, &state);
+		if (with_digest)
+			printf("ops %s\n", digest);
 		status = derive_print(home, &state);
 		state_free(&state);
 	}
@@ -1251,7 +1297,7 @@ static const struct tool_command {
 	{ "store-format", tool_store_format, "store-format DB N: a store made to look like format N" },
 	{ "store-schema", tool_store_schema, "store-schema DB: the format, tables and indexes" },
 	{ "derive", tool_derive,
-	    "derive DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest writes it" },
+	    "derive [--ops] DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest does" },
 };
 
 int

@@ -155,15 +155,23 @@ sub tree_manifest {
 
 sub model_tree {
 	my ($replica, $version) = @_;
-	return read_in($replica, $tool, 'derive', '.', defined $version ? ($version) : ());
+	return read_in($replica, $tool, 'derive', '.', $version);
+}
+
+# The model's head and the digest of the ops it derives from.
+sub model_head {
+	my ($replica) = @_;
+	my $out = read_in($replica, $tool, 'derive', '--ops', '.');
+	$out =~ s/^ops (\S+)\n// or fail("derive --ops in $replica wrote no digest");
+	return ($1, $out);
 }
 
 # The tree `ls -l` and `show --cat` give for a version: ls of each folder
 # (parsed by its fixed columns), the bytes of each file by show --cat. ls
 # cannot show a link's target, so links are compared by name and kind.
 sub listed_tree {
-	my ($replica, $version) = @_;
-	my @lines;
+	my ($replica, $version, $light) = @_;
+	my (@lines, @files);
 	my @folders = ('');
 	while (@folders) {
 		my $folder = shift @folders;
@@ -179,15 +187,24 @@ sub listed_tree {
 			my $path = length $folder ? "$folder/$name" : $name;
 			if ($kind eq 'd') {
 				push @lines, escape($path) . " d";
-				push @folders, $path;
+				push @folders, $path unless $light;
 			} elsif ($kind eq 'l') {
 				push @lines, escape($path) . " l";
 			} else {
-				my $bytes = read_in($replica, $hearth, 'show', '--cat', $version, $path);
-				push @lines, sprintf("%s f %o %s", escape($path), oct($mode),
-				    Digest::SHA::sha256_hex($bytes));
+				push @files, [$path, oct($mode)];
 			}
 		}
+	}
+	# Light: the bytes of the first file (by its escaped name) only.
+	@files = sort { escape($a->[0]) cmp escape($b->[0]) } @files;
+	for my $file (@files) {
+		my ($path, $mode) = @$file;
+		if ($light && $file != $files[0]) {
+			push @lines, sprintf("%s f %o", escape($path), $mode);
+			next;
+		}
+		my $bytes = read_in($replica, $hearth, 'show', '--cat', $version, $path);
+		push @lines, sprintf("%s f %o %s", escape($path), $mode, Digest::SHA::sha256_hex($bytes));
 	}
 	return join '', map { "$_\n" } sort @lines;
 }
@@ -227,32 +244,64 @@ sub versions_of {
 	return read_in($replica, $hearth, 'log') =~ /^version ([0-9a-f]{64})$/mg;
 }
 
-# Every view of one version (an id, or "head") against the model's tree;
-# with $listed false, only export (the other views are the same code over
-# the same rows, checked on the first replica that holds the version).
+# What ls shows of a tree when only its top folder is listed and only its
+# first file read: the top's entries, files after the first without bytes.
+sub top_of {
+	my ($manifest) = @_;
+	my ($files, @lines) = (0);
+	for my $line (split /\n/, without_link_targets($manifest)) {
+		next if $line =~ m{^\S*/};
+		$line =~ s/^(\S+ f \S+) .*/$1/ if $line =~ /^\S+ f / && $files++;
+		push @lines, $line;
+	}
+	return join '', map { "$_\n" } @lines;
+}
+
+# The views of one version (an id, or "head") against the model's tree:
+# export, and with $listed ls -l + show --cat ("top": of the top folder
+# and its first file only). Checkouts are checked apart (check_checkouts).
 sub check_views {
 	my ($replica, $version, $model, $listed) = @_;
 	same("export $version in $replica", $model, exported_tree($replica, $version));
 	return unless $listed;
+	if ($listed eq 'top') {
+		same("ls -l + show --cat $version (the top folder) in $replica", top_of($model),
+		    listed_tree($replica, $version, 1));
+		return;
+	}
 	same("ls -l + show --cat $version in $replica", without_link_targets($model),
 	    listed_tree($replica, $version));
-	return unless $at_head{$replica};
-	read_in($replica, $hearth, 'checkout', '--yes', $version);
-	same("checkout $version in $replica (working tree)", $model, tree_manifest("$work/$replica"));
-	read_in($replica, $hearth, 'checkout', '--yes');
 }
 
-# Checks head and the versions not checked yet on this replica (all of them
-# when $full).
+# checkout of each version named (with its model tree) in turn, then back to
+# head with a plain checkout: each time the working tree is the model's.
+sub check_checkouts {
+	my ($replica, $head, @trees) = @_;
+	return unless $at_head{$replica} && @trees;
+	while (my ($version, $model) = splice @trees, 0, 2) {
+		read_in($replica, $hearth, 'checkout', '--yes', $version);
+		same("checkout $version in $replica (working tree)", $model,
+		    tree_manifest("$work/$replica"));
+	}
+	read_in($replica, $hearth, 'checkout', '--yes');
+	same("checkout in $replica back at head (working tree)", $head, tree_manifest("$work/$replica"));
+}
+
+# Checks head and the versions not checked yet on this replica (all of
+# them, and head's every folder, when $full).
 sub check_replica {
 	my ($replica, $full) = @_;
-	my $head = model_tree($replica);
+	my ($ops, $head) = model_head($replica);
+	my @checkouts;
 	if ($at_head{$replica}) {
 		same("the working tree of $replica at head", $head, tree_manifest("$work/$replica"));
 		my $status = read_in($replica, $hearth, 'status', '--porcelain');
 		fail("status of $replica at head lists changes:\n$status") if $status =~ /^[^#]/m;
 	}
-	check_views($replica, 'head', $head, 1) unless $known{head};
+	if (!$known{head}) {
+		check_views($replica, 'head', $head, $full ? 'all' : 'top');
+		push @checkouts, 'head', $head;
+	}
 	for my $version (versions_of($replica)) {
 		next if $checked{"$replica $version"} && !$full;
 		my $model = model_tree($replica, $version);
@@ -261,11 +310,13 @@ sub check_replica {
 		my ($by, $tree) = @{ $version_tree{$version} };
 		same("the model's tree of $version in $replica", $tree, $model,
 		    "the model's tree of it in $by");
-		check_views($replica, $version, $model, $first || $full || $opt{depth} > 1);
+		my $listed = $first || $full || $opt{depth} > 1;
+		check_views($replica, $version, $model, $listed ? 'all' : '');
+		push @checkouts, $version, $model if $listed;
 		$checked{"$replica $version"} = 1;
 	}
+	check_checkouts($replica, $head, @checkouts);
 	# Replicas that hold the same ops derive the same head.
-	my $ops = Digest::SHA::sha256_hex(join "\n", sort split /\n/, read_in($replica, $tool, 'ops', '.'));
 	$opset_tree{$ops} //= [$replica, $head];
 	my ($by, $tree) = @{ $opset_tree{$ops} };
 	same("the model's head of $replica", $tree, $head, "that of $by, which holds the same ops");
@@ -508,7 +559,7 @@ sub converge {
 	}
 	my $first;
 	for my $replica (@replicas) {
-		my $ops = join "\n", sort split /\n/, read_in($replica, $tool, 'ops', '.');
+		my ($ops) = model_head($replica);
 		$first //= $ops;
 		fail("after syncing all, $replica holds other ops than $replicas[0]") if $ops ne $first;
 	}
