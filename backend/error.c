@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/home.h"
+#include "backend/space.h"
 #include "model/arena.h"
 
 struct hearth_storage {
@@ -36,9 +37,15 @@ hearth_fail_errno(struct hearth_error *error, const char *format, ...)
 	va_start(args, format);
 	int length = vsnprintf(error->message, sizeof error->message, format, args);
 	va_end(args);
+	char reason[HEARTH_ERROR_MAX / 2];
+	/* A full disk names its device and where the write failed. */
+	if (saved == ENOSPC && space_noted_path()[0] != '\0')
+		space_message(space_noted_path(), reason, sizeof reason);
+	else
+		snprintf(reason, sizeof reason, "%s", strerror(saved));
 	if (length >= 0 && (size_t)length < sizeof error->message)
 		snprintf(error->message + length, sizeof error->message - (size_t)length, ": %s",
-		    strerror(saved));
+		    reason);
 	return HEARTH_FAILED;
 }
 

@@ -18,6 +18,7 @@
 #include "backend/home.h"
 #include "backend/identity.h"
 #include "backend/io.h"
+#include "backend/space.h"
 #include "backend/layout.h"
 
 #define LOCK_WAIT_MS 3000
@@ -728,6 +729,9 @@ open_state(struct hearth *home, struct hearth_error *error)
 	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
 
 	snprintf(path, sizeof path, "%s/store.db", home->location.state_path);
+	/* Where a write that fails for space is said to fail, until one names
+	 * its own file (space.h). */
+	space_note_path(home->location.state_path);
 	if (!is_file(path))
 		return hearth_fail(error, HEARTH_FAILED,
 		    "no store at %s: the state folder is missing or was moved; nothing was changed",

@@ -30,6 +30,7 @@
  * the tests give the serving side its own settings through a fake ssh
  * (tests/lib/fake-ssh). */
 #include "backend/io.h"
+#include "backend/space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -241,16 +242,28 @@ flush(int (*real)(int), int fd)
 	return io_flush_simulated() ? 0 : real(fd);
 }
 
+/* A failure for space notes where (space.h), so the message can name the
+ * device; errno is kept. */
+static int
+noted(int status, int fd)
+{
+	if (status < 0 && errno == ENOSPC) {
+		space_note_fd(fd);
+		errno = ENOSPC;
+	}
+	return status;
+}
+
 int
 io_open(int dir_fd, const char *path, int flags, mode_t mode)
 {
 	if ((flags & (O_WRONLY | O_RDWR | O_CREAT)) && injected_fault(IO_CALL_OPEN))
-		return -1;
+		return noted(-1, dir_fd);
 	if (!powerloss_enabled()) {
 		int fd = openat(dir_fd, path, flags | O_CLOEXEC, mode);
 		if (fd >= 0 && (flags & O_CREAT))
 			counters.files_created++;
-		return fd;
+		return noted(fd, dir_fd);
 	}
 	/* The simulator must see a truncation before it happens, so it is
 	 * made here, after the open, instead of by O_TRUNC. */
@@ -287,13 +300,13 @@ write_some(int fd, const uint8_t *data, size_t length, off_t offset, bool positi
 
 	if (injected_fault(IO_CALL_WRITE)) {
 		if (fault_kind != IO_FAULT_SHORT || length < 2)
-			return -1;
+			return noted(-1, fd);
 		/* A short write: half the bytes land, then the disk is full. */
 		ssize_t n = write_once(fd, data, length / 2, offset, positioned);
 		if (n > 0)
 			counters.bytes_written += (uint64_t)n;
 		errno = ENOSPC;
-		return -1;
+		return noted(-1, fd);
 	}
 	while (done < length) {
 		ssize_t n = write_once(fd, data + done, length - done, offset + (off_t)done,
@@ -301,7 +314,7 @@ write_some(int fd, const uint8_t *data, size_t length, off_t offset, bool positi
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -1;
+			return noted(-1, fd);
 		}
 		done += (size_t)n;
 	}
@@ -326,10 +339,10 @@ int
 io_fsync(int fd)
 {
 	if (injected_fault(IO_CALL_SYNC))
-		return -1;
+		return noted(-1, fd);
 	counters.syncs++;
 	if (flush(fsync, fd) != 0)
-		return -1;
+		return noted(-1, fd);
 	powerloss_flushed(fd);
 	return 0;
 }
@@ -380,33 +393,33 @@ int
 io_rename(int from_dir, const char *from, int to_dir, const char *to)
 {
 	if (injected_fault(IO_CALL_RENAME))
-		return -1;
+		return noted(-1, to_dir);
 	struct powerloss_change *change = powerloss_before_rename(from_dir, from, to_dir, to);
 	int status = renameat(from_dir, from, to_dir, to);
 	powerloss_finish(change, status == 0);
-	return status;
+	return noted(status, to_dir);
 }
 
 int
 io_rename_noreplace(int from_dir, const char *from, int to_dir, const char *to)
 {
 	if (injected_fault(IO_CALL_RENAME))
-		return -1;
+		return noted(-1, to_dir);
 	struct powerloss_change *change = powerloss_before_rename(from_dir, from, to_dir, to);
 	int status = renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE);
 	powerloss_finish(change, status == 0);
-	return status;
+	return noted(status, to_dir);
 }
 
 int
 io_mkdir(int dir_fd, const char *path, mode_t mode)
 {
 	if (injected_fault(IO_CALL_MKDIR))
-		return -1;
+		return noted(-1, dir_fd);
 	struct powerloss_change *change = powerloss_before_mkdir(dir_fd, path);
 	int status = mkdirat(dir_fd, path, mode);
 	powerloss_finish(change, status == 0);
-	return status;
+	return noted(status, dir_fd);
 }
 
 int
@@ -435,11 +448,11 @@ int
 io_symlink(const char *target, int dir_fd, const char *path)
 {
 	if (injected_fault(IO_CALL_LINK))
-		return -1;
+		return noted(-1, dir_fd);
 	struct powerloss_change *change = powerloss_before_create(dir_fd, path);
 	int status = symlinkat(target, dir_fd, path);
 	powerloss_finish(change, status == 0);
-	return status;
+	return noted(status, dir_fd);
 }
 
 /* Mode, times and xattrs below are counted and faulted, but the power-loss
@@ -499,9 +512,9 @@ int
 io_ftruncate(int fd, off_t length)
 {
 	if (injected_fault(IO_CALL_TRUNCATE))
-		return -1;
+		return noted(-1, fd);
 	powerloss_before_truncate(fd, length);
-	return ftruncate(fd, length);
+	return noted(ftruncate(fd, length), fd);
 }
 
 int

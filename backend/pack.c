@@ -2,6 +2,7 @@
  * compresses them off the caller's thread and seals write-once packs; the
  * reader that verifies and caches frames; and the index walk fsck uses. */
 #include "backend/pack.h"
+#include "backend/space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -654,14 +655,14 @@ pack_writer_start_pack(struct pack_writer *writer)
 
 	if (pack_random_name(name) != 0)
 		return pack_writer_fail(writer, -1, "cannot name a new pack: getrandom: %s",
-		    strerror(errno));
+		    space_strerror(errno));
 	if (pack_writer_remember_file(writer, name) != 0)
 		return pack_writer_fail(writer, -1, "out of memory");
 	int fd = io_open(writer->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL, 0444);
 	if (fd < 0) {
 		writer->created_count--;
 		return pack_writer_fail(writer, -1, "cannot create pack %s/%s: %s",
-		    writer->packs_path, name, strerror(errno));
+		    writer->packs_path, name, space_strerror(errno));
 	}
 	writer->fd = fd;
 	memcpy(writer->file_name, name, sizeof name);
@@ -684,7 +685,7 @@ pack_writer_start_pack(struct pack_writer *writer)
 	store_u32be(header + 12, 0);
 	if (io_write_all(fd, header, sizeof header) != 0)
 		return pack_writer_fail(writer, -1, "pack %s: writing the header: %s", name,
-		    strerror(errno));
+		    space_strerror(errno));
 	writer->pack_size = sizeof header;
 	writer->bytes_written += sizeof header;
 	return 0;
@@ -757,15 +758,15 @@ pack_writer_seal(struct pack_writer *writer)
 	size_t length = writer->index_length + PACK_FOOTER_SIZE;
 	if (io_write_all(writer->fd, writer->index, length) != 0)
 		return pack_writer_fail(writer, -1, "pack %s: writing the index at offset %llu: %s",
-		    name, (unsigned long long)writer->pack_size, strerror(errno));
+		    name, (unsigned long long)writer->pack_size, space_strerror(errno));
 	writer->pack_size += length;
 	writer->bytes_written += length;
 	if (writer->sync && io_fsync(writer->fd) != 0)
-		return pack_writer_fail(writer, -1, "pack %s: fsync: %s", name, strerror(errno));
+		return pack_writer_fail(writer, -1, "pack %s: fsync: %s", name, space_strerror(errno));
 	int fd = writer->fd;
 	writer->fd = -1;
 	if (io_close(fd) != 0)
-		return pack_writer_fail(writer, -1, "pack %s: close: %s", name, strerror(errno));
+		return pack_writer_fail(writer, -1, "pack %s: close: %s", name, space_strerror(errno));
 	if (pack_writer_sink_index(writer) != 0)
 		return writer->status;
 	if (writer->sink.sealed != NULL) {
@@ -831,7 +832,7 @@ pack_writer_write_frame(struct pack_writer *writer, struct pack_frame *frame)
 	uint64_t frame_offset = writer->pack_size;
 	if (io_write_all(writer->fd, header, frame_size) != 0)
 		return pack_writer_fail(writer, -1, "pack %s: writing the frame at offset %llu: %s",
-		    writer->file_name, (unsigned long long)frame_offset, strerror(errno));
+		    writer->file_name, (unsigned long long)frame_offset, space_strerror(errno));
 	writer->pack_size += frame_size;
 	writer->bytes_written += frame_size;
 	pack_writer_start_writeback(writer);

@@ -3,11 +3,13 @@
  * a Home is readable in one place (the SCHEMA text below). */
 #include "backend/store.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/space.h"
 #include "backend/store_vfs.h"
 
 /* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
@@ -221,9 +223,23 @@ fail(char *error, size_t error_size, const char *format, ...)
 	return -1;
 }
 
+/* SQLite's last failure was for space: SQLITE_FULL, or an I/O error whose
+ * system errno is ENOSPC (growing the -shm index, say). */
+static bool
+failed_for_space(sqlite3 *db)
+{
+	return db != NULL && ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL ||
+	    sqlite3_system_errno(db) == ENOSPC);
+}
+
 int
 store_fail(struct store *store, const char *what, char *error, size_t error_size)
 {
+	if (failed_for_space(store->db)) {
+		char reason[8192];
+		space_message(store->path, reason, sizeof reason);
+		return fail(error, error_size, "%s: %s", what, reason);
+	}
 	return fail(error, error_size, "%s: %s (%s)", what, sqlite3_errmsg(store->db), store->path);
 }
 
@@ -234,7 +250,10 @@ store_exec(struct store *store, const char *sql, char *error, size_t error_size)
 
 	if (sqlite3_exec(store->db, sql, NULL, NULL, &message) == SQLITE_OK)
 		return 0;
-	fail(error, error_size, "%s (%s)", message ? message : "SQLite error", store->path);
+	if (failed_for_space(store->db))
+		space_message(store->path, error, error_size);
+	else
+		fail(error, error_size, "%s (%s)", message ? message : "SQLite error", store->path);
 	sqlite3_free(message);
 	return -1;
 }
@@ -340,37 +359,58 @@ synchronous_pragma(enum config_durability durability)
 	}
 }
 
+/* One connection: opened, configured, checked. With no_space the WAL
+ * index lives in this process's memory (locking_mode=EXCLUSIVE before the
+ * first read), so nothing needs to grow on disk to read. */
+static int
+store_connect(struct store *store, bool create, bool no_space, char *error, size_t error_size)
+{
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+
+	/* Through the VFS shim, so the database's writes pass the I/O seam. */
+	const char *vfs = store_vfs_name();
+	if (vfs == NULL)
+		return fail(error, error_size, "cannot open %s: SQLite has no file system layer",
+		    store->path);
+	if (sqlite3_open_v2(store->path, &store->db, flags, vfs) != SQLITE_OK)
+		return fail(error, error_size, "cannot open %s: %s", store->path,
+		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
+	sqlite3_extended_result_codes(store->db, 1);
+	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
+	store->no_space = no_space;
+	if ((no_space && store_exec(store, "PRAGMA locking_mode=EXCLUSIVE", error, error_size) != 0) ||
+	    store_exec(store, "PRAGMA journal_mode=WAL", error, error_size) != 0 ||
+	    store_exec(store, synchronous_pragma(store->durability), error, error_size) != 0 ||
+	    store_exec(store, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;"
+		"PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=4000", error, error_size) != 0 ||
+	    check_format(store, create, error, error_size) != 0 ||
+	    load_replicas(store) != 0)
+		return -1;
+	return 0;
+}
+
 int
 store_open(struct store *store, const char *path, bool create,
     enum config_durability durability, char *error, size_t error_size)
 {
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-
 	memset(store, 0, sizeof *store);
 	snprintf(store->path, sizeof store->path, "%s", path);
 	store->durability = durability;
-	/* Through the VFS shim, so the database's writes pass the I/O seam. */
-	const char *vfs = store_vfs_name();
-	if (vfs == NULL)
-		return fail(error, error_size, "cannot open %s: SQLite has no file system layer", path);
-	if (sqlite3_open_v2(path, &store->db, flags, vfs) != SQLITE_OK) {
-		int status = fail(error, error_size, "cannot open %s: %s", path,
-		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
-		store_close(store);
-		return status;
-	}
-	sqlite3_extended_result_codes(store->db, 1);
-	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
-	if (store_exec(store, "PRAGMA journal_mode=WAL", error, error_size) != 0 ||
-	    store_exec(store, synchronous_pragma(durability), error, error_size) != 0 ||
-	    store_exec(store, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;"
-		"PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=4000", error, error_size) != 0 ||
-	    check_format(store, create, error, error_size) != 0 ||
-	    load_replicas(store) != 0) {
-		store_close(store);
+	if (store_connect(store, create, false, error, error_size) == 0)
+		return 0;
+	/* A full disk must not stop reading what is stored (log, ls, fsck,
+	 * status): again with the index in memory; writes are refused. */
+	bool for_space = !create && failed_for_space(store->db);
+	store_close(store);
+	if (!for_space)
 		return -1;
-	}
-	return 0;
+	char first[8192];
+	snprintf(first, sizeof first, "%s", error);
+	if (store_connect(store, false, true, error, error_size) == 0)
+		return 0;
+	store_close(store);
+	snprintf(error, error_size, "%s", first);
+	return -1;
 }
 
 void
@@ -451,6 +491,11 @@ store_widen_cache(struct store *store)
 int
 store_begin(struct store *store, char *error, size_t error_size)
 {
+	if (store->no_space) {
+		char reason[8192];
+		space_message(store->path, reason, sizeof reason);
+		return fail(error, error_size, "%s; nothing was changed", reason);
+	}
 	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
 		return -1;
 	store->in_transaction = true;

@@ -27,6 +27,9 @@ struct store {
 	enum config_durability durability;
 	bool in_transaction;
 	bool wide_cache;		/* the page cache of write transactions */
+	/* Opened on a full disk: the WAL index in this process's memory (an
+	 * exclusive lock, no -shm to grow), for reading; store_begin refuses. */
+	bool no_space;
 	/* Prepared statements, found by the address of their SQL text. */
 	struct store_statement {
 		const char *sql;

@@ -38,7 +38,7 @@ fi
 # Short writes at every FAULT_DATABASE_STRIDE-th database write.
 : "${FAULT_DATABASE_STRIDE:=4}"
 # A message that names the fault: errno's words, or SQLite's for them.
-FAULT_MESSAGE='Input/output error|No space left on device|disk I/O error|database or disk is full'
+FAULT_MESSAGE='Input/output error|No space left on device|no space left on|disk I/O error|database or disk is full'
 
 walk_again() {
 	walk_run
