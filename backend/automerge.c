@@ -150,8 +150,11 @@ automerge_load(struct hearth *home, struct node_id node, const char *path,
 	free(sets);
 	/* The heads' bytes, for the front ends (read once, by the merge). */
 	out->readable = true;
-	for (size_t i = 0; i < out->head_count; i++)
+	for (size_t i = 0; i < out->head_count; i++) {
 		out->readable = read_blob(out, &out->heads[i], &out->head_texts[i]) && out->readable;
+		out->has_markers = out->has_markers ||
+		    merge_has_markers(out->head_texts[i].bytes, out->head_texts[i].length);
+	}
 	return 0;
 }
 
@@ -379,7 +382,7 @@ merge_node(struct merger *merger, struct node_id id)
 	    head.content_head_count, &sides, merger->error);
 	buffer_free(&path);
 	if (status == 0 && heads_differ(&sides)) {
-		if (!sides.never_merge && sides.merge.outcome == MERGE_CLEAN)
+		if (!sides.never_merge && !sides.has_markers && sides.merge.outcome == MERGE_CLEAN)
 			status = write_merge(merger, &head, &sides, &sides.merge.merged);
 		else
 			merger->out->overlapping++;

@@ -49,6 +49,9 @@ struct automerge_sides {
 	size_t head_count;
 	bool readable;			/* every head's bytes were read */
 	bool never_merge;		/* its path matches never_merge */
+	/* A head holds diff3 markers (a merge with markers not yet done): a
+	 * person is at it, so it is not merged at sync. */
+	bool has_markers;
 	/* merge_heads over the heads: the base (merge.base), and the merged
 	 * bytes or the overlapping hunks. */
 	struct merge_result merge;

@@ -190,6 +190,159 @@ hearth_conflict_list_free(struct hearth_conflict_list *list)
 	memset(list, 0, sizeof *list);
 }
 
+/* ---- the three-way view of a content conflict ------------------------------------ */
+
+/* The op ids of a listed conflict's sides, and its node. */
+static struct op_id *
+conflict_ops(const struct hearth_conflict *conflict, struct node_id *node)
+{
+	struct op_id *ops = calloc(conflict->side_count + 1, sizeof *ops);
+	hex_decode(conflict->node, node->bytes, ID_BYTES);
+	for (size_t j = 0; j < conflict->side_count; j++) {
+		hex_decode(conflict->sides[j].replica, ops[j].replica.bytes, ID_BYTES);
+		ops[j].counter = conflict->sides[j].counter;
+	}
+	return ops;
+}
+
+/* Mine and theirs among a content conflict's sides, as resolve picks
+ * them: this replica's greatest head and the greatest other one (or, with
+ * no side of this replica, the two greatest). Sides are in total order. */
+static void
+pick_pair(struct hearth *home, const struct op_id *heads, size_t count, size_t *mine,
+    size_t *theirs)
+{
+	*mine = *theirs = SIZE_MAX;
+	for (size_t i = 0; i < count; i++) {
+		if (replica_id_equal(heads[i].replica, home->replica))
+			*mine = i;
+		else
+			*theirs = i;
+	}
+	if (*mine == SIZE_MAX) {
+		*mine = count - 2;
+		*theirs = count - 1;
+	}
+}
+
+static const char *
+unmergeable_reason(const struct automerge_sides *sides)
+{
+	if (sides->never_merge)
+		return "its path matches never_merge";
+	if (sides->has_markers)
+		return "a side holds conflict markers (being merged by hand)";
+	switch (sides->merge.outcome) {
+	case MERGE_NOT_TEXT:
+		return "it is binary (a NUL byte)";
+	case MERGE_TOO_BIG:
+		return "a side or the base is over 4 MiB, or cannot be read";
+	case MERGE_NO_BASE:
+		return "its sides share no base";
+	default:
+		return NULL;
+	}
+}
+
+static const char *
+side_label(struct hearth *home, const struct automerge_sides *sides, size_t index,
+    struct hearth_storage *storage)
+{
+	struct buffer label;
+	buffer_init(&label);
+	automerge_head_label(home, sides, index, &label);
+	const char *copy = storage_strdup(storage, buffer_string(&label));
+	buffer_free(&label);
+	return copy;
+}
+
+static const char *
+span_copy(const struct merge_result *merge, struct merge_span span, struct hearth_storage *storage)
+{
+	char *text = storage_alloc(storage, span.length + 1);
+	memcpy(text, merge->texts.data + span.offset, span.length);
+	text[span.length] = '\0';
+	return text;
+}
+
+static void
+fill_overlaps(const struct automerge_sides *sides, bool swapped,
+    struct hearth_conflict_merge *out)
+{
+	const struct merge_result *merge = &sides->merge;
+
+	out->overlaps = storage_alloc(out->storage, (merge->hunk_count + 1) * sizeof *out->overlaps);
+	out->overlap_count = merge->hunk_count;
+	for (size_t i = 0; i < merge->hunk_count; i++) {
+		const struct merge_hunk *hunk = &merge->hunks[i];
+		out->overlaps[i] = (struct hearth_overlap){
+			.base_line = hunk->base_line + 1, .base_count = hunk->base_count,
+			.base = span_copy(merge, hunk->base, out->storage),
+			.mine = span_copy(merge, swapped ? hunk->theirs : hunk->mine, out->storage),
+			.theirs = span_copy(merge, swapped ? hunk->mine : hunk->theirs, out->storage),
+		};
+	}
+}
+
+int
+hearth_conflict_merge(hearth *home, const char *conflict_id, struct hearth_conflict_merge *out,
+    struct hearth_error *error)
+{
+	struct hearth_conflict_list list;
+	const struct hearth_conflict *conflict = NULL;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	int status = hearth_conflicts(home, &list, error);
+	if (status != 0)
+		return status;
+	for (size_t i = 0; i < list.count && conflict == NULL; i++)
+		if (list.items[i].kind == HEARTH_CONFLICT_CONTENT && strlen(conflict_id) >= 5 &&
+		    strncmp(list.items[i].id, conflict_id, strlen(conflict_id)) == 0)
+			conflict = &list.items[i];
+	if (conflict == NULL || conflict->side_count < 2) {
+		hearth_conflict_list_free(&list);
+		return hearth_fail(error, HEARTH_USAGE, "no content conflict has the id %s", conflict_id);
+	}
+	struct node_id node;
+	struct op_id *heads = conflict_ops(conflict, &node);
+	size_t mine, theirs;
+	pick_pair(home, heads, conflict->side_count, &mine, &theirs);
+	/* Two sides: the pair as resolve takes it. More: all of them, folded. */
+	bool pair = conflict->side_count == 2;
+	struct op_id two[2] = { heads[mine < theirs ? mine : theirs], heads[mine < theirs ? theirs : mine] };
+	struct automerge_sides sides;
+	status = automerge_load(home, node, conflict->path, pair ? two : heads,
+	    pair ? 2 : conflict->side_count, &sides, error);
+	out->storage = storage_new();
+	if (status == 0) {
+		const char *why = unmergeable_reason(&sides);
+		out->text = why == NULL;
+		out->why = storage_strdup(out->storage, why ? why : "");
+		size_t step = sides.merge.outcome == MERGE_OVERLAP ? sides.merge.overlap_head : 1;
+		/* Hunks pair the heads before the step (mine) with the step's head. */
+		bool swapped = pair && mine > theirs;
+		out->mine_label = side_label(home, &sides, swapped ? 1 : step - 1, out->storage);
+		out->theirs_label = side_label(home, &sides, swapped ? 0 : step, out->storage);
+		out->sides_folded = sides.head_count > 2 ? step - 1 : 0;
+		if (out->text && sides.merge.outcome == MERGE_OVERLAP)
+			fill_overlaps(&sides, swapped, out);
+	}
+	automerge_sides_free(&sides);
+	free(heads);
+	hearth_conflict_list_free(&list);
+	if (status != 0)
+		hearth_conflict_merge_free(out);
+	return status;
+}
+
+void
+hearth_conflict_merge_free(struct hearth_conflict_merge *merge)
+{
+	storage_free(merge->storage);
+	memset(merge, 0, sizeof *merge);
+}
+
 /* ---- settling ----------------------------------------------------------------------- */
 
 struct resolver {
@@ -202,6 +355,7 @@ struct resolver {
 	size_t touched_count, touched_capacity;
 	struct tree version_tree;	/* for HEARTH_KEEP_VERSION */
 	bool have_version_tree;
+	struct blob_writer blobs;	/* for HEARTH_KEEP_MARKERS */
 };
 
 static void
@@ -243,6 +397,63 @@ pick_head(struct resolver *resolver, const struct op_id *heads, size_t count, bo
 	return chosen;
 }
 
+/* Merge with markers: mine and theirs merged by line, each overlap
+ * between diff3 markers, as a new side in place of mine (it supersedes
+ * the side mine, or the shown one, so the other side keeps the conflict
+ * listed until the file is recorded without markers: record.c). */
+static int
+settle_markers(struct resolver *resolver, const struct head_node *node)
+{
+	size_t mine, theirs;
+	struct automerge_sides sides;
+	struct buffer path, bytes, mine_label, theirs_label;
+
+	pick_pair(resolver->home, node->content_heads, node->content_head_count, &mine, &theirs);
+	struct op_id two[2] = { node->content_heads[mine], node->content_heads[theirs] };
+	buffer_init(&path);
+	head_path(resolver->home, node->id, &path);
+	int status = automerge_load(resolver->home, node->id, buffer_string(&path), two, 2, &sides,
+	    resolver->error);
+	const char *why = status == 0 ? unmergeable_reason(&sides) : NULL;
+	if (status == 0 && why != NULL)
+		status = hearth_fail(resolver->error, HEARTH_USAGE, "%s cannot be merged with "
+		    "markers: %s", buffer_string(&path), why);
+	buffer_free(&path);
+	if (status != 0) {
+		automerge_sides_free(&sides);
+		return status;
+	}
+	/* sides.heads are in total order: find mine there again. */
+	size_t mine_at = op_id_equal(sides.heads[0].id, two[0]) ? 0 : 1;
+	buffer_init(&bytes);
+	buffer_init(&mine_label);
+	buffer_init(&theirs_label);
+	buffer_printf(&mine_label, "mine (");
+	automerge_head_label(resolver->home, &sides, mine_at, &mine_label);
+	buffer_printf(&mine_label, ")");
+	buffer_printf(&theirs_label, "theirs (");
+	automerge_head_label(resolver->home, &sides, 1 - mine_at, &theirs_label);
+	buffer_printf(&theirs_label, ")");
+	struct merge_text base = { (const char *)sides.merge.base.data, sides.merge.base.length };
+	merge_with_markers(&base, &sides.head_texts[mine_at], &sides.head_texts[1 - mine_at],
+	    buffer_string(&mine_label), buffer_string(&theirs_label), &bytes);
+	struct content_result stored;
+	status = blob_store_bytes(&resolver->blobs, bytes.data, bytes.length, &stored,
+	    resolver->error);
+	if (status == 0) {
+		const struct op_set *was = &sides.heads[mine_at].u.set;
+		author_set(&resolver->author, node->id, &stored.blob, stored.size, was->mode,
+		    resolver->author.now_ns, &two[0], 1);
+		content_result_free(&stored);
+		touch(resolver, node->id);
+	}
+	buffer_free(&bytes);
+	buffer_free(&mine_label);
+	buffer_free(&theirs_label);
+	automerge_sides_free(&sides);
+	return status;
+}
+
 static int
 settle_content(struct resolver *resolver, const struct head_node *node)
 {
@@ -253,6 +464,8 @@ settle_content(struct resolver *resolver, const struct head_node *node)
 	uint32_t mode = node->mode;
 	int64_t mtime = node->mtime_ns;
 
+	if (how == HEARTH_KEEP_MARKERS)
+		return settle_markers(resolver, node);
 	if (how == HEARTH_KEEP_VERSION) {
 		struct tree_node *old = tree_find(&resolver->version_tree, node->id);
 		if (old == NULL || !old->has_content)
@@ -445,6 +658,9 @@ settle(struct resolver *resolver, enum conflict_kind kind, struct node_id id,
 	if (resolver->options->resolution == HEARTH_KEEP_VERSION && kind != CONFLICT_CONTENT)
 		return hearth_fail(resolver->error, HEARTH_USAGE,
 		    "only a content conflict can take a version's content");
+	if (resolver->options->resolution == HEARTH_KEEP_MARKERS && kind != CONFLICT_CONTENT)
+		return hearth_fail(resolver->error, HEARTH_USAGE,
+		    "only a content conflict can be merged with markers");
 	switch (kind) {
 	case CONFLICT_CONTENT:
 		return settle_content(resolver, &node);
@@ -665,6 +881,7 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
 	else if (status == 0) {
 		author_begin(&resolver.author, home, error);
+		blob_writer_begin(home, &resolver.blobs);
 		status = settle_all(&resolver, &list, &out->resolved);
 		if (status == 0)
 			status = author_flush(&resolver.author);
@@ -684,13 +901,22 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 			char text[128];
 			snprintf(text, sizeof text, "Resolve %zu conflict%s", out->resolved,
 			    out->resolved == 1 ? "" : "s");
+			if (options->resolution == HEARTH_KEEP_MARKERS)
+				snprintf(text, sizeof text, "Merge %zu conflict%s with markers", out->resolved,
+				    out->resolved == 1 ? "" : "s");
 			status = author_commit(&resolver.author, options->message ? options->message : text,
 			    out->version);
 		}
+		if (status == 0)
+			status = blob_writer_finish(&resolver.blobs, error);
 		if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
 			status = hearth_fail(error, HEARTH_FAILED, "%s", message);
-		if (status != 0)
+		if (status != 0) {
 			store_rollback(&home->store);
+			blob_writer_abort(&resolver.blobs);
+		} else if (resolver.blobs.pack != NULL) {
+			pack_writer_free(resolver.blobs.pack);
+		}
 		author_end(&resolver.author);
 	}
 	/* The outcome into the working tree, for those nodes only. */
@@ -699,7 +925,7 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 		    &written, error);
 		hearth_checkout_result_free(&written);
 		if (status == 0)
-			home_count_writes(home, 0);
+			home_count_writes(home, resolver.blobs.bytes_new);
 		/* The resolution is recorded either way: say so, and how to
 		 * finish, since resolving again finds nothing left to settle. */
 		else

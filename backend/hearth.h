@@ -673,11 +673,44 @@ struct hearth_conflict_list {
 int hearth_conflicts(hearth *home, struct hearth_conflict_list *out, struct hearth_error *error);
 void hearth_conflict_list_free(struct hearth_conflict_list *list);
 
+/* A content conflict as a three-way merge sees it: the base its sides
+ * share (found through what each edit replaced) and, for each hunk where
+ * they overlap, the base's lines and each side's. */
+struct hearth_overlap {
+	uint64_t base_line, base_count;	/* 1-based first line of the base, and how many */
+	const char *base, *mine, *theirs;	/* the lines, each with its newline */
+};
+
+struct hearth_conflict_merge {
+	/* false when it cannot be merged by line: binary, over 4 MiB,
+	 * never_merge, or no base; why says which. */
+	bool text;
+	const char *why;
+	const char *mine_label, *theirs_label;	/* who made each side */
+	struct hearth_overlap *overlaps;
+	size_t overlap_count;
+	/* The sides beyond the first two, folded into mine in total order,
+	 * when the conflict has more than two. */
+	size_t sides_folded;
+	struct hearth_storage *storage;
+};
+
+/* The three-way view of a content conflict (its id, from
+ * hearth_conflicts): mine is this replica's side when it has one. Reads
+ * only. HEARTH_USAGE when id names no content conflict. */
+int hearth_conflict_merge(hearth *home, const char *conflict_id,
+    struct hearth_conflict_merge *out, struct hearth_error *error);
+void hearth_conflict_merge_free(struct hearth_conflict_merge *merge);
+
 enum hearth_resolution {
 	HEARTH_KEEP_MINE = 1,	/* this replica's side wins */
 	HEARTH_KEEP_THEIRS,	/* the other replicas' side wins */
 	HEARTH_KEEP_BOTH,	/* content: the others beside it as name~hex; names: keep both */
 	HEARTH_KEEP_VERSION,	/* content: as it was at a version */
+	/* content, text: mine and theirs merged by line, each overlap between
+	 * diff3 markers, written as a new side in place of mine; the
+	 * conflict stays listed until the file is recorded without markers. */
+	HEARTH_KEEP_MARKERS,
 };
 
 struct hearth_resolve_options {

@@ -19,6 +19,7 @@
 #include "backend/identity.h"
 #include "backend/reconcile.h"
 #include "backend/scan.h"
+#include "model/merge.h"
 
 #define READ_RETRIES 3
 
@@ -98,6 +99,35 @@ changed_kind(struct recorder *recorder, const struct home_root *root,
 	    root->path, change->path);
 }
 
+/* Whether a file just stored still holds the markers of a merge with
+ * markers (hearth resolve --markers) over its node's content conflict:
+ * then its record settles nothing (make_ops). Reads the open file again,
+ * at most MERGE_MAX_BYTES; only for nodes in a content conflict. */
+static bool
+holds_markers(struct recorder *recorder, const struct scan_change *change, int fd, uint64_t size)
+{
+	if (size > MERGE_MAX_BYTES || change->kind == SCAN_ADDED)
+		return false;
+	sqlite3_stmt *statement = store_statement(&recorder->home->store,
+	    "SELECT 1 FROM conflict WHERE node = ?1 AND kind = 1 LIMIT 1");
+	sqlite3_bind_blob(statement, 1, change->node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	bool conflicted = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	if (!conflicted)
+		return false;
+	char *bytes = malloc(size + 1);
+	size_t done = 0;
+	while (bytes != NULL && done < size) {
+		ssize_t got = pread(fd, bytes + done, size - done, (off_t)done);
+		if (got <= 0)
+			break;
+		done += (size_t)got;
+	}
+	bool found = bytes != NULL && merge_has_markers(bytes, done);
+	free(bytes);
+	return found;
+}
+
 static int
 store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_trusted)
 {
@@ -121,6 +151,8 @@ store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_tr
 			return changed_kind(recorder, root, change);
 		}
 		int status = blob_store_fd(&recorder->blobs, fd, &result, recorder->error);
+		if (status == 0)
+			change->has_markers = holds_markers(recorder, change, fd, result.size);
 		bool still = status == 0 && fstat(fd, &after) == 0 && same_stat(&before, &after);
 		close(fd);
 		if (status != 0)
@@ -178,10 +210,13 @@ settle_content(struct recorder *recorder, struct scan_change *change, bool *trus
 
 /* ---- ops -------------------------------------------------------------------- */
 
-/* The ids of the ops made for one change: a PLACE and/or a SET. */
+/* The ids of the ops made for one change: a PLACE and/or a SET, and the
+ * content heads the SET left standing on purpose (markers). */
 struct change_ops {
 	bool placed, set;
 	struct op_id place, content;
+	struct op_id *kept;
+	size_t kept_count;
 };
 
 /* The root a PLACE names. A node that another replica keeps in a root this
@@ -234,6 +269,26 @@ name_from_path(struct scan_change *change)
 	change->name_length = strlen(name);
 }
 
+/* A file recorded with conflict markers supersedes only the side on disk
+ * (the one shown), so the other sides keep the conflict listed; the
+ * tree's seen set keeps them too, so the record that drops the markers
+ * supersedes every side and settles it. */
+static struct op_id
+set_with_markers(struct recorder *recorder, const struct scan_change *change,
+    struct change_ops *made)
+{
+	struct head_node node;
+
+	if (head_get(recorder->home, change->node, &node, &recorder->arena) != 1 ||
+	    !node.has_content)
+		return set_change(recorder, change, NULL, 0);
+	made->kept = arena_alloc(&recorder->arena, (node.content_head_count + 1) * sizeof *made->kept);
+	for (size_t i = 0; i < node.content_head_count; i++)
+		if (!op_id_equal(node.content_heads[i], node.content_op))
+			made->kept[made->kept_count++] = node.content_heads[i];
+	return set_change(recorder, change, &node.content_op, 1);
+}
+
 /* Makes the ops for one change. */
 static int
 make_ops(struct recorder *recorder, struct scan_change *change, struct change_ops *made)
@@ -275,7 +330,8 @@ make_ops(struct recorder *recorder, struct scan_change *change, struct change_op
 			made->placed = true;
 		}
 		if (change->content_changed || change->mode_changed) {
-			made->content = set_change(recorder, change, seen_content, content_count);
+			made->content = change->has_markers ? set_with_markers(recorder, change, made)
+			    : set_change(recorder, change, seen_content, content_count);
 			made->set = true;
 		}
 		break;
@@ -318,8 +374,11 @@ new_seen(struct recorder *recorder, const struct scan_change *change, struct cha
 		place_count = 1;
 	}
 	if (made->set) {
-		content = &made->content;
-		content_count = 1;
+		content = arena_alloc(&recorder->arena, (made->kept_count + 1) * sizeof *content);
+		content[0] = made->content;
+		if (made->kept_count > 0)
+			memcpy(content + 1, made->kept, made->kept_count * sizeof *content);
+		content_count = 1 + made->kept_count;
 	}
 	head_encode_seen(recorder->home, place, place_count, content, content_count,
 	    &recorder->seen);

@@ -65,6 +65,9 @@ struct scan_change {
 	bool has_identity;
 	struct node_id identity;
 	bool identity_stale;
+	/* Found by record: the file holds diff3 conflict markers and its node
+	 * is in a content conflict (the markers are a merge not yet done). */
+	bool has_markers;
 };
 
 /* Something on disk the walk left out on purpose, said once (status and

@@ -119,13 +119,66 @@ test_expect_success 'after a merge each replica edits on: merged again' '
 	converged a b && converged b c
 '
 
-test_expect_success 'the same line edited on both: a content conflict' '
-	edit_line a docs/notes.txt 3 "line 3: a says" && record a "a 3" &&
-	edit_line b docs/notes.txt 3 "line 3: b says" && record b "b 3" &&
-	sync_pair b a &&
-	content_conflict a docs/notes.txt && content_conflict b docs/notes.txt &&
+# overlap N TAG: a and b both edit line N of notes.txt; b syncs a.
+overlap() {
+	edit_line a docs/notes.txt "$1" "line $1: a says $2" && record a "a $2" &&
+	edit_line b docs/notes.txt "$1" "line $1: b says $2" && record b "b $2" &&
+	sync_pair b a && content_conflict a docs/notes.txt && content_conflict b docs/notes.txt
+}
+
+test_expect_success 'the same line edited on both: a conflict shown with its base, mine and theirs' '
+	overlap 8 first &&
+	(cd b && hearth conflicts -v) >v &&
+	grep "^    1 overlap against their base:$" v && grep "^    @@ base lines 8-8$" v &&
+	grep -A1 "^      base:$" v | grep "^        | line 8$" &&
+	grep -A1 "^      mine (" v | grep "^        | line 8: b says first$" &&
+	grep -A1 "^      theirs (" v | grep "^        | line 8: a says first$" &&
+	(cd a && hearth conflicts -v) >v &&
+	grep -A1 "^      mine (" v | grep "^        | line 8: a says first$"
+'
+
+test_expect_success 'settled by mine, by theirs, by both' '
 	(cd b && hearth resolve --mine docs/notes.txt >/dev/null) && sync_pair b a &&
-	no_conflicts a && settle a && settle b && same_trees a b
+	no_conflicts a && settle a && grep -x "line 8: b says first" a/docs/notes.txt &&
+	same_trees a b &&
+	overlap 9 second && (cd a && hearth resolve --theirs docs/notes.txt >/dev/null) &&
+	sync_pair a b && no_conflicts b && settle b && grep -x "line 9: b says second" b/docs/notes.txt &&
+	same_trees a b &&
+	overlap 11 third && (cd b && hearth resolve --both docs/notes.txt >/dev/null) &&
+	sync_pair b a && no_conflicts a && settle a &&
+	grep -x "line 11: b says third" a/docs/notes.txt &&
+	grep -x "line 11: a says third" a/docs/notes~*.txt && same_trees a b && converged a b &&
+	rm a/docs/notes~*.txt && record a "drop the copy" && sync_pair b a && settle b && same_trees a b
+'
+
+test_expect_success 'merge with markers: listed until the file is recorded without them' '
+	overlap 13 fourth &&
+	edit_line a docs/notes.txt 22 "line 22 by a" && record a "a 22" && sync_pair b a &&
+	content_conflict b docs/notes.txt &&
+	(cd b && hearth resolve --markers docs/notes.txt) >out && grep "^Resolved 1" out &&
+	grep -x "<<<<<<< mine (.*)" b/docs/notes.txt && grep -x "line 13: b says fourth" b/docs/notes.txt &&
+	grep -x "||||||| base" b/docs/notes.txt && grep -x "line 13" b/docs/notes.txt &&
+	grep -x "=======" b/docs/notes.txt && grep -x "line 13: a says fourth" b/docs/notes.txt &&
+	grep -x ">>>>>>> theirs (.*)" b/docs/notes.txt && grep -x "line 22 by a" b/docs/notes.txt &&
+	content_conflict b docs/notes.txt &&
+	edit_line b docs/notes.txt 1 "line 1, while the markers are in" && record b "markers still" &&
+	content_conflict b docs/notes.txt && sync_pair b a && content_conflict a docs/notes.txt &&
+	(cd a && hearth conflicts -v) >v && grep "not merged by line: a side holds conflict markers" v &&
+	awk "/^<<<<<<< /{skip=1; print \"line 13: both say fourth\"; next} /^>>>>>>> /{skip=0; next} !skip" \
+	    b/docs/notes.txt >b/docs/notes.new && mv b/docs/notes.new b/docs/notes.txt &&
+	! grep "=======" b/docs/notes.txt && record b "markers gone" &&
+	no_conflicts b && sync_pair b a && no_conflicts a && settle a && same_trees a b &&
+	grep -x "line 13: both say fourth" a/docs/notes.txt && converged a b
+'
+
+test_expect_success 'markers need a text file: a binary conflict is refused, changing nothing' '
+	printf "x\n\000\n" >a/docs/two.bin && record a "two" && sync_pair b a && settle b &&
+	printf "y\n\000\n" >a/docs/two.bin && record a "a two" &&
+	printf "z\n\000\n" >b/docs/two.bin && record b "b two" && sync_pair b a &&
+	(cd b && test_expect_code 2 hearth resolve --markers docs/two.bin 2>../err) &&
+	grep "cannot be merged with markers: it is binary" err &&
+	(cd b && hearth conflicts -v) >v && grep "not merged by line: it is binary" v &&
+	(cd b && hearth resolve --mine docs/two.bin >/dev/null) && sync_pair b a && settle a
 '
 
 test_expect_success 'a binary file, a file over 4 MiB and a never_merge file stay content conflicts' '

@@ -65,6 +65,7 @@ static const struct cli_option_help peers_options[] = {
 };
 static const struct cli_option_help conflicts_options[] = {
 	{ "--porcelain", "stable output for scripts: a conflict a line, then its sides" },
+	{ "-v, --verbose", "a text content conflict's base, mine and theirs, overlap by overlap" },
 	{ NULL, NULL },
 };
 static const struct cli_option_help resolve_options[] = {
@@ -72,6 +73,8 @@ static const struct cli_option_help resolve_options[] = {
 	{ "--theirs", "the other replicas' side wins" },
 	{ "--both", "keep both: other contents become files beside it (name~hex), names stay as shown" },
 	{ "--take VERSION", "a content conflict takes the file as it was in VERSION" },
+	{ "--markers", "merge mine and theirs by line, diff3 markers around each overlap; the "
+	    "conflict stays listed until the file is recorded without them" },
 	{ "-M, --message MSG", "the message of the version the resolution records" },
 	{ NULL, NULL },
 };
@@ -115,9 +118,9 @@ const struct cli_command cli_commands[] = {
 	    cli_peers },
 	{ "serve", "PATH", "the remote end of a sync: the protocol on stdin and stdout",
 	    no_options, cli_serve },
-	{ "conflicts", "[--porcelain]", "list what replicas did at once that needs you", conflicts_options,
+	{ "conflicts", "[--porcelain | -v]", "list what replicas did at once that needs you", conflicts_options,
 	    cli_conflicts },
-	{ "resolve", "--mine|--theirs|--both|--take VERSION [-M MSG] ID|PATH|GLOB...",
+	{ "resolve", "--mine|--theirs|--both|--markers|--take VERSION [-M MSG] ID|PATH|GLOB...",
 	    "settle conflicts; the choice is recorded as a version at once", resolve_options,
 	    cli_resolve },
 	{ "clone", "SOURCE [DIR]", "make a new replica of SOURCE's Home, keeping what DIR holds",

@@ -1,5 +1,5 @@
-/* hearth conflicts [--porcelain]: what replicas did at once that needs a
- * person; hearth resolve (--mine|--theirs|--both|--take VERSION) TARGET...:
+/* hearth conflicts [--porcelain | -v]: what replicas did at once that needs a
+ * person; hearth resolve (--mine|--theirs|--both|--markers|--take VERSION) TARGET...:
  * settle them, recorded at once. */
 #include <getopt.h>
 #include <stdio.h>
@@ -51,13 +51,66 @@ print_porcelain(const struct hearth_conflict_list *list)
 	}
 }
 
+/* Lines of one side of an overlap, each behind a bar. */
+static void
+print_lines(const char *label, const char *text)
+{
+	printf("      %s:\n", label);
+	if (text[0] == '\0')
+		printf("        | (nothing)\n");
+	for (const char *line = text; *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
+		printf("        | %.*s\n", (int)length, line);
+		line += length + (end != NULL);
+	}
+}
+
+/* conflicts -v: the three-way view of a content conflict. */
+static void
+print_merge(struct cli *cli, const struct hearth_conflict *conflict)
+{
+	struct hearth_conflict_merge merge;
+	struct hearth_error error;
+	char mine[512], theirs[512];
+
+	if (hearth_conflict_merge(cli->home, conflict->id, &merge, &error) != 0) {
+		printf("    (%s)\n", error.message);
+		return;
+	}
+	if (!merge.text) {
+		printf("    not merged by line: %s\n", merge.why);
+	} else if (merge.overlap_count == 0) {
+		printf("    its sides merge by line with no overlap: the next sync merges them\n");
+	} else {
+		printf("    %zu overlap%s against their base%s:\n", merge.overlap_count,
+		    merge.overlap_count == 1 ? "" : "s",
+		    merge.sides_folded ? " (the first sides merged into mine)" : "");
+		snprintf(mine, sizeof mine, "mine (%s)", merge.mine_label);
+		snprintf(theirs, sizeof theirs, "theirs (%s)", merge.theirs_label);
+		for (size_t i = 0; i < merge.overlap_count; i++) {
+			const struct hearth_overlap *overlap = &merge.overlaps[i];
+			if (overlap->base_count == 0)
+				printf("    @@ at base line %llu\n", (unsigned long long)overlap->base_line);
+			else
+				printf("    @@ base lines %llu-%llu\n", (unsigned long long)overlap->base_line,
+				    (unsigned long long)(overlap->base_line + overlap->base_count - 1));
+			print_lines("base", overlap->base);
+			print_lines(mine, overlap->mine);
+			print_lines(theirs, overlap->theirs);
+		}
+	}
+	hearth_conflict_merge_free(&merge);
+}
+
 int
 cli_conflicts(struct cli *cli, int argc, char **argv)
 {
 	bool porcelain = argc == 2 && strcmp(argv[1], "--porcelain") == 0;
+	bool verbose = argc == 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0);
 
-	if (argc > 2 || (argc == 2 && !porcelain))
-		return cli_usage_error(cli_find("conflicts"), "conflicts takes only --porcelain");
+	if (argc > 2 || (argc == 2 && !porcelain && !verbose))
+		return cli_usage_error(cli_find("conflicts"), "conflicts takes --porcelain or -v");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -78,9 +131,11 @@ cli_conflicts(struct cli *cli, int argc, char **argv)
 			putchar('\n');
 			for (size_t j = 0; j < conflict->side_count; j++)
 				print_side(cli, &conflict->sides[j]);
+			if (verbose && conflict->kind == HEARTH_CONFLICT_CONTENT)
+				print_merge(cli, conflict);
 		}
-		printf("\n`hearth resolve --mine|--theirs|--both ID|PATH` settles one; * marks the side "
-		       "head shows.\n");
+		printf("\n`hearth resolve --mine|--theirs|--both|--markers ID|PATH` settles one; * marks "
+		       "the side head shows.\n");
 	}
 	hearth_conflict_list_free(&list);
 	return 0;
@@ -94,6 +149,7 @@ cli_resolve(struct cli *cli, int argc, char **argv)
 		{ "theirs", no_argument, NULL, 't' },
 		{ "both", no_argument, NULL, 'b' },
 		{ "take", required_argument, NULL, 'v' },
+		{ "markers", no_argument, NULL, 'k' },
 		{ "message", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,6 +172,10 @@ cli_resolve(struct cli *cli, int argc, char **argv)
 			resolve.resolution = HEARTH_KEEP_BOTH;
 			choices++;
 			break;
+		case 'k':
+			resolve.resolution = HEARTH_KEEP_MARKERS;
+			choices++;
+			break;
 		case 'v':
 			resolve.resolution = HEARTH_KEEP_VERSION;
 			resolve.version = optarg;
@@ -130,7 +190,7 @@ cli_resolve(struct cli *cli, int argc, char **argv)
 	}
 	if (choices != 1)
 		return cli_usage_error(cli_find("resolve"),
-		    "say how: one of --mine, --theirs, --both, --take VERSION");
+		    "say how: one of --mine, --theirs, --both, --markers, --take VERSION");
 	if (optind == argc)
 		return cli_usage_error(cli_find("resolve"), "name the conflicts (ids, paths or globs)");
 	int status = cli_open(cli);
