@@ -38,7 +38,7 @@ test_expect_success '2 lists both, and the status line counts them' '
 	app_screen >"$TEST_ROOT/screen" &&
 	grep -E "^  content +2 +notes\.txt +(mine edit, theirs edit|theirs edit, mine edit)" "$TEST_ROOT/screen" &&
 	grep -E "^  name +2 +same~[0-9a-f]+\.txt +(mine|theirs) name" "$TEST_ROOT/screen" &&
-	grep "Enter sides  m mine  t theirs  b both  l later" "$TEST_ROOT/screen"
+	grep "Enter sides  m mine  t theirs  b both  x markers  l later" "$TEST_ROOT/screen"
 '
 
 test_expect_success 'Enter shows each side of the content conflict and a diff of the two texts' '
@@ -120,6 +120,35 @@ test_expect_success 'with nothing to settle the view says what it will list' '
 	app_keys m &&
 	app_wait "No conflict to settle" &&
 	app_quit
+'
+
+test_expect_success 'the same line edited on both: the pane shows base, mine and theirs, x merges with markers' '
+	printf "one\nTWO from a\nthree\nfour\nfive\n" >a/notes.txt && (cd a && hearth record -m lines >/dev/null) &&
+	(cd b && hearth sync ../a >/dev/null && hearth checkout >/dev/null) &&
+	printf "one\nTWO from a\nthree, said a\nfour\nfive\n" >a/notes.txt && (cd a && hearth record -m "a 3" >/dev/null) &&
+	printf "one\nTWO from a\nthree, said b\nfour\nfive, b too\n" >b/notes.txt &&
+	(cd b && hearth record -m "b 3" >/dev/null && hearth sync ../a >/dev/null) &&
+	cd b &&
+	app_start &&
+	app_wait "1 History" &&
+	app_keys 2 &&
+	app_wait "notes.txt" &&
+	app_keys g Enter &&
+	app_wait "content conflict at notes.txt" &&
+	app_keys G &&
+	app_wait "1 overlap against their base" &&
+	app_screen >"$TEST_ROOT/screen" &&
+	grep "@@ base line 3, 1 line" "$TEST_ROOT/screen" &&
+	grep -A1 "^      base:" "$TEST_ROOT/screen" | grep "| three$" &&
+	grep -A1 "^      mine (" "$TEST_ROOT/screen" | grep "| three, said b$" &&
+	grep -A1 "^      theirs (" "$TEST_ROOT/screen" | grep "| three, said a$" &&
+	grep "x  merges mine and theirs by line" "$TEST_ROOT/screen" &&
+	app_keys x &&
+	app_wait "Merged notes.txt with markers (listed until recorded without them)" 20 &&
+	app_quit &&
+	grep -x "<<<<<<< mine (.*)" notes.txt && grep -x "three, said b" notes.txt &&
+	grep -x "three, said a" notes.txt && grep -x "five, b too" notes.txt &&
+	hearth conflicts --porcelain >"$TEST_ROOT/out" && grep " content notes.txt$" "$TEST_ROOT/out"
 '
 
 app_stop

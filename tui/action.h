@@ -106,6 +106,8 @@ enum action_scope {
 	    "Settle the selected (or marked) conflicts: keep theirs") \
 	X(KEEP_BOTH, "keep-both", SCOPE_SETTLE, ACTION_KEYS('b'), "both", \
 	    "Settle the selected (or marked) conflicts: keep both") \
+	X(MERGE_MARKERS, "merge-markers", SCOPE_SETTLE, ACTION_KEYS('x'), "markers", \
+	    "Merge the selected (or marked) content conflicts by line, markers around overlaps") \
 	X(DECIDE_LATER, "decide-later", SCOPE_SETTLE, ACTION_KEYS('l', 'n'), "later", \
 	    "Leave this conflict for later; go to the next one") \
 	X(EXPAND, "expand", SCOPE_HOME, ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), 'l'), \

@@ -55,8 +55,9 @@ static const char *const conflicts_explanation[] = {
 
 static const char *const conflicts_hint[] = {
 	"Enter shows each side and how they differ. m keeps this replica's side, t the "
-	"other's, b both; l leaves one for later. Space marks several to settle with one "
-	"key. Each choice is recorded as a new version at once.",
+	"other's, b both; x merges a text by line with markers around the overlaps; l leaves "
+	"one for later. Space marks several to settle with one key. Each choice is recorded "
+	"as a new version at once.",
 };
 
 /* ---- rows ---------------------------------------------------------------------- */
@@ -307,6 +308,8 @@ resolution_name(enum hearth_resolution how)
 		return "theirs";
 	case HEARTH_KEEP_BOTH:
 		return "both";
+	case HEARTH_KEEP_MARKERS:
+		return "both, merged with markers";
 	default:
 		return "a version";
 	}
@@ -376,7 +379,11 @@ settle_done(void *context, int code, const struct hearth_error *error)
 		remove_settling(view->private, job->ids[i]);
 	switch (code) {
 	case HEARTH_OK:
-		if (job->result.resolved == 1 && job->first_path != NULL)
+		if (job->how == HEARTH_KEEP_MARKERS)
+			app_message(view->app, "Merged %s with markers (listed until recorded without "
+			    "them): version %.8s", job->first_path != NULL && job->result.resolved == 1 ?
+			    job->first_path : "the conflicts", job->result.version);
+		else if (job->result.resolved == 1 && job->first_path != NULL)
 			app_message(view->app, "Settled %s keeping %s: recorded as version %.8s",
 			    job->first_path, resolution_name(job->how), job->result.version);
 		else
@@ -537,6 +544,9 @@ conflicts_handle(struct view *view, enum action action)
 		return true;
 	case ACTION_KEEP_BOTH:
 		settle_chosen(view, HEARTH_KEEP_BOTH);
+		return true;
+	case ACTION_MERGE_MARKERS:
+		settle_chosen(view, HEARTH_KEEP_MARKERS);
 		return true;
 	case ACTION_DECIDE_LATER:
 		if (view->list->row_count > 0 && view->list->cursor + 1 >= view->list->row_count)

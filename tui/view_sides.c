@@ -1,9 +1,11 @@
 /* The Sides pane: one conflict, opened from the Conflicts view with Enter:
  * what the kind means, each side (mine or theirs, replica, op, author,
  * time, what it does, size and content id, which one head shows),
- * what m, t and b would do, and for a content conflict of small texts a
- * diff between the sides (hearth_diff_blobs). m, t and b settle it through
- * the Conflicts view and l leaves it; both then show the next conflict. */
+ * what m, t, b and x would do, and for a content conflict of text its
+ * three-way view (each overlap's base, mine and theirs) and a diff between
+ * the sides (hearth_diff_blobs). m, t and b settle it through the Conflicts
+ * view, x merges it with markers (it stays listed) and l leaves it; all of
+ * them then show the next conflict. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,7 +183,65 @@ add_choices(struct view *view, const struct kind_text *text)
 	add_row(view, THEME_NORMAL, memory_printf("  m  %s", text->mine));
 	add_row(view, THEME_NORMAL, memory_printf("  t  %s", text->theirs));
 	add_row(view, THEME_NORMAL, memory_printf("  b  %s", text->both));
+	if (text->kind == HEARTH_CONFLICT_CONTENT)
+		add_row(view, THEME_NORMAL, memory_strdup("  x  merges mine and theirs by line, with "
+		    "markers around each overlap; listed until recorded without them"));
 	add_row(view, THEME_NORMAL, memory_strdup("  l  leaves it for later and shows the next one"));
+}
+
+/* The lines of one side of an overlap, behind a bar. */
+static void
+add_overlap_lines(struct view *view, enum theme_role role, const char *label, const char *text)
+{
+	add_row(view, THEME_NORMAL, memory_printf("    %s:", label));
+	if (text[0] == '\0')
+		add_diff_row(view, THEME_DIM, memory_strdup("      | (nothing)"));
+	for (const char *line = text; *line != '\0';) {
+		size_t length = strcspn(line, "\n");
+		add_diff_row(view, role, memory_printf("      | %.*s", (int)length, line));
+		line += length;
+		if (*line == '\n')
+			line++;
+	}
+}
+
+/* Content conflicts of text: base, mine and theirs for each overlap. */
+static void
+add_three_way(struct view *view, const struct hearth_conflict *conflict)
+{
+	struct hearth_conflict_merge merge;
+	struct hearth_error error;
+
+	if (conflict->kind != HEARTH_CONFLICT_CONTENT)
+		return;
+	add_row(view, THEME_NORMAL, memory_strdup(""));
+	if (hearth_conflict_merge(app_home(view->app), conflict->id, &merge, &error) != HEARTH_OK) {
+		add_row(view, THEME_ERROR, memory_strdup(error.message));
+		return;
+	}
+	if (!merge.text) {
+		add_row(view, THEME_DIM, memory_printf("Not merged by line: %s", merge.why));
+	} else if (merge.overlap_count == 0) {
+		add_row(view, THEME_DIM, memory_strdup("Its sides merge by line with no overlap: the "
+		    "next sync merges them"));
+	} else {
+		add_row(view, THEME_HEADER, memory_printf("%zu overlap%s against their base",
+		    merge.overlap_count, merge.overlap_count == 1 ? "" : "s"));
+		char *mine = memory_printf("mine (%s)", merge.mine_label);
+		char *theirs = memory_printf("theirs (%s)", merge.theirs_label);
+		for (size_t i = 0; i < merge.overlap_count; i++) {
+			const struct hearth_overlap *overlap = &merge.overlaps[i];
+			add_row(view, THEME_DIM, memory_printf("  @@ base line %llu, %llu line%s",
+			    (unsigned long long)overlap->base_line, (unsigned long long)overlap->base_count,
+			    overlap->base_count == 1 ? "" : "s"));
+			add_overlap_lines(view, THEME_NORMAL, "base", overlap->base);
+			add_overlap_lines(view, THEME_ADDED, mine, overlap->mine);
+			add_overlap_lines(view, THEME_MODIFIED, theirs, overlap->theirs);
+		}
+		free(mine);
+		free(theirs);
+	}
+	hearth_conflict_merge_free(&merge);
 }
 
 static void
@@ -275,6 +335,7 @@ add_conflict(struct view *view, const struct hearth_conflict *conflict)
 		add_side(view, conflict, i);
 	add_choices(view, text);
 	add_diffs(view, conflict);
+	add_three_way(view, conflict);
 }
 
 static void
@@ -358,7 +419,7 @@ pane_handle(struct view *view, enum action action)
 	struct conflict_pane *pane = view->private;
 	struct view *conflicts = app_view(view->app, VIEW_CONFLICTS);
 	bool settling = action == ACTION_KEEP_MINE || action == ACTION_KEEP_THEIRS ||
-	    action == ACTION_KEEP_BOTH;
+	    action == ACTION_KEEP_BOTH || action == ACTION_MERGE_MARKERS;
 
 	if (settling && !pane->listed) {
 		app_message(view->app, "Nothing to settle here: this conflict is no longer listed");
@@ -375,6 +436,10 @@ pane_handle(struct view *view, enum action action)
 		return true;
 	case ACTION_KEEP_BOTH:
 		view_conflicts_settle(conflicts, pane->id, HEARTH_KEEP_BOTH);
+		show_next(view, true);
+		return true;
+	case ACTION_MERGE_MARKERS:
+		view_conflicts_settle(conflicts, pane->id, HEARTH_KEEP_MARKERS);
 		show_next(view, true);
 		return true;
 	case ACTION_DECIDE_LATER:

@@ -104,6 +104,7 @@ test_promised_keys(void)
 		check_bound('m', settle_scopes[s], ACTION_KEEP_MINE);
 		check_bound('t', settle_scopes[s], ACTION_KEEP_THEIRS);
 		check_bound('b', settle_scopes[s], ACTION_KEEP_BOTH);
+		check_bound('x', settle_scopes[s], ACTION_MERGE_MARKERS);
 		check_bound('l', settle_scopes[s], ACTION_DECIDE_LATER);
 		check_bound('n', settle_scopes[s], ACTION_DECIDE_LATER);
 	}
@@ -154,10 +155,10 @@ test_hints_and_help_lines(void)
 	ok(strstr(hints, "r record") != NULL && strstr(hints, "c checkout") == NULL,
 	    "Home's hints offer record, not checkout");
 	action_hint_line(SCOPE_CONFLICTS, hints, sizeof hints);
-	ok(strncmp(hints, "Enter sides  m mine  t theirs  b both  l later  Space mark", 57) == 0,
-	    "Conflicts' hints offer the sides and the three ways to settle: %s", hints);
+	ok(strncmp(hints, "Enter sides  m mine  t theirs  b both  x markers  l later  Space mark", 68) == 0,
+	    "Conflicts' hints offer the sides, the three ways to settle and markers: %s", hints);
 	action_hint_line(SCOPE_SIDES, hints, sizeof hints);
-	ok(strncmp(hints, "h back  m mine  t theirs  b both  l later", 41) == 0,
+	ok(strncmp(hints, "h back  m mine  t theirs  b both  x markers  l later", 52) == 0,
 	    "a conflict's pane offers going back and settling: %s", hints);
 	action_hint_line(SCOPE_SYNC, hints, sizeof hints);
 	ok(strncmp(hints, "s sync  S sync all", 18) == 0, "Sync's hints start with syncing: %s",
