@@ -167,8 +167,10 @@ author_delete(struct author *author, struct node_id node, const uint8_t *name,
 	return id;
 }
 
-int
-author_commit(struct author *author, const char *message, char version[65])
+/* The COMMIT; moves_tree: the working tree holds this replica's new ops
+ * (a record, a resolve), so its pointer moves to the new version. */
+static int
+make_commit(struct author *author, const char *message, bool moves_tree, char version[65])
 {
 	struct hearth *home = author->home;
 	struct vv head, tree;
@@ -199,7 +201,7 @@ author_commit(struct author *author, const char *message, char version[65])
 	int status = author_flush(author);
 	if (status == 0)
 		history_head_id(home, version);
-	if (status == 0 && !author->keeps_tree) {
+	if (status == 0 && moves_tree && !author->keeps_tree) {
 		/* The tree holds what it held plus this replica's new ops: the
 		 * version just made, less what came from other replicas and was
 		 * not checked out (status counts those as head ahead). */
@@ -209,4 +211,16 @@ author_commit(struct author *author, const char *message, char version[65])
 	vv_free(&head);
 	vv_free(&tree);
 	return status;
+}
+
+int
+author_commit(struct author *author, const char *message, char version[65])
+{
+	return make_commit(author, message, true, version);
+}
+
+int
+author_merge(struct author *author, const char *message, char version[65])
+{
+	return make_commit(author, message, false, version);
 }

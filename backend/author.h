@@ -62,5 +62,9 @@ int author_flush(struct author *author);
  * working tree's version vector gains this replica's new ops (it holds
  * them), and names this version if the tree now holds all of head. */
 int author_commit(struct author *author, const char *message, char version[65]);
+/* A merge version: a COMMIT naming every op held, made with no ops of its
+ * own (sync, when what it took in leaves no version naming the head
+ * state). The working tree's pointer stays where it was. */
+int author_merge(struct author *author, const char *message, char version[65]);
 
 #endif

@@ -1364,12 +1364,7 @@ checkout_free(struct checkout *checkout)
 static int
 load_trees(struct checkout *checkout, const struct vv *vv)
 {
-	struct vv head;
-
-	vv_init(&head);
-	store_head_vv(&checkout->home->store, &head);
-	checkout->target_is_head = vv_equal(&head, vv);
-	vv_free(&head);
+	checkout->target_is_head = history_covers_head(checkout->home, vv);
 	if (tree_load(checkout->home, vv, &checkout->target, checkout->error) != 0)
 		return checkout->error->code;
 	if (checkout->target_is_head) {
@@ -1394,7 +1389,11 @@ target_of(struct hearth *home, const char *spec, struct vv *vv, char id_hex[HASH
 	if (history_resolve(home, spec, &version, error) != 0)
 		return error->code;
 	vv_copy(vv, &version.vv);
-	hash_hex(&version.id, id_hex);
+	/* The unnamed head state: the tree is past the newest version. */
+	if (version.unnamed)
+		history_head_id(home, id_hex);
+	else
+		hash_hex(&version.id, id_hex);
 	history_version_free(&version);
 	return 0;
 }

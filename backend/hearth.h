@@ -122,6 +122,9 @@ struct hearth_storage;
 #define HEARTH_ID_HEX 65	/* 64 hex digits and a NUL */
 
 struct hearth_version {
+	/* The unnamed head state (see hearth_head), as hearth_resolve gives
+	 * it: id and short_id "head", no author, its ops in changes. */
+	bool unnamed;
 	char id[HEARTH_ID_HEX];		/* full id: SHA-256 of the COMMIT op */
 	char short_id[HEARTH_ID_HEX];	/* shortest unambiguous prefix, >= 8 */
 	char replica[33];		/* the recording replica, hex */
@@ -151,10 +154,27 @@ int hearth_log(hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);
 
 /* Resolves "head", "head~N", a full id or an unambiguous prefix (>= 4 hex)
- * to exactly one version. "head" is the newest version. */
+ * to exactly one version. "head" is the head state (see hearth_head):
+ * the newest version when it holds every op, else the unnamed state. */
 int hearth_resolve(hearth *home, const char *spec, struct hearth_version_list *out,
     struct hearth_error *error);
 void hearth_version_list_free(struct hearth_version_list *list);
+
+/* What "head" names: the head state, every op this replica holds. A sync
+ * that leaves no version naming it records a merge version (made by the
+ * syncing replica, "Merge N versions from PEER"), so head is the newest
+ * version. A Home made by an older build, or one a peer pushed into, can
+ * hold ops past its newest version: head is then that unnamed state,
+ * head~1 the newest version, and log and status say so. */
+struct hearth_head {
+	char version[HEARTH_ID_HEX];	/* the newest version; "" before any */
+	char short_id[HEARTH_ID_HEX];
+	bool named;			/* that version holds the head state */
+	uint64_t unnamed_ops;		/* when not named: ops held past it */
+	bool tree_at_head;		/* the working tree holds the head state */
+};
+
+int hearth_head(hearth *home, struct hearth_head *out, struct hearth_error *error);
 
 /* ---- changes: status, show, record --------------------------------------------- */
 
@@ -214,6 +234,11 @@ struct hearth_status_report {
 	char tree_short[HEARTH_ID_HEX];
 	char head_version[HEARTH_ID_HEX];	/* newest version; "" before any */
 	char head_short[HEARTH_ID_HEX];
+	/* As hearth_head: whether head_version holds the head state, the ops
+	 * past it when not, and whether the tree holds the head state. */
+	bool head_named;
+	uint64_t head_unnamed_ops;
+	bool tree_at_head;
 	uint64_t head_ahead;	/* ops the head has that the tree lacks */
 	/* Paths `checkout` would write, remove or move to bring the tree to
 	 * head (0 when head_ahead is 0): what those ops change on disk. */

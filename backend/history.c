@@ -30,6 +30,9 @@ static const char SQL_VERSION_LIST[] =
 static const char SQL_VERSION_BY_ID[] =
     "SELECT id, replica_id, counter, time, utc_offset, author, message, changes, lamport "
     "FROM version WHERE id = ?1";
+static const char SQL_VERSION_OF_OP[] = "SELECT id FROM version WHERE replica = ?1 AND counter = ?2";
+static const char SQL_TREE_OP_PAST[] =
+    "SELECT 1 FROM op WHERE replica = ?1 AND counter > ?2 AND kind != ?3 LIMIT 1";
 static const char SQL_VERSION_KEY[] =
     "SELECT lamport, replica_id, counter FROM version WHERE id = ?1";
 
@@ -201,6 +204,65 @@ history_head_id(struct hearth *home, char out[HASH_HEX])
 	sqlite3_reset(statement);
 }
 
+bool
+history_covers_head(struct hearth *home, const struct vv *vv)
+{
+	struct vv head;
+	bool covers = true;
+
+	vv_init(&head);
+	if (store_head_vv(&home->store, &head) != 0) {
+		vv_free(&head);
+		return false;
+	}
+	for (size_t i = 0; covers && i < head.count; i++) {
+		uint64_t have = vv_get(vv, head.entries[i].replica);
+		if (have >= head.entries[i].counter)
+			continue;
+		int64_t number = store_replica_number(&home->store, head.entries[i].replica, false);
+		sqlite3_stmt *statement = store_statement(&home->store, SQL_TREE_OP_PAST);
+		sqlite3_bind_int64(statement, 1, number);
+		sqlite3_bind_int64(statement, 2, (int64_t)have);
+		sqlite3_bind_int(statement, 3, OP_COMMIT);
+		covers = sqlite3_step(statement) != SQLITE_ROW;
+		sqlite3_reset(statement);
+	}
+	vv_free(&head);
+	return covers;
+}
+
+/* The vv of the version whose id is hex: from its COMMIT op. */
+static int history_version_vv(struct hearth *home, const struct hash *id, struct history_version *out,
+    const char *spec, struct hearth_error *error);
+
+void
+history_head(struct hearth *home, struct history_head *out)
+{
+	struct history_version newest;
+	struct hearth_error ignored;
+	struct vv head;
+
+	memset(out, 0, sizeof *out);
+	out->named = true;
+	history_head_id(home, out->version);
+	vv_init(&head);
+	store_head_vv(&home->store, &head);
+	memset(&newest, 0, sizeof newest);
+	vv_init(&newest.vv);
+	if (out->version[0] == '\0') {
+		/* No version: head names ops only if some are held. */
+		out->unnamed_ops = vv_ops_ahead(&newest.vv, &head);
+		out->named = out->unnamed_ops == 0;
+	} else if (hex_decode(out->version, newest.id.bytes, HASH_BYTES) &&
+	    history_version_vv(home, &newest.id, &newest, out->version, &ignored) == 0 &&
+	    !history_covers_head(home, &newest.vv)) {
+		out->named = false;
+		out->unnamed_ops = vv_ops_ahead(&newest.vv, &head);
+	}
+	history_version_free(&newest);
+	vv_free(&head);
+}
+
 /* head, head~N, HEAD: the Nth newest version; -1 when spec is not one. */
 static long
 head_offset(const char *spec)
@@ -269,24 +331,17 @@ find_by_offset(struct hearth *home, const char *spec, long offset, struct hash *
 	return 0;
 }
 
-int
-history_resolve(struct hearth *home, const char *spec, struct history_version *out,
-    struct hearth_error *error)
+static int
+history_version_vv(struct hearth *home, const struct hash *id, struct history_version *out,
+    const char *spec, struct hearth_error *error)
 {
-	long offset = head_offset(spec);
-	int status;
-
-	memset(out, 0, sizeof *out);
-	vv_init(&out->vv);
-	status = offset >= 0 ? find_by_offset(home, spec, offset, &out->id, error)
-			     : find_by_prefix(home, spec, &out->id, error);
-	if (status != 0)
-		return status;
-
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSION_ROW);
-	sqlite3_bind_blob(statement, 1, out->id.bytes, HASH_BYTES, SQLITE_STATIC);
-	if (sqlite3_step(statement) != SQLITE_ROW)
+	sqlite3_bind_blob(statement, 1, id->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW) {
+		sqlite3_reset(statement);
 		return hearth_fail(error, HEARTH_DAMAGED, "version %s vanished", spec);
+	}
+	out->id = *id;
 	out->replica_number = sqlite3_column_int64(statement, 0);
 	out->counter = (uint64_t)sqlite3_column_int64(statement, 1);
 	out->previous = (uint64_t)sqlite3_column_int64(statement, 2);
@@ -304,11 +359,71 @@ history_resolve(struct hearth *home, const char *spec, struct history_version *o
 		return hearth_fail(error, HEARTH_DAMAGED, "the COMMIT op of version %s is missing or "
 		    "damaged (run hearth fsck)", spec);
 	}
+	out->vv.count = 0;
 	for (size_t i = 0; i < commit.u.commit.vv_count; i++)
 		vv_set(&out->vv, commit.u.commit.vv_entries[i].replica,
 		    commit.u.commit.vv_entries[i].counter);
 	arena_free(&arena);
 	return 0;
+}
+
+/* The unnamed head state as a version: every op held. */
+static int
+resolve_unnamed(struct hearth *home, struct history_version *out, struct hearth_error *error)
+{
+	out->unnamed = true;
+	memset(out->id.bytes, 0, HASH_BYTES);
+	if (store_head_vv(&home->store, &out->vv) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "cannot read the head state's version vector");
+	return 0;
+}
+
+int
+history_resolve(struct hearth *home, const char *spec, struct history_version *out,
+    struct hearth_error *error)
+{
+	long offset = head_offset(spec);
+	struct history_head head;
+	struct hash id;
+	int status;
+
+	memset(out, 0, sizeof *out);
+	vv_init(&out->vv);
+	if (offset >= 0) {
+		/* head counts the unnamed head state as the newest entry. */
+		history_head(home, &head);
+		if (!head.named && offset == 0)
+			return resolve_unnamed(home, out, error);
+		if (!head.named)
+			offset--;
+	}
+	status = offset >= 0 ? find_by_offset(home, spec, offset, &id, error)
+			     : find_by_prefix(home, spec, &id, error);
+	if (status != 0)
+		return status;
+	return history_version_vv(home, &id, out, spec, error);
+}
+
+int
+history_version_of_op(struct hearth *home, struct replica_id replica, uint64_t counter,
+    struct history_version *out, struct hearth_error *error)
+{
+	struct hash id;
+
+	memset(out, 0, sizeof *out);
+	vv_init(&out->vv);
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSION_OF_OP);
+	sqlite3_bind_int64(statement, 1, store_replica_number(&home->store, replica, false));
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	bool found = sqlite3_step(statement) == SQLITE_ROW &&
+	    sqlite3_column_bytes(statement, 0) == HASH_BYTES;
+	if (found)
+		memcpy(id.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+	sqlite3_reset(statement);
+	if (!found)
+		return hearth_fail(error, HEARTH_DAMAGED, "no version is COMMIT op %llu of its replica "
+		    "(run hearth fsck)", (unsigned long long)counter);
+	return history_version_vv(home, &id, out, "before it", error);
 }
 
 void
@@ -406,6 +521,34 @@ hearth_log(hearth *home, const struct hearth_log_query *query, struct hearth_ver
 	return 0;
 }
 
+/* The unnamed head state as hearth_resolve lists it: "head" for its id, so
+ * passing the id on names it again. */
+static void
+fill_unnamed(struct hearth *home, struct hearth_version_list *out)
+{
+	struct history_head head;
+	char text[256], newest[HASH_HEX];
+
+	history_head(home, &head);
+	newest[0] = '\0';
+	if (head.version[0] != '\0')
+		history_short_id(home, head.version, newest);
+	out->storage = storage_new();
+	out->items = storage_alloc(out->storage, sizeof *out->items);
+	out->count = 1;
+	struct hearth_version *version = &out->items[0];
+	memset(version, 0, sizeof *version);
+	version->unnamed = true;
+	snprintf(version->id, sizeof version->id, "head");
+	snprintf(version->short_id, sizeof version->short_id, "head");
+	snprintf(text, sizeof text, "The head state: %llu op%s past %s%s that no version names yet",
+	    (unsigned long long)head.unnamed_ops, head.unnamed_ops == 1 ? "" : "s",
+	    newest[0] ? "version " : "the empty Home", newest);
+	version->author = storage_strdup(out->storage, "");
+	version->message = storage_strdup(out->storage, text);
+	version->changes = head.unnamed_ops;
+}
+
 int
 hearth_resolve(hearth *home, const char *spec, struct hearth_version_list *out,
     struct hearth_error *error)
@@ -418,19 +561,53 @@ hearth_resolve(hearth *home, const char *spec, struct hearth_version_list *out,
 	int status = history_resolve(home, spec, &version, error);
 	if (status != 0)
 		return status;
+	bool unnamed = version.unnamed;
 	hash_hex(&version.id, hex);
 	history_version_free(&version);
+	if (unnamed) {
+		fill_unnamed(home, out);
+		return 0;
+	}
 
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSION_BY_ID);
 	sqlite3_bind_blob(statement, 1, version.id.bytes, HASH_BYTES, SQLITE_STATIC);
-	if (sqlite3_step(statement) != SQLITE_ROW)
+	if (sqlite3_step(statement) != SQLITE_ROW) {
+		sqlite3_reset(statement);
 		return hearth_fail(error, HEARTH_DAMAGED, "version %s vanished", spec);
+	}
 	out->storage = storage_new();
 	out->items = storage_alloc(out->storage, sizeof *out->items);
 	fill_version(home, statement, &out->items[0], out->storage);
 	sqlite3_reset(statement);
 	out->count = 1;
 	history_short_id(home, hex, out->items[0].short_id);
+	return 0;
+}
+
+int
+hearth_head(hearth *home, struct hearth_head *out, struct hearth_error *error)
+{
+	struct history_head head;
+	struct vv tree;
+	char tree_version[HASH_HEX];
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	store_begin_read(&home->store);
+	history_head(home, &head);
+	snprintf(out->version, sizeof out->version, "%s", head.version);
+	if (head.version[0] != '\0')
+		history_short_id(home, head.version, out->short_id);
+	out->named = head.named;
+	out->unnamed_ops = head.unnamed_ops;
+	vv_init(&tree);
+	int status = history_get_tree(home, &tree, tree_version);
+	out->tree_at_head = status == 0 && history_covers_head(home, &tree);
+	vv_free(&tree);
+	store_end_read(&home->store);
+	if (status != 0)
+		return hearth_fail(error, HEARTH_DAMAGED, "cannot read where the working tree is "
+		    "(run hearth fsck)");
 	return 0;
 }
 

@@ -177,16 +177,6 @@ list_from_tree(struct hearth *home, struct tree *tree, const struct hearth_list_
 	return 0;
 }
 
-static bool
-version_is_head(struct hearth *home, const struct vv *vv)
-{
-	struct vv head;
-	vv_init(&head);
-	bool same = store_head_vv(&home->store, &head) == 0 && vv_equal(&head, vv);
-	vv_free(&head);
-	return same;
-}
-
 int
 hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_entry_list *out,
     struct hearth_error *error)
@@ -201,7 +191,7 @@ hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_e
 		status = list_from_table(home, SQL_INDEX_CHILD, SQL_INDEX_PAGE, false, query, out,
 		    error);
 	} else if ((status = history_resolve(home, query->version, &version, error)) == 0) {
-		if (version_is_head(home, &version.vv)) {
+		if (history_covers_head(home, &version.vv)) {
 			status = list_from_table(home, SQL_HEAD_CHILD, SQL_HEAD_PAGE, true, query, out,
 			    error);
 		} else {

@@ -1,6 +1,9 @@
 /* show and diff: what a version changed, as the difference between the
  * state it names and the state just before it on its replica (its author's
- * previous version), so each version shows the work recorded in it. */
+ * previous version), so each version shows the work recorded in it. A
+ * merge version, which records no work of its own, shows what it took in
+ * against its replica's version before it; the unnamed head state (see
+ * history_head) shows what it holds past the newest version. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,41 @@ struct version_pair {
 	uint64_t previous, counter;
 };
 
+/* What a version is shown against (see the top of this file). */
+static int
+version_before(struct hearth *home, const struct history_version *version, struct vv *before,
+    struct hearth_error *error)
+{
+	struct history_version earlier;
+	struct replica_id replica;
+	char hex[HASH_HEX];
+
+	if (version->unnamed) {
+		history_head_id(home, hex);
+		if (hex[0] == '\0')
+			return 0;
+		if (history_resolve(home, hex, &earlier, error) != 0)
+			return error->code;
+		vv_copy(before, &earlier.vv);
+		history_version_free(&earlier);
+		return 0;
+	}
+	store_replica_id(&home->store, version->replica_number, &replica);
+	bool merge = version->counter == version->previous + 1;
+	if (!merge) {
+		vv_copy(before, &version->vv);
+		vv_set(before, replica, version->previous);
+		return 0;
+	}
+	if (version->previous == 0)
+		return 0;
+	if (history_version_of_op(home, replica, version->previous, &earlier, error) != 0)
+		return error->code;
+	vv_copy(before, &earlier.vv);
+	history_version_free(&earlier);
+	return 0;
+}
+
 static int
 load_pair(struct hearth *home, const char *spec, struct version_pair *pair,
     struct hearth_error *error)
@@ -30,14 +68,13 @@ load_pair(struct hearth *home, const char *spec, struct version_pair *pair,
 	if (status != 0)
 		return status;
 	vv_init(&before);
-	vv_copy(&before, &version.vv);
-	struct replica_id replica;
-	store_replica_id(&home->store, version.replica_number, &replica);
-	vv_set(&before, replica, version.previous);
-	pair->replica = replica;
+	if (!version.unnamed)
+		store_replica_id(&home->store, version.replica_number, &pair->replica);
 	pair->previous = version.previous;
 	pair->counter = version.counter;
-	status = tree_load(home, &version.vv, &pair->after, error);
+	status = version_before(home, &version, &before, error);
+	if (status == 0)
+		status = tree_load(home, &version.vv, &pair->after, error);
 	if (status == 0) {
 		status = tree_load(home, &before, &pair->before, error);
 		if (status != 0)

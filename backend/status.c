@@ -2,6 +2,7 @@
  * recorded or checked out, where it stands against head, and how many
  * conflicts are listed. It reads; it never writes (beyond the cookie a
  * running watch answers, see watch.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "backend/head.h"
@@ -69,9 +70,14 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 	history_get_tree(home, &tree, out->tree_version);
 	if (out->tree_version[0] != '\0')
 		history_short_id(home, out->tree_version, out->tree_short);
-	history_head_id(home, out->head_version);
+	struct history_head named;
+	history_head(home, &named);
+	snprintf(out->head_version, sizeof out->head_version, "%s", named.version);
 	if (out->head_version[0] != '\0')
 		history_short_id(home, out->head_version, out->head_short);
+	out->head_named = named.named;
+	out->head_unnamed_ops = named.unnamed_ops;
+	out->tree_at_head = history_covers_head(home, &tree);
 	store_head_vv(&home->store, &head);
 	out->head_ahead = vv_ops_ahead(&tree, &head);
 	if (out->head_ahead > 0)

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/author.h"
 #include "backend/automerge.h"
 #include "backend/blob.h"
 #include "backend/chunk.h"
 #include "backend/hash.h"
+#include "backend/history.h"
 #include "backend/identity.h"
 #include "backend/integrate.h"
 #include "model/array.h"
@@ -629,9 +631,36 @@ sync_store_lists(struct sync_session *session, struct sync_incoming *incoming)
 	return 0;
 }
 
-/* Wants, chunks, integration and the commit, once the ops are in. */
+/* The replica that syncs names what it took in: when no version holds
+ * the head state now, a merge version (no ops of its own; its vv every op
+ * held) does, in the same transaction, so `head` is a version that a peer
+ * receives along with the rest (hearth(1), VERSIONS). */
 static int
-sync_take_in(struct sync_session *session, struct sync_incoming *incoming)
+sync_merge(struct sync_session *session)
+{
+	struct history_head head;
+	struct author author;
+	char message[512], version[HASH_HEX];
+
+	history_head(session->home, &head);
+	if (head.named)
+		return 0;
+	/* Ops without a version of their own come only from a broken peer;
+	 * they are named too, and the message counts them instead. */
+	uint64_t count = session->versions_received ? session->versions_received
+						    : session->ops_new;
+	snprintf(message, sizeof message, "Merge %llu %s%s from %.400s", (unsigned long long)count,
+	    session->versions_received ? "version" : "op", count == 1 ? "" : "s", session->peer);
+	author_begin(&author, session->home, session->error);
+	int status = author_merge(&author, message, version);
+	author_end(&author);
+	return status;
+}
+
+/* Wants, chunks, integration and the commit, once the ops are in; merge:
+ * this side started the sync (see sync_merge). */
+static int
+sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool merge)
 {
 	char message[1024];
 	int status;
@@ -659,6 +688,8 @@ sync_take_in(struct sync_session *session, struct sync_incoming *incoming)
 		 session->error)) != 0)
 		return status;
 	session->ops_new = result.ops_new;
+	if (merge && (status = sync_merge(session)) != 0)
+		return status;
 	if (incoming->writer_started &&
 	    (status = blob_writer_finish(&incoming->writer, session->error)) != 0)
 		return status;
@@ -693,7 +724,7 @@ sync_receive(struct sync_session *session, bool lock)
 		if (lock)
 			status = home_lock(session->home, "serve", session->error);
 		if (status == 0)
-			status = sync_take_in(session, &incoming);
+			status = sync_take_in(session, &incoming, !lock);
 	}
 	if (incoming.in_transaction)
 		store_rollback(&session->home->store);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/head.h"
+#include "backend/history.h"
 #include "model/state.h"
 
 static const char SQL_LIVE_NODES[] =
@@ -172,17 +173,15 @@ tree_from_state(const struct state *state, struct tree *out)
 int
 tree_load(struct hearth *home, const struct vv *vv, struct tree *out, struct hearth_error *error)
 {
-	struct vv head;
 	struct op *ops = NULL;
 	size_t count = 0;
 	struct arena op_arena;
 	struct state state;
+	int status;
 
-	vv_init(&head);
-	int status = store_head_vv(&home->store, &head);
-	bool is_head = status == 0 && vv_equal(&head, vv);
-	vv_free(&head);
-	if (is_head)
+	/* A vv that holds every op that changes a tree is the head state:
+	 * read it from the node table, as the working tree gets it. */
+	if (history_covers_head(home, vv))
 		return tree_load_head(home, out, error);
 
 	memset(out, 0, sizeof *out);

@@ -196,11 +196,15 @@ test_expect_success 'a peer that stops answering times out, and nothing changes'
 	snapshot b >after && test_cmp before after
 '
 
+# The op comes with no version: the sync names it with a merge version
+# of b's own (hearth(1), Naming versions), one op more.
 test_expect_success 'the fake peer is otherwise honest: its plain op is taken' '
 	(cd b && hearth stats) | sed -n "s/^ops  *//p" >ops.before &&
 	(cd b && faked good) >out && grep "received 1 op" out &&
 	(cd b && hearth stats) | sed -n "s/^ops  *//p" >ops.after &&
-	test $(cat ops.after) = $(($(cat ops.before) + 1)) && clean b
+	test $(cat ops.after) = $(($(cat ops.before) + 2)) && clean b &&
+	(cd b && hearth log --oneline) | head -n 1 | grep "Merge 1 op from" &&
+	(cd b && hearth status --porcelain) | grep "^# unnamed 0$"
 '
 
 test_expect_success 'after all that, both replicas agree' '

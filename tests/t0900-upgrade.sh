@@ -52,6 +52,23 @@ test_expect_success 'the working trees are untouched and status sees only the un
 	(cd homes/b && hearth status --porcelain) | sed "/^#/d" >changes.b && test ! -s changes.b
 '
 
+# The earlier build left b with ops past its newest version (a sync took
+# them in and no version named them): head is that state, shown honestly,
+# and every name of it gives the tree b's working tree holds.
+test_expect_success 'an unnamed head state of an earlier build is head, in every view' '
+	(cd homes/b && hearth log --oneline) >log.b && head -n 1 log.b | grep "^head The head state: " &&
+	(cd homes/b && hearth status) >status.b && grep "^Head is the head state: " status.b &&
+	grep "^The working tree is at head\.$" status.b &&
+	(cd homes/b && hearth status --porcelain) | grep "^# unnamed [1-9]" &&
+	(cd homes/b && hearth ls head) >ls.b && grep "^clash~" ls.b &&
+	loser=$(grep "^clash~" ls.b) && (cd homes/b && hearth show --cat HEAD~0 "$loser") >clash &&
+	cmp clash "homes/b/$loser" &&
+	rm -rf out && (cd homes/b && hearth export head "$TEST_ROOT/out" >/dev/null) &&
+	tree_manifest out >export.b && test_cmp homes/expected/b/tree export.b &&
+	newest=$(sed -n "2s/ .*//p" log.b) && (cd homes/b && hearth ls head~1) >ls1.b &&
+	(cd homes/b && hearth ls "$newest") >ls2.b && test_cmp ls1.b ls2.b
+'
+
 test_expect_success 'identity is kept: a rename after the upgrade is a move, in each root' '
 	(cd homes/b && mv Documents/notes.txt Documents/notes-renamed.txt &&
 	 mv Music/archive Music/kept && hearth status --porcelain) >moves &&

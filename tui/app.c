@@ -540,7 +540,11 @@ status_info(struct app *app, char *out, size_t size)
 	short_home_path(app->summary.top, path, sizeof path);
 	const char *head_short = status && status->head_short[0] ? status->head_short :
 	    app->summary.head_short;
-	snprintf(head, sizeof head, "head %s", head_short[0] ? head_short : "(no versions)");
+	if (status != NULL && !status->head_named)
+		snprintf(head, sizeof head, "head: %llu ops past %s", (unsigned long long)
+		    status->head_unnamed_ops, head_short[0] ? head_short : "the empty Home");
+	else
+		snprintf(head, sizeof head, "head %s", head_short[0] ? head_short : "(no versions)");
 	if (status != NULL) {
 		size_t used = (size_t)snprintf(changes, sizeof changes, "%zu changed",
 		    status->changes.count);
@@ -551,7 +555,7 @@ status_info(struct app *app, char *out, size_t size)
 		if (status->head_changes > 0)
 			snprintf(changes + used, sizeof changes - used, ", %llu to check out",
 			    (unsigned long long)status->head_changes);
-		else if (status->tree_version[0] &&
+		else if (status->tree_version[0] && !status->tree_at_head &&
 		    strcmp(status->tree_version, status->head_version) != 0)
 			snprintf(changes + used, sizeof changes - used, ", tree at %s",
 			    status->tree_short);

@@ -84,7 +84,18 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 	}
 	if (result.recorded[0] != '\0')
 		printf("Recorded the unrecorded changes first as %s\n", short_id(cli, result.recorded));
-	if (result.version[0] == '\0')
+	/* The unnamed head state (a Home of an older build): say it is more
+	 * than the newest version holds. */
+	struct hearth_head head;
+	bool unnamed = hearth_head(cli->home, &head, &error) == 0 && !head.named &&
+	    head.tree_at_head;
+	if (unnamed)
+		printf("At head, %llu op%s past version %s that no version names yet: %llu written, "
+		       "%llu removed, %llu moved\n", (unsigned long long)head.unnamed_ops,
+		    head.unnamed_ops == 1 ? "" : "s", head.short_id[0] ? head.short_id : "(none)",
+		    (unsigned long long)result.written, (unsigned long long)result.removed,
+		    (unsigned long long)result.moved);
+	else if (result.version[0] == '\0')
 		printf("Nothing to check out: no versions yet\n");
 	else
 		printf("At version %s: %llu written, %llu removed, %llu moved\n",

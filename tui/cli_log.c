@@ -34,6 +34,12 @@ print_version(struct cli *cli, const struct hearth_version *version, bool onelin
 		    (int)length, version->message);
 		return;
 	}
+	if (version->unnamed) {
+		printf("%shead%s (no version names it yet)\n\n    %s.\n    The next sync records a "
+		       "merge version for it; until then head~1 is the newest version.\n\n",
+		    cli_colour(cli, 'I'), cli_colour_reset(cli), version->message);
+		return;
+	}
 	cli_format_time(version->time, version->utc_offset, when, sizeof when);
 	printf("%sversion %s%s\n", cli_colour(cli, 'I'), version->id, cli_colour_reset(cli));
 	printf("Author: %s\nDate:   %s\nReplica: %.8s  Changes: %llu\n\n", version->author, when,
@@ -93,6 +99,23 @@ cli_log(struct cli *cli, int argc, char **argv)
 		return status;
 
 	char before[HEARTH_ID_HEX] = "";
+	/* Ops past the newest version (a Home of an older build): head is
+	 * that state, listed first as what `head` names. */
+	struct hearth_head head;
+	struct hearth_error head_error;
+	bool unnamed = query.grep == NULL && hearth_head(cli->home, &head, &head_error) == 0 &&
+	    !head.named;
+	if (unnamed) {
+		struct hearth_version_list state;
+		if (hearth_resolve(cli->home, "head", &state, &head_error) == 0) {
+			print_version(cli, &state.items[0], oneline);
+			hearth_version_list_free(&state);
+			if (remaining == 1)
+				return 0;
+			if (remaining)
+				remaining--;
+		}
+	}
 	for (;;) {
 		struct hearth_version_list page;
 		struct hearth_error error;
@@ -113,7 +136,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 		if (!more)
 			break;
 	}
-	if (before[0] == '\0' && query.grep == NULL)
+	if (before[0] == '\0' && query.grep == NULL && !unnamed)
 		printf("No versions yet: `hearth record -m MESSAGE` makes the first.\n");
 	return 0;
 }

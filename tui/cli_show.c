@@ -29,6 +29,11 @@ show_header(struct cli *cli, const struct hearth_version *version)
 {
 	char when[80];
 
+	if (version->unnamed) {
+		printf("%shead%s (no version names it yet)\n\n    %s.\n\n", cli_colour(cli, 'I'),
+		    cli_colour_reset(cli), version->message);
+		return;
+	}
 	cli_format_time(version->time, version->utc_offset, when, sizeof when);
 	printf("%sversion %s%s\nAuthor: %s\nDate:   %s\n\n", cli_colour(cli, 'I'), version->id,
 	    cli_colour_reset(cli), version->author, when);

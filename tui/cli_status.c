@@ -35,6 +35,7 @@ print_porcelain(const struct hearth_status_report *report, bool z)
 
 	printf("# tree %s%c", report->tree_version[0] ? report->tree_version : "none", end);
 	printf("# head %s%c", report->head_version[0] ? report->head_version : "none", end);
+	printf("# unnamed %llu%c", (unsigned long long)report->head_unnamed_ops, end);
 	printf("# ahead %llu%c", (unsigned long long)report->head_ahead, end);
 	printf("# changes %llu%c", (unsigned long long)report->head_changes, end);
 	printf("# restore %llu%c", (unsigned long long)report->restore_paths, end);
@@ -59,25 +60,66 @@ print_porcelain(const struct hearth_status_report *report, bool z)
 	}
 }
 
+/* Where the tree stands, when head is a version (the usual case). */
 static void
-print_human(struct cli *cli, const struct hearth_status_report *report)
+print_named_head(struct cli *cli, const struct hearth_status_report *report)
 {
-	if (report->tree_short[0] == '\0' && report->head_short[0] == '\0')
-		printf("No versions yet.\n");
-	else if (report->tree_short[0] == '\0')
+	const char *on = cli_colour(cli, 'I'), *off = cli_colour_reset(cli);
+	bool at_head = strcmp(report->tree_version, report->head_version) == 0;
+
+	if (report->tree_short[0] == '\0')
 		printf("No version checked out yet; head is %s%s%s (`hearth checkout` brings it).\n",
-		    cli_colour(cli, 'I'), report->head_short, cli_colour_reset(cli));
-	else if (strcmp(report->tree_version, report->head_version) == 0)
-		printf("At version %s%s%s (head).\n", cli_colour(cli, 'I'), report->tree_short,
-		    cli_colour_reset(cli));
+		    on, report->head_short, off);
+	else if (at_head && report->head_changes > 0)
+		/* Recorded while behind head: the version holds what the tree
+		 * lacks (a peer's work it never undoes). */
+		printf("At version %s%s%s (head), but the working tree lacks %llu of its change%s "
+		       "(`hearth checkout` brings %s).\n", on, report->tree_short, off,
+		    (unsigned long long)report->head_changes, report->head_changes == 1 ? "" : "s",
+		    report->head_changes == 1 ? "it" : "them");
+	else if (at_head)
+		printf("At version %s%s%s (head).\n", on, report->tree_short, off);
 	else
-		printf("At version %s%s%s; head is %s.\n", cli_colour(cli, 'I'), report->tree_short,
-		    cli_colour_reset(cli), report->head_short);
-	/* After a sync, or at an older version: what checkout would bring. */
+		printf("At version %s%s%s; head is %s.\n", on, report->tree_short, off,
+		    report->head_short);
+	if (report->head_changes > 0 && !at_head)
+		printf("Head has %llu change%s the working tree lacks (`hearth checkout` brings "
+		       "%s).\n", (unsigned long long)report->head_changes,
+		    report->head_changes == 1 ? "" : "s", report->head_changes == 1 ? "it" : "them");
+}
+
+/* Where the tree stands when head holds ops no version names (a Home of
+ * an older build, or one a peer pushed into): head is that state. */
+static void
+print_unnamed_head(struct cli *cli, const struct hearth_status_report *report)
+{
+	const char *on = cli_colour(cli, 'I'), *off = cli_colour_reset(cli);
+
+	printf("Head is the head state: %llu op%s past %s%s%s%s that no version names yet (the "
+	       "next sync records a merge version).\n", (unsigned long long)report->head_unnamed_ops,
+	    report->head_unnamed_ops == 1 ? "" : "s", report->head_short[0] ? "version " : "",
+	    on, report->head_short[0] ? report->head_short : "the empty Home", off);
+	if (report->tree_at_head)
+		printf("The working tree is at head.\n");
+	else if (report->tree_short[0] != '\0')
+		printf("The working tree is at version %s%s%s.\n", on, report->tree_short, off);
+	else
+		printf("No version checked out yet.\n");
 	if (report->head_changes > 0)
 		printf("Head has %llu change%s the working tree lacks (`hearth checkout` brings "
 		       "%s).\n", (unsigned long long)report->head_changes,
 		    report->head_changes == 1 ? "" : "s", report->head_changes == 1 ? "it" : "them");
+}
+
+static void
+print_human(struct cli *cli, const struct hearth_status_report *report)
+{
+	if (report->tree_short[0] == '\0' && report->head_short[0] == '\0' && report->head_named)
+		printf("No versions yet.\n");
+	else if (report->head_named)
+		print_named_head(cli, report);
+	else
+		print_unnamed_head(cli, report);
 	if (report->restore_paths > 0)
 		printf("Recording will restore this version's content for %llu path%s.\n",
 		    (unsigned long long)report->restore_paths, report->restore_paths == 1 ? "" : "s");

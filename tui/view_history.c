@@ -103,8 +103,9 @@ load_page(struct view *view)
 {
 	struct history *history = view->private;
 	const struct history_row *last = last_row(view);
+	/* The unnamed head state's row has no place in the keyset. */
 	struct hearth_log_query query = {
-		.before = last ? last->version.id : NULL,
+		.before = last && !last->version.unnamed ? last->version.id : NULL,
 		.limit = HISTORY_PAGE,
 	};
 	struct hearth_version_list versions;
@@ -129,6 +130,23 @@ load_page(struct view *view)
 	return count;
 }
 
+/* Ops past the newest version (a Home of an older build, or one a peer
+ * pushed into): head is that state, the first row, as `hearth log` lists it. */
+static void
+add_unnamed_head(struct view *view)
+{
+	struct hearth_head head;
+	struct hearth_version_list state;
+	struct hearth_error error;
+
+	if (hearth_head(app_home(view->app), &head, &error) != HEARTH_OK || head.named)
+		return;
+	if (hearth_resolve(app_home(view->app), "head", &state, &error) != HEARTH_OK)
+		return;
+	list_append(view->list, NULL, row_new(&state.items[0]));
+	hearth_version_list_free(&state);
+}
+
 static void
 history_build(struct view *view)
 {
@@ -140,6 +158,7 @@ history_build(struct view *view)
 		snprintf(keep, sizeof keep, "%s", ((const struct history_row *)selected->data)->version.id);
 	list_clear(view->list);
 	history->id_width = 8;
+	add_unnamed_head(view);
 	load_page(view);
 	/* Stay on the version the cursor was on when it is on the first page. */
 	for (size_t i = 0; keep[0] != '\0' && i < view->list->row_count; i++) {
@@ -178,7 +197,11 @@ history_draw_row(void *context, const struct list_item *item, int y, int x, int 
 	struct history *history = view->private;
 	const struct history_row *row = item->data;
 	const struct hearth_status_report *status = app_status(view->app);
-	bool tree_here = status != NULL && strcmp(status->tree_version, row->version.id) == 0;
+	/* The tree holds the unnamed head state: that row, not the newest
+	 * version's, is where it is. */
+	bool at_unnamed = status != NULL && !status->head_named && status->tree_at_head;
+	bool tree_here = status != NULL && (row->version.unnamed ? at_unnamed
+	    : !at_unnamed && strcmp(status->tree_version, row->version.id) == 0);
 	char time[32];
 
 	draw_fill(y, x, width, view_role(selected, THEME_NORMAL));
@@ -406,7 +429,9 @@ find_older(struct view *view, const char *text)
 {
 	while (view->list->root.more) {
 		const struct history_row *last = last_row(view);
-		struct hearth_log_query query = { .before = last->version.id, .limit = 1, .grep = text };
+		struct hearth_log_query query = {
+			.before = last->version.unnamed ? NULL : last->version.id, .limit = 1, .grep = text,
+		};
 		struct hearth_version_list found;
 		struct hearth_error error;
 		if (hearth_log(app_home(view->app), &query, &found, &error) != HEARTH_OK) {
