@@ -19,6 +19,7 @@
 #include "backend/identity.h"
 #include "backend/reconcile.h"
 #include "backend/scan.h"
+#include "backend/tree.h"
 #include "model/merge.h"
 
 #define READ_RETRIES 3
@@ -324,7 +325,11 @@ make_ops(struct recorder *recorder, struct scan_change *change, struct change_op
 		break;
 	case SCAN_MOVED:
 	case SCAN_MODIFIED:
-		if (change->kind == SCAN_MOVED) {
+		/* Edited after a checkout of an older version: the node is
+		 * restored to where the tree has it as well as edited, or head
+		 * would keep it where the tree does not. */
+		if (change->kind == SCAN_MOVED ||
+		    (change->restore != 0 && !recorder->leave_restores)) {
 			made->place = place_change(recorder, change, change->parent, seen_place,
 			    place_count);
 			made->placed = true;
@@ -544,6 +549,20 @@ check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth
 	return status;
 }
 
+/* A restore is listed as show lists the version it makes: paths (R old ->
+ * new, D, A, M) from the head state before it against the one after, not
+ * the tree's rows, which for a restored node are head's ids and places. */
+static bool
+restores_anything(const struct recorder *recorder, const struct scan_result *scan)
+{
+	if (recorder->leave_restores)
+		return false;
+	for (size_t i = 0; i < scan->count; i++)
+		if (scan->changes[i].kind == SCAN_RESTORE)
+			return true;
+	return false;
+}
+
 static int
 normalise_paths(const struct hearth_record_options *options, char ***out, size_t *count,
     struct hearth_error *error)
@@ -630,12 +649,23 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 		goto done_scan;
 	}
 	author_begin(&recorder.author, home, error);
-	status = record_changes(&recorder, &scan);
+	struct tree before = { 0 };
+	bool restoring = restores_anything(&recorder, &scan);
+	status = restoring ? tree_load_head(home, &before, error) : 0;
+	if (status == 0)
+		status = record_changes(&recorder, &scan);
 	if (status == 0)
 		status = reconcile_recorded(home, how.seq, how.pages, path_count == 0, &scan, error);
 	if (status == 0 && recorder.author.ops > 0)
 		status = author_commit(&recorder.author, options->message ? options->message : "",
 		    out->version);
+	struct tree after = { 0 };
+	if (status == 0 && restoring && (status = tree_load_head(home, &after, error)) == 0) {
+		tree_diff(&before, &after, NULL, NULL, NULL, &out->changes);
+		tree_free(&after);
+	}
+	if (restoring)
+		tree_free(&before);
 	if (status == 0)
 		status = blob_writer_finish(&recorder.blobs, error);
 	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
@@ -645,6 +675,7 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	if (status != 0) {
 		store_rollback(&home->store);
 		blob_writer_abort(&recorder.blobs);
+		hearth_change_list_free(&out->changes);
 		goto done_scan;
 	}
 	if (recorder.blobs.pack != NULL)
@@ -654,7 +685,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	out->bytes_stored = recorder.blobs.bytes_stored;
 	if (out->version[0] != '\0')
 		history_short_id(home, out->version, out->short_id);
-	scan_to_change_list(&scan, !options->leave_restores, &out->changes);
+	if (!restoring)
+		scan_to_change_list(&scan, false, &out->changes);
 	scan_to_note_list(&scan, &out->notes);
 done_scan:
 	arena_free(&recorder.arena);

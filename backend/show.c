@@ -92,50 +92,6 @@ free_pair(struct version_pair *pair)
 	tree_free(&pair->after);
 }
 
-static bool
-within(const char *path, const char *filter)
-{
-	size_t length;
-
-	if (filter == NULL || filter[0] == '\0')
-		return true;
-	length = strlen(filter);
-	while (length > 0 && filter[length - 1] == '/')
-		length--;
-	return strncmp(path, filter, length) == 0 && (path[length] == '\0' || path[length] == '/');
-}
-
-static bool
-content_equal(const struct tree_node *a, const struct tree_node *b)
-{
-	if (a->has_content != b->has_content)
-		return false;
-	if (a->has_content && !hash_equal(&a->blob, &b->blob))
-		return false;
-	return a->kind != NODE_FILE || (a->mode & 0777) == (b->mode & 0777);
-}
-
-static void
-add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind kind,
-    const struct tree_node *node, const char *path, const char *old_path, bool content)
-{
-	if (out->count == *capacity) {
-		*capacity = *capacity ? *capacity * 2 : 64;
-		struct hearth_change *grown = storage_alloc(out->storage, *capacity * sizeof *grown);
-		if (out->count > 0)
-			memcpy(grown, out->items, out->count * sizeof *grown);
-		out->items = grown;
-	}
-	struct hearth_change *change = &out->items[out->count++];
-	memset(change, 0, sizeof *change);
-	change->kind = kind;
-	change->entry_kind = (enum hearth_entry_kind)node->kind;
-	change->path = storage_strdup(out->storage, path);
-	change->old_path = old_path ? storage_strdup(out->storage, old_path) : NULL;
-	change->content_changed = content;
-	change->size = node->size;
-}
-
 /* Whether this version made the node's content by a line merge: then its
  * sides are loaded into sides (free them). */
 static bool
@@ -180,11 +136,18 @@ mark_merged(struct hearth *home, const struct version_pair *pair, const struct t
 	automerge_sides_free(&sides);
 }
 
-static int
-compare_changes(const void *a, const void *b)
+/* tree_diff's call for a modified node: the version's own line merges. */
+struct show_context {
+	struct hearth *home;
+	const struct version_pair *pair;
+};
+
+static void
+mark_modified(void *context, const struct tree_node *node, struct hearth_change_list *out)
 {
-	const struct hearth_change *x = a, *y = b;
-	return strcmp(x->path, y->path);
+	const struct show_context *show = context;
+
+	mark_merged(show->home, show->pair, node, out);
 }
 
 int
@@ -192,47 +155,14 @@ hearth_show(hearth *home, const char *version, const char *path, struct hearth_c
     struct hearth_error *error)
 {
 	struct version_pair pair;
-	size_t capacity = 0;
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
 	int status = load_pair(home, version, &pair, error);
 	if (status != 0)
 		return status;
-	out->storage = storage_new();
-	for (size_t i = 0; i < pair.after.count; i++) {
-		struct tree_node *now = &pair.after.nodes[i];
-		struct tree_node *was = tree_find(&pair.before, now->id);
-		const char *now_path = tree_path(&pair.after, now);
-		if (was == NULL) {
-			if (within(now_path, path))
-				add(out, &capacity, HEARTH_ADDED, now, now_path, NULL, true);
-			continue;
-		}
-		const char *was_path = tree_path(&pair.before, was);
-		bool moved = strcmp(now_path, was_path) != 0;
-		bool modified = !content_equal(now, was);
-		if (!within(now_path, path) && !within(was_path, path))
-			continue;
-		/* A folder's path changes when an ancestor moves: only the folder
-		 * that moved itself is news. */
-		if (moved && (node_id_equal(now->parent, was->parent) && strcmp(now->name, was->name) == 0))
-			moved = false;
-		if (moved)
-			add(out, &capacity, HEARTH_MOVED, now, now_path, was_path, modified);
-		else if (modified)
-			add(out, &capacity, HEARTH_MODIFIED, now, now_path, NULL, true);
-		if (modified)
-			mark_merged(home, &pair, now, out);
-	}
-	for (size_t i = 0; i < pair.before.count; i++) {
-		struct tree_node *was = &pair.before.nodes[i];
-		const char *was_path = tree_path(&pair.before, was);
-		if (tree_find(&pair.after, was->id) == NULL && within(was_path, path))
-			add(out, &capacity, HEARTH_DELETED, was, was_path, NULL, false);
-	}
-	if (out->count > 1)
-		qsort(out->items, out->count, sizeof *out->items, compare_changes);
+	struct show_context context = { .home = home, .pair = &pair };
+	tree_diff(&pair.before, &pair.after, path, mark_modified, &context, out);
 	bool known = path == NULL || path[0] == '\0' || out->count > 0 ||
 	    tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
 	free_pair(&pair);

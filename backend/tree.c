@@ -312,3 +312,100 @@ tree_lookup(struct tree *tree, const char *path)
 	}
 	return found;
 }
+
+/* ---- the difference of two trees ------------------------------------------- */
+
+static bool
+within(const char *path, const char *filter)
+{
+	size_t length;
+
+	if (filter == NULL || filter[0] == '\0')
+		return true;
+	length = strlen(filter);
+	while (length > 0 && filter[length - 1] == '/')
+		length--;
+	return strncmp(path, filter, length) == 0 && (path[length] == '\0' || path[length] == '/');
+}
+
+static bool
+content_equal(const struct tree_node *a, const struct tree_node *b)
+{
+	if (a->has_content != b->has_content)
+		return false;
+	if (a->has_content && !hash_equal(&a->blob, &b->blob))
+		return false;
+	return a->kind != NODE_FILE || (a->mode & 0777) == (b->mode & 0777);
+}
+
+static void
+add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind kind,
+    const struct tree_node *node, const char *path, const char *old_path, bool content)
+{
+	if (out->count == *capacity) {
+		*capacity = *capacity ? *capacity * 2 : 64;
+		struct hearth_change *grown = storage_alloc(out->storage, *capacity * sizeof *grown);
+		if (out->count > 0)
+			memcpy(grown, out->items, out->count * sizeof *grown);
+		out->items = grown;
+	}
+	struct hearth_change *change = &out->items[out->count++];
+	memset(change, 0, sizeof *change);
+	change->kind = kind;
+	change->entry_kind = (enum hearth_entry_kind)node->kind;
+	change->path = storage_strdup(out->storage, path);
+	change->old_path = old_path ? storage_strdup(out->storage, old_path) : NULL;
+	change->content_changed = content;
+	change->size = node->size;
+}
+
+static int
+compare_changes(const void *a, const void *b)
+{
+	const struct hearth_change *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+void
+tree_diff(struct tree *before, struct tree *after, const char *filter,
+    void (*modified)(void *context, const struct tree_node *node, struct hearth_change_list *out),
+    void *context, struct hearth_change_list *out)
+{
+	size_t capacity = 0;
+
+	memset(out, 0, sizeof *out);
+	out->storage = storage_new();
+	for (size_t i = 0; i < after->count; i++) {
+		struct tree_node *now = &after->nodes[i];
+		struct tree_node *was = tree_find(before, now->id);
+		const char *now_path = tree_path(after, now);
+		if (was == NULL) {
+			if (within(now_path, filter))
+				add(out, &capacity, HEARTH_ADDED, now, now_path, NULL, true);
+			continue;
+		}
+		const char *was_path = tree_path(before, was);
+		bool moved = strcmp(now_path, was_path) != 0;
+		bool content = !content_equal(now, was);
+		if (!within(now_path, filter) && !within(was_path, filter))
+			continue;
+		/* A folder's path changes when an ancestor moves: only the folder
+		 * that moved itself is news. */
+		if (moved && (node_id_equal(now->parent, was->parent) && strcmp(now->name, was->name) == 0))
+			moved = false;
+		if (moved)
+			add(out, &capacity, HEARTH_MOVED, now, now_path, was_path, content);
+		else if (content)
+			add(out, &capacity, HEARTH_MODIFIED, now, now_path, NULL, true);
+		if (content && modified != NULL)
+			modified(context, now, out);
+	}
+	for (size_t i = 0; i < before->count; i++) {
+		struct tree_node *was = &before->nodes[i];
+		const char *was_path = tree_path(before, was);
+		if (tree_find(after, was->id) == NULL && within(was_path, filter))
+			add(out, &capacity, HEARTH_DELETED, was, was_path, NULL, false);
+	}
+	if (out->count > 1)
+		qsort(out->items, out->count, sizeof *out->items, compare_changes);
+}

@@ -51,4 +51,13 @@ struct tree_node *tree_lookup(struct tree *tree, const char *path);
 /* The children of parent, in name order: *first and *count into children. */
 void tree_children(const struct tree *tree, struct node_id parent, size_t *first, size_t *count);
 
+/* What changed from before to after, as show lists it (hearth_show): one
+ * change per node added, deleted, moved (a folder only when it moved
+ * itself) or modified, at or below filter (NULL or "": all), sorted by
+ * path. modified (may be NULL) is called with each node whose content
+ * changed, right after its change is added (the last item of out). */
+void tree_diff(struct tree *before, struct tree *after, const char *filter,
+    void (*modified)(void *context, const struct tree_node *node, struct hearth_change_list *out),
+    void *context, struct hearth_change_list *out);
+
 #endif
