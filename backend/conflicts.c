@@ -867,7 +867,11 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 	if ((status = home_lock(home, "resolve", error)) != 0)
 		return status;
 	arena_init(&resolver.scratch, 16 * 1024);
-	status = hearth_conflicts(home, &list, error);
+	memset(&list, 0, sizeof list);
+	/* A resolve killed before its paths were written is finished first. */
+	status = checkout_finish_pending(home, error);
+	if (status == 0)
+		status = hearth_conflicts(home, &list, error);
 	if (status == 0 && options->resolution == HEARTH_KEEP_VERSION) {
 		struct history_version version;
 		status = history_resolve(home, options->version ? options->version : "", &version, error);
@@ -907,6 +911,10 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 			status = author_commit(&resolver.author, options->message ? options->message : text,
 			    out->version);
 		}
+		/* The paths to write, kept with the resolution: a kill before
+		 * they are written leaves them for the next command to finish. */
+		if (status == 0)
+			status = checkout_set_pending(home, resolver.touched, resolver.touched_count, error);
 		if (status == 0)
 			status = blob_writer_finish(&resolver.blobs, error);
 		if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)

@@ -12,6 +12,7 @@
 
 #include "backend/author.h"
 #include "backend/blob.h"
+#include "backend/checkout.h"
 #include "backend/guard.h"
 #include "backend/hash.h"
 #include "backend/head.h"
@@ -612,6 +613,10 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	if ((status = home_lock(home, "record", error)) != 0)
 		goto done_paths;
 	if ((status = home_require_roots(home, error)) != 0)
+		goto done_lock;
+	/* A resolve killed before its paths were written: finished first, so
+	 * nothing is recorded on top of index rows that predate it. */
+	if ((status = checkout_finish_pending(home, error)) != 0)
 		goto done_lock;
 	for (size_t i = 0; i < path_count; i++) {
 		if (!scan_path_known(home, paths[i])) {
