@@ -250,21 +250,85 @@ struct hunk {
 	size_t side_first, side_end;
 };
 
+/* The lines of ids[0..count) whose line occurs in the other file (seen
+ * there), their ids into kept and their positions into at. */
+static size_t
+keep_shared(const uint32_t *ids, size_t count, const uint8_t *seen, uint32_t *kept, size_t *at)
+{
+	size_t filled = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (seen[ids[i]]) {
+			kept[filled] = ids[i];
+			at[filled++] = i;
+		}
+	}
+	return filled;
+}
+
+/* Myers over the lines both files hold: a line the other file lacks is
+ * changed in every diff (xdiff drops them the same way), and without
+ * them an edit of one line in a long file leaves the search next to
+ * nothing to do. The diff stays a shortest one. */
+static void
+diff_changed(const struct merge_file *base, const struct merge_file *side, bool *base_changed,
+    bool *side_changed)
+{
+	uint32_t ids = 0;
+	for (size_t i = 0; i < base->count; i++)
+		ids = base->ids[i] + 1 > ids ? base->ids[i] + 1 : ids;
+	for (size_t i = 0; i < side->count; i++)
+		ids = side->ids[i] + 1 > ids ? side->ids[i] + 1 : ids;
+	uint8_t *in_base = array_zeroed(ids + 1, 1), *in_side = array_zeroed(ids + 1, 1);
+	for (size_t i = 0; i < base->count; i++)
+		in_base[base->ids[i]] = 1;
+	for (size_t i = 0; i < side->count; i++)
+		in_side[side->ids[i]] = 1;
+	uint32_t *a = array_zeroed(base->count + 1, sizeof *a), *b = array_zeroed(side->count + 1, sizeof *b);
+	size_t *a_at = array_zeroed(base->count + 1, sizeof *a_at);
+	size_t *b_at = array_zeroed(side->count + 1, sizeof *b_at);
+	size_t n = keep_shared(base->ids, base->count, in_side, a, a_at);
+	size_t mm = keep_shared(side->ids, side->count, in_base, b, b_at);
+	struct myers m = {
+		.a = a, .b = b,
+		.a_changed = array_zeroed(n + 1, sizeof(bool)),
+		.b_changed = array_zeroed(mm + 1, sizeof(bool)),
+		.forward = array_zeroed(n + mm + 4, sizeof(long)),
+		.backward = array_zeroed(n + mm + 4, sizeof(long)),
+		.budget = MERGE_DIFF_BUDGET,
+	};
+	myers_range(&m, 0, (long)n, 0, (long)mm);
+	for (size_t i = 0; i < base->count; i++)
+		base_changed[i] = !in_side[base->ids[i]];
+	for (size_t i = 0; i < side->count; i++)
+		side_changed[i] = !in_base[side->ids[i]];
+	for (size_t i = 0; i < n; i++)
+		base_changed[a_at[i]] = m.a_changed[i];
+	for (size_t i = 0; i < mm; i++)
+		side_changed[b_at[i]] = m.b_changed[i];
+	free(in_base);
+	free(in_side);
+	free(a);
+	free(b);
+	free(a_at);
+	free(b_at);
+	free(m.a_changed);
+	free(m.b_changed);
+	free(m.forward);
+	free(m.backward);
+}
+
 /* The hunks of base -> side, in order; same-side hunks are separated by
  * at least one unchanged line. */
 static struct hunk *
 diff_hunks(const struct merge_file *base, const struct merge_file *side, size_t *count)
 {
-	size_t longest = base->count + side->count;
-	struct myers m = {
-		.a = base->ids, .b = side->ids,
+	struct {
+		bool *a_changed, *b_changed;
+	} m = {
 		.a_changed = array_zeroed(base->count + 1, sizeof(bool)),
 		.b_changed = array_zeroed(side->count + 1, sizeof(bool)),
-		.forward = array_zeroed(longest + 4, sizeof(long)),
-		.backward = array_zeroed(longest + 4, sizeof(long)),
-		.budget = MERGE_DIFF_BUDGET,
 	};
-	myers_range(&m, 0, (long)base->count, 0, (long)side->count);
+	diff_changed(base, side, m.a_changed, m.b_changed);
 
 	struct hunk *hunks = NULL;
 	size_t capacity = 0, filled = 0, i = 0, j = 0;
@@ -286,8 +350,6 @@ diff_hunks(const struct merge_file *base, const struct merge_file *side, size_t 
 	}
 	free(m.a_changed);
 	free(m.b_changed);
-	free(m.forward);
-	free(m.backward);
 	*count = filled;
 	return hunks;
 }
