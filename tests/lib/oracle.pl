@@ -7,23 +7,37 @@
 # model derives from the ops that replica holds (hearth-test-tool derive),
 # and replicas that hold the same ops, or name the same version, must agree.
 #
-#   perl tests/lib/oracle.pl [--seed N] [--count N] [--steps N] [--work DIR]
-#                            [--depth 1|2] [--known LIST] [--keep] [--verbose]
+#   perl tests/lib/oracle.pl [--seed N] [--count N] [--steps N] [--depth 0|1|2]
+#                            [--known LIST] [--work DIR] [--keep] [--stop] [--verbose]
 #
-# A version's ls, show and checkout views are checked on the first replica
-# that holds it, its export and model tree on every replica, and at the end
-# every version again on r0; --depth 2 checks every view on every replica.
-# --count runs N scenarios from seed N, N+1, ...; each prints one TAP-like
-# "# seed S: ..." line, and the first that fails prints its transcript (every
-# command it ran, as shell lines to replay by hand) and the mismatch, and
-# the run exits 1. --known names defects not fixed yet whose scenarios are
-# left out, so a run is about everything else (comma-separated):
-#   head   views of the name `head` (export/ls/show/checkout head) are not
-#          checked, only the versions by id and a plain `checkout`
-#   name   names are unique to the replica and step that made them, so no
-#          two files ever clash on one name
-#   reid   no replica is copied and given a new id
+# --count runs N scenarios from seed N, N+1, ...; one that fails prints its
+# transcript (every command it ran, as shell lines to replay by hand) and
+# the mismatch, keeps its folder, and the run goes on (--stop: ends there)
+# and exits 1. A run of several ends with a tally of what its scenarios did.
+# A seed replays the same commands; replica and node ids are random, so
+# which side of a concurrent change wins may differ from run to run.
+#
+# --depth: at 1 (the default) a version's ls, show and checkout views are
+# checked on the first replica that holds it, its export and model tree on
+# every replica, head's ls and show on its top folder, and at the end
+# every view of every version and of head again on r0; at 2 every view on
+# every replica; at 0 (long runs) a version's ls, show and checkout wait
+# for the end, its export is checked on the first replica only, and head
+# gets export and checkout until the end.
+#
+# --known names defects not fixed yet whose scenarios are left out, so a
+# run is about everything else (comma-separated):
+#   head     views of the name `head` (export/ls/show/checkout head) are not
+#            checked, only the versions by id and a plain `checkout`
+#   name     names are unique to the replica and step that made them, so no
+#            two files ever clash on one name
+#   reid     no replica is copied and given a new id
 #   resolve  only a replica whose working tree is at head resolves
+#   loser    a record is followed by a checkout (a name clash settled by a
+#            rename leaves the other file under its name~hex in the tree)
+#   refolder no path a folder was moved away from is used again before the
+#            next record (the new folder is not recorded, what is made in
+#            it is recorded in the moved folder)
 # HEARTH_BIN and HEARTH_TEST_TOOL name the programs (as test-lib.sh sets).
 use strict;
 use warnings;
@@ -33,20 +47,24 @@ use File::Path qw(make_path remove_tree);
 use Getopt::Long;
 use POSIX qw(_exit);
 
-my %opt = (seed => 1, count => 1, steps => 14, depth => 1, known => '', keep => 0, verbose => 0);
-GetOptions(\%opt, 'seed=i', 'count=i', 'steps=i', 'depth=i', 'work=s', 'known=s', 'keep', 'verbose')
+my %opt = (seed => 1, count => 1, steps => 14, depth => 1, known => '', keep => 0, stop => 0,
+    verbose => 0);
+GetOptions(\%opt, 'seed=i', 'count=i', 'steps=i', 'depth=i', 'work=s', 'known=s', 'keep', 'stop',
+    'verbose')
     or die "usage: oracle.pl [--seed N] [--count N] [--steps N] [--work DIR] [--known LIST]\n";
 my $hearth = $ENV{HEARTH_BIN} or die "oracle: HEARTH_BIN is not set\n";
 my $tool = $ENV{HEARTH_TEST_TOOL} or die "oracle: HEARTH_TEST_TOOL is not set\n";
 my %known = map { $_ => 1 } grep { length } split /,/, $opt{known};
-for (keys %known) { die "oracle: unknown --known $_\n" unless /^(head|name|reid|resolve)$/ }
+for (keys %known) { die "oracle: unknown --known $_\n" unless /^(head|name|reid|resolve|loser|refolder)$/ }
 my $top = $opt{work} // ($ENV{TMPDIR} // '/tmp') . "/hearth-oracle.$$";
 
 # ---- one scenario's state --------------------------------------------------------
 
 my %calls;	# programs run, by name and first argument (--verbose prints them)
+my %tally;	# what the scenarios did, for the summary of a long run
 my ($work, @replicas, @transcript, %checked, %version_tree, %opset_tree, $checks, $step);
 my %at_head;	# replica => its working tree is at head with nothing unrecorded
+my %vacated;	# "replica path" => a folder was moved away from it since the last record
 my $serial;	# makes unique names and distinct content
 
 sub note { push @transcript, join '', @_ }
@@ -299,7 +317,7 @@ sub check_replica {
 		fail("status of $replica at head lists changes:\n$status") if $status =~ /^[^#]/m;
 	}
 	if (!$known{head}) {
-		check_views($replica, 'head', $head, $full ? 'all' : 'top');
+		check_views($replica, 'head', $head, $full ? 'all' : $opt{depth} ? 'top' : '');
 		push @checkouts, 'head', $head;
 	}
 	for my $version (versions_of($replica)) {
@@ -310,8 +328,10 @@ sub check_replica {
 		my ($by, $tree) = @{ $version_tree{$version} };
 		same("the model's tree of $version in $replica", $tree, $model,
 		    "the model's tree of it in $by");
-		my $listed = $first || $full || $opt{depth} > 1;
-		check_views($replica, $version, $model, $listed ? 'all' : '');
+		my $listed = $full || $opt{depth} > 1 || ($opt{depth} && $first);
+		if ($listed || $first || $opt{depth}) {
+			check_views($replica, $version, $model, $listed ? 'all' : '');
+		}
 		push @checkouts, $version, $model if $listed;
 		$checked{"$replica $version"} = 1;
 	}
@@ -372,6 +392,18 @@ sub write_file {
 	close $out;
 }
 
+# With --known refolder: whether path is at or below one a folder was moved
+# away from since the replica's last record.
+sub vacated {
+	my ($replica, $path) = @_;
+	return 0 unless $known{refolder};
+	for my $key (keys %vacated) {
+		my ($owner, $from) = split / /, $key, 2;
+		return 1 if $owner eq $replica && index("$path/", "$from/") == 0;
+	}
+	return 0;
+}
+
 # One random change to a replica's working tree, written to the transcript
 # as the shell command that makes it.
 sub change_tree {
@@ -382,11 +414,12 @@ sub change_tree {
 	    move_folder));
 	$kind = 'create' if !@$files && $kind =~ /^(edit|rename|move|delete|chmod)$/;
 	$kind = 'mkdir' if @$folders < 2 && $kind =~ /^(rmdir|move_folder)$/;
+	$tally{"tree changes: $kind"}++;
 	if ($kind eq 'create' || $kind eq 'mkdir' || $kind eq 'link') {
 		my $folder = pick(@$folders);
 		my $path = join_path($folder, fresh_name($kind eq 'mkdir' ? \@FOLDER_NAMES : \@FILE_NAMES,
 		    $replica));
-		return if -e "$dir/$path" || -l "$dir/$path";
+		return if -e "$dir/$path" || -l "$dir/$path" || vacated($replica, $path);
 		if ($kind eq 'mkdir') {
 			note "mkdir $replica/", quote($path);
 			mkdir "$dir/$path" or die "oracle: mkdir $path: $!\n";
@@ -418,7 +451,7 @@ sub change_tree {
 		my $path = pick(@$files);
 		my $folder = $kind eq 'move' ? pick(@$folders) : ($path =~ m{^(.*)/} ? $1 : '');
 		my $to = join_path($folder, fresh_name(\@FILE_NAMES, $replica));
-		return if -e "$dir/$to" || -l "$dir/$to";
+		return if -e "$dir/$to" || -l "$dir/$to" || vacated($replica, $to);
 		note "mv $replica/", quote($path), " $replica/", quote($to);
 		rename "$dir/$path", "$dir/$to" or die "oracle: mv $path: $!\n";
 		return;
@@ -427,9 +460,10 @@ sub change_tree {
 		my $path = pick(grep { length } @$folders);
 		my $into = pick(grep { $_ ne $path && index("$_/", "$path/") != 0 } @$folders);
 		my $to = join_path($into, fresh_name(\@FOLDER_NAMES, $replica));
-		return if -e "$dir/$to";
+		return if -e "$dir/$to" || vacated($replica, $to);
 		note "mv $replica/", quote($path), " $replica/", quote($to);
 		rename "$dir/$path", "$dir/$to" or die "oracle: mv $path: $!\n";
+		$vacated{"$replica $path"} = 1;
 		return;
 	}
 	if ($kind eq 'rmdir') {
@@ -452,12 +486,19 @@ sub change_tree {
 
 # ---- the steps ------------------------------------------------------------------------
 
+sub record_in {
+	my ($replica, $message) = @_;
+	hearth_in($replica, 'record', '--yes', '-m', $message);
+	delete $vacated{$_} for grep { /^\Q$replica\E / } keys %vacated;
+	hearth_in($replica, 'checkout', '--yes') if $known{loser} && $at_head{$replica};
+}
+
 my @touched;
 
 sub step_record {
 	my $replica = pick(@replicas);
 	change_tree($replica) for 1 .. 1 + int rand 3;
-	hearth_in($replica, 'record', '--yes', '-m', "step $step");
+	record_in($replica, "step $step");
 	@touched = ($replica);
 }
 
@@ -498,11 +539,13 @@ sub step_resolve {
 		my $list = read_in($replica, $hearth, 'conflicts', '--porcelain');
 		push @with, [$replica, $list] if $list =~ /\S/;
 	}
-	return step_record() unless @with;
+	return step_sync() unless @with;
 	my ($replica, $list) = @{ pick(@with) };
 	my @conflicts = $list =~ /^(\S+) (\S+) /mg;
 	my $index = int rand(@conflicts / 2);
 	my ($id, $kind) = @conflicts[2 * $index, 2 * $index + 1];
+	my %seen;
+	$tally{"conflicts met: $_"}++ for grep { !$seen{$_}++ } $list =~ /^\S+ (\S+) /mg;
 	my @choices = ('--mine', '--theirs', '--both');
 	my @versions = versions_of($replica);
 	push @choices, '--take' if $kind eq 'content' && @versions;
@@ -511,6 +554,7 @@ sub step_resolve {
 	# A choice that does not fit the kind is refused as a usage error.
 	my ($status, $out, $err) = hearth_in($replica, 'resolve', @args, $id, { 2 => 1 });
 	note "# refused: $err" if $status == 2;
+	$tally{"resolve $kind $choice" . ($status == 2 ? ' (refused)' : '')}++;
 	@touched = ($replica);
 }
 
@@ -522,7 +566,7 @@ sub step_restore {
 	return step_record() if @versions < 2;
 	hearth_in($replica, 'checkout', '--yes', pick(@versions[1 .. $#versions]));
 	change_tree($replica) if rand() < 0.5;
-	hearth_in($replica, 'record', '--yes', '-m', "restore at step $step");
+	record_in($replica, "restore at step $step");
 	$at_head{$replica} = 0;
 	@touched = ($replica);
 }
@@ -540,7 +584,7 @@ sub step_copy {
 	if (rand() < 0.6) {
 		for my $replica ($from, $copy) {
 			change_tree($replica);
-			hearth_in($replica, 'record', '--yes', '-m', "step $step in $replica");
+			record_in($replica, "step $step in $replica");
 		}
 	}
 	hearth_in($copy, 'reid');
@@ -571,7 +615,7 @@ sub scenario {
 	$work = "$top/$seed";
 	remove_tree($work);
 	make_path($work);
-	(@replicas, @transcript, %checked, %version_tree, %opset_tree, %at_head) = ();
+	(@replicas, @transcript, %checked, %version_tree, %opset_tree, %at_head, %vacated) = ();
 	($checks, $step, $serial) = (0, 0, 0);
 	my $count = 3 + int rand 2;
 	@replicas = ('r0');
@@ -587,10 +631,13 @@ sub scenario {
 	for ($step = 1; $step <= $opt{steps}; $step++) {
 		@touched = ();
 		my $roll = rand;
-		if ($roll < 0.45) { step_record() }
-		elsif ($roll < 0.75) { step_sync() }
-		elsif ($roll < 0.87) { step_resolve() }
-		elsif ($roll < 0.94) { step_restore() }
+		my $kind = $roll < 0.45 ? 'record' : $roll < 0.75 ? 'sync' : $roll < 0.87 ? 'resolve'
+		    : $roll < 0.94 ? 'restore' : 'copy';
+		$tally{"steps drawn: $kind"}++;
+		if ($kind eq 'record') { step_record() }
+		elsif ($kind eq 'sync') { step_sync() }
+		elsif ($kind eq 'resolve') { step_resolve() }
+		elsif ($kind eq 'restore') { step_restore() }
 		else { step_copy() }
 		my %seen;
 		check_replica($_, 0) for grep { !$seen{$_}++ } @touched;
@@ -600,26 +647,36 @@ sub scenario {
 	# Views that changed as more ops arrived: every version again on one.
 	check_replica($_, $_ eq 'r0' || $opt{depth} > 1) for @replicas;
 	my @versions = versions_of('r0');
+	my %seen;
+	$tally{"conflicts left at the end: $_"}++
+	    for grep { !$seen{$_}++ } read_in('r0', $hearth, 'conflicts', '--porcelain') =~ /^\S+ (\S+) /mg;
+	$tally{"replicas: " . scalar @replicas}++;
+	$tally{'versions'} += @versions;
+	$tally{'checks'} += $checks;
+	$tally{'scenarios'}++;
 	return scalar @versions;
 }
 
 make_path($top);
-my $failed = 0;
+my @failed;
 for my $seed ($opt{seed} .. $opt{seed} + $opt{count} - 1) {
 	my $versions = eval { scenario($seed) };
 	if (!defined $versions) {
 		my $why = $@;
-		print "# seed $seed FAILED (--known '$opt{known}', --steps $opt{steps}); ",
-		    "its commands, in $work:\n";
+		print "# seed $seed FAILED (--known '$opt{known}', --steps $opt{steps}, ",
+		    "--depth $opt{depth}); its commands, in $work:\n";
 		print "#   $_\n" for @transcript;
 		print "# $_\n" for split /\n/, $why;
-		$failed = 1;
-		last;
+		push @failed, $seed;
+		last if $opt{stop};
+		next;
 	}
 	print "# seed $seed: ", scalar @replicas, " replicas, $versions versions, $checks checks\n"
 	    if $opt{verbose} || $opt{count} == 1;
 	remove_tree($work) unless $opt{keep};
 }
 print "# calls: ", join(", ", map { "$_ $calls{$_}" } sort keys %calls), "\n" if $opt{verbose};
-remove_tree($top) unless $failed || $opt{keep} || $opt{work};
-exit $failed;
+print map { "# tally: $_ $tally{$_}\n" } sort keys %tally if $opt{verbose} || $opt{count} > 1;
+print "# failed seeds: @failed\n" if @failed && $opt{count} > 1;
+remove_tree($top) unless @failed || $opt{keep} || $opt{work};
+exit(@failed ? 1 : 0);
