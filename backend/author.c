@@ -138,7 +138,7 @@ author_place(struct author *author, struct node_id node, struct node_id parent,
 
 struct op_id
 author_set(struct author *author, struct node_id node, const struct hash *blob, uint64_t size,
-    uint32_t mode, int64_t mtime_ns, const struct op_id *supersedes, size_t supersedes_count)
+    uint32_t mode, op_mtime mtime_ns, const struct op_id *supersedes, size_t supersedes_count)
 {
 	struct op *op = author_new(author, OP_SET, supersedes, supersedes_count);
 

@@ -44,7 +44,7 @@ struct op_id author_place(struct author *author, struct node_id node, struct nod
     const uint8_t *name, size_t name_length, enum node_kind kind, const char *root,
     const struct op_id *supersedes, size_t supersedes_count);
 struct op_id author_set(struct author *author, struct node_id node, const struct hash *blob,
-    uint64_t size, uint32_t mode, int64_t mtime_ns, const struct op_id *supersedes,
+    uint64_t size, uint32_t mode, op_mtime mtime_ns, const struct op_id *supersedes,
     size_t supersedes_count);
 /* A TRASH PLACE superseding the placement and content heads given. */
 struct op_id author_delete(struct author *author, struct node_id node, const uint8_t *name,

@@ -323,7 +323,7 @@ merged_mode(const struct automerge_sides *sides)
 static int64_t
 merged_mtime(const struct automerge_sides *sides)
 {
-	int64_t latest = sides->heads[0].u.set.mtime_ns;
+	op_mtime latest = sides->heads[0].u.set.mtime_ns;
 	for (size_t i = 1; i < sides->head_count; i++)
 		if (sides->heads[i].u.set.mtime_ns > latest)
 			latest = sides->heads[i].u.set.mtime_ns;

@@ -1205,7 +1205,7 @@ put_entry_stamped(struct checkout *checkout, struct tree_node *target, const str
 		sqlite3_bind_null(statement, 6);
 	sqlite3_bind_int64(statement, 7, S_ISDIR(status.st_mode) ? 0 : (int64_t)status.st_size);
 	sqlite3_bind_int(statement, 8, (int)(status.st_mode & 07777));
-	sqlite3_bind_int64(statement, 9, (int64_t)status.st_mtim.tv_sec * 1000000000LL +
+	store_bind_mtime(statement, 9, (op_mtime)status.st_mtim.tv_sec * 1000000000 +
 	    status.st_mtim.tv_nsec);
 	sqlite3_bind_int64(statement, 10, (int64_t)status.st_dev);
 	sqlite3_bind_int64(statement, 11, (int64_t)status.st_ino);

@@ -462,7 +462,7 @@ settle_content(struct resolver *resolver, const struct head_node *node)
 	struct hash blob = node->blob;
 	uint64_t size = node->size;
 	uint32_t mode = node->mode;
-	int64_t mtime = node->mtime_ns;
+	op_mtime mtime = node->mtime_ns;
 
 	if (how == HEARTH_KEEP_MARKERS)
 		return settle_markers(resolver, node);

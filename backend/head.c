@@ -83,7 +83,7 @@ read_node(struct hearth *home, sqlite3_stmt *statement, struct head_node *out, s
 	}
 	out->size = (uint64_t)sqlite3_column_int64(statement, 19);
 	out->mode = (uint32_t)sqlite3_column_int(statement, 20);
-	out->mtime_ns = sqlite3_column_int64(statement, 21);
+	out->mtime_ns = store_column_mtime(statement, 21);
 	read_id(statement, 22, &out->shown_parent);
 	out->shown = read_bytes(statement, 23, &out->shown_length, arena);
 	out->shown_root = arena_strdup(arena, (const char *)sqlite3_column_text(statement, 24));
@@ -190,7 +190,7 @@ head_put(struct hearth *home, const struct head_node *node)
 	}
 	sqlite3_bind_int64(statement, 20, (int64_t)node->size);
 	sqlite3_bind_int(statement, 21, (int)node->mode);
-	sqlite3_bind_int64(statement, 22, node->mtime_ns);
+	store_bind_mtime(statement, 22, node->mtime_ns);
 	sqlite3_bind_blob(statement, 23, node->shown_parent.bytes, ID_BYTES, SQLITE_STATIC);
 	sqlite3_bind_blob(statement, 24, node->shown_length ? (const void *)node->shown : "",
 	    (int)node->shown_length, SQLITE_STATIC);

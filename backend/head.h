@@ -26,7 +26,7 @@ struct head_node {
 	struct hash blob;
 	uint64_t size;
 	uint32_t mode;
-	int64_t mtime_ns;
+	op_mtime mtime_ns;
 	/* As shown, after revives and name clashes. */
 	struct node_id shown_parent;
 	const uint8_t *shown;

@@ -337,7 +337,7 @@ struct hearth_entry {
 	enum hearth_entry_kind kind;
 	const char *root;
 	uint64_t size;
-	int64_t mtime_ns;
+	__int128 mtime_ns;	/* 128 bits: a file may be dated after 2262 */
 	uint32_t mode;
 	char mark;		/* 'M' for a tree entry a record would restore, else ' ';
 				 * status marks come from hearth_status */

@@ -477,10 +477,10 @@ io_chmod(int dir_fd, const char *path, mode_t mode)
 }
 
 static struct timespec
-io_timespec(int64_t nanoseconds)
+io_timespec(__int128 nanoseconds)
 {
-	struct timespec time = { .tv_sec = nanoseconds / 1000000000,
-				 .tv_nsec = nanoseconds % 1000000000 };
+	struct timespec time = { .tv_sec = (time_t)(nanoseconds / 1000000000),
+				 .tv_nsec = (long)(nanoseconds % 1000000000) };
 	if (time.tv_nsec < 0) {
 		time.tv_sec -= 1;
 		time.tv_nsec += 1000000000;
@@ -489,7 +489,7 @@ io_timespec(int64_t nanoseconds)
 }
 
 int
-io_utimens(int dir_fd, const char *path, int64_t mtime_ns)
+io_utimens(int dir_fd, const char *path, __int128 mtime_ns)
 {
 	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT }, io_timespec(mtime_ns) };
 
@@ -499,7 +499,7 @@ io_utimens(int dir_fd, const char *path, int64_t mtime_ns)
 }
 
 int
-io_futimens(int fd, int64_t mtime_ns)
+io_futimens(int fd, __int128 mtime_ns)
 {
 	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT }, io_timespec(mtime_ns) };
 

@@ -30,8 +30,8 @@ int io_rmdir(int dir_fd, const char *path);
 int io_symlink(const char *target, int dir_fd, const char *path);
 int io_fchmod(int fd, mode_t mode);
 int io_chmod(int dir_fd, const char *path, mode_t mode);	/* never follows links */
-int io_utimens(int dir_fd, const char *path, int64_t mtime_ns);	/* never follows links */
-int io_futimens(int fd, int64_t mtime_ns);
+int io_utimens(int dir_fd, const char *path, __int128 mtime_ns);	/* never follows links */
+int io_futimens(int fd, __int128 mtime_ns);
 int io_ftruncate(int fd, off_t length);
 int io_fsetxattr(int fd, const char *name, const void *value, size_t size);
 

@@ -124,7 +124,7 @@ list_from_table(struct hearth *home, const char *child_sql, const char *page_sql
 		entry->kind = (enum hearth_entry_kind)sqlite3_column_int(statement, 1);
 		entry->root = storage_strdup(out->storage, (const char *)sqlite3_column_text(statement, 2));
 		entry->size = (uint64_t)sqlite3_column_int64(statement, 3);
-		entry->mtime_ns = sqlite3_column_int64(statement, 4);
+		entry->mtime_ns = store_column_mtime(statement, 4);
 		entry->mode = (uint32_t)sqlite3_column_int(statement, 5);
 		hex_encode(sqlite3_column_blob(statement, 6), ID_BYTES, entry->node);
 		if (by_version)

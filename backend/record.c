@@ -81,7 +81,7 @@ stamp_from(struct scan_stamp *stamp, const struct stat *status)
 {
 	stamp->size = (uint64_t)status->st_size;
 	stamp->mode = status->st_mode & 07777;
-	stamp->mtime_ns = (int64_t)status->st_mtim.tv_sec * 1000000000LL + status->st_mtim.tv_nsec;
+	stamp->mtime_ns = (op_mtime)status->st_mtim.tv_sec * 1000000000 + status->st_mtim.tv_nsec;
 	stamp->ctime_ns = (int64_t)status->st_ctim.tv_sec * 1000000000LL + status->st_ctim.tv_nsec;
 	stamp->device = (uint64_t)status->st_dev;
 	stamp->inode = (uint64_t)status->st_ino;
@@ -414,7 +414,7 @@ update_entry(struct recorder *recorder, const struct scan_change *change, bool s
 			sqlite3_bind_null(statement, 6);
 		sqlite3_bind_int64(statement, 7, (int64_t)change->stamp.size);
 		sqlite3_bind_int(statement, 8, (int)change->stamp.mode);
-		sqlite3_bind_int64(statement, 9, change->stamp.mtime_ns);
+		store_bind_mtime(statement, 9, change->stamp.mtime_ns);
 		sqlite3_bind_int64(statement, 10, (int64_t)change->stamp.device);
 		sqlite3_bind_int64(statement, 11, (int64_t)change->stamp.inode);
 		sqlite3_bind_int64(statement, 12, change->stamp.ctime_ns);

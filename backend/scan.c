@@ -31,7 +31,7 @@
 #define RACY_WINDOW_NS (2 * 1000000000LL)
 
 bool
-scan_stamp_is_racy(int64_t mtime_ns, int64_t stamped_ns)
+scan_stamp_is_racy(op_mtime mtime_ns, int64_t stamped_ns)
 {
 	return mtime_ns >= stamped_ns - RACY_WINDOW_NS;
 }
@@ -150,7 +150,7 @@ stamp_from_stat(const struct stat *status, struct scan_stamp *stamp)
 {
 	stamp->size = S_ISDIR(status->st_mode) ? 0 : (uint64_t)status->st_size;
 	stamp->mode = status->st_mode & 07777;
-	stamp->mtime_ns = timespec_ns(status->st_mtim);
+	stamp->mtime_ns = (op_mtime)status->st_mtim.tv_sec * 1000000000 + status->st_mtim.tv_nsec;
 	stamp->ctime_ns = timespec_ns(status->st_ctim);
 	stamp->device = (uint64_t)status->st_dev;
 	stamp->inode = (uint64_t)status->st_ino;
@@ -190,7 +190,7 @@ struct walk {
 		struct node_id node;
 		enum node_kind kind;
 		uint64_t device, inode;
-		int64_t mtime_ns;
+		op_mtime mtime_ns;
 		char *path;
 		int root;
 		bool claimed;
@@ -385,7 +385,7 @@ entry_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entr
 		memcpy(row->blob.bytes, sqlite3_column_blob(statement, 4), HASH_BYTES);
 	row->stamp.size = (uint64_t)sqlite3_column_int64(statement, 5);
 	row->stamp.mode = (uint32_t)sqlite3_column_int(statement, 6);
-	row->stamp.mtime_ns = sqlite3_column_int64(statement, 7);
+	row->stamp.mtime_ns = store_column_mtime(statement, 7);
 	row->stamp.device = (uint64_t)sqlite3_column_int64(statement, 8);
 	row->stamp.inode = (uint64_t)sqlite3_column_int64(statement, 9);
 	row->stamp.ctime_ns = sqlite3_column_int64(statement, 10);

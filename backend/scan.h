@@ -29,7 +29,8 @@ enum scan_change_kind {
 struct scan_stamp {
 	uint64_t size;
 	uint32_t mode;		/* permission bits */
-	int64_t mtime_ns, ctime_ns;
+	op_mtime mtime_ns;	/* exact, whatever the year (op.h) */
+	int64_t ctime_ns;
 	uint64_t device, inode;
 };
 
@@ -168,6 +169,6 @@ bool scan_index_lookup(struct hearth *home, const char *path, size_t length, boo
 
 /* Whether the racy rule forbids trusting a stamp: the file changed within
  * 2 s of when the stamp was taken (docs/DESIGN.md §6, as git does). */
-bool scan_stamp_is_racy(int64_t mtime_ns, int64_t stamped_ns);
+bool scan_stamp_is_racy(op_mtime mtime_ns, int64_t stamped_ns);
 
 #endif

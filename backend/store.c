@@ -223,6 +223,33 @@ fail(char *error, size_t error_size, const char *format, ...)
 	return -1;
 }
 
+void
+store_bind_mtime(sqlite3_stmt *statement, int index, op_mtime value)
+{
+	if (value >= INT64_MIN && value <= INT64_MAX) {
+		sqlite3_bind_int64(statement, index, (sqlite3_int64)value);
+		return;
+	}
+	uint8_t bytes[16];
+	unsigned __int128 bits = (unsigned __int128)value;
+	for (int i = 15; i >= 0; i--, bits >>= 8)
+		bytes[i] = (uint8_t)bits;
+	sqlite3_bind_blob(statement, index, bytes, sizeof bytes, SQLITE_TRANSIENT);
+}
+
+op_mtime
+store_column_mtime(sqlite3_stmt *statement, int column)
+{
+	if (sqlite3_column_type(statement, column) != SQLITE_BLOB ||
+	    sqlite3_column_bytes(statement, column) != 16)
+		return sqlite3_column_int64(statement, column);
+	const uint8_t *bytes = sqlite3_column_blob(statement, column);
+	unsigned __int128 bits = 0;
+	for (int i = 0; i < 16; i++)
+		bits = bits << 8 | bytes[i];
+	return (op_mtime)bits;
+}
+
 /* SQLite's last failure was for space: SQLITE_FULL, or an I/O error whose
  * system errno is ENOSPC (growing the -shm index, say). */
 static bool

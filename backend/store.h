@@ -42,6 +42,12 @@ struct store {
 	size_t replica_count;
 };
 
+/* An mtime in a column: an INTEGER when it fits 64 bits (every time
+ * before 2262, all an older build stored), else 16 bytes big-endian, so no
+ * column had to change. */
+void store_bind_mtime(sqlite3_stmt *statement, int index, op_mtime value);
+op_mtime store_column_mtime(sqlite3_stmt *statement, int column);
+
 /* Opens (creating with create) store.db at path and migrates it. */
 int store_open(struct store *store, const char *path, bool create,
     enum config_durability durability, char *error, size_t error_size);

@@ -70,7 +70,7 @@ tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error
 			memcpy(node->blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
 		node->size = (uint64_t)sqlite3_column_int64(statement, 6);
 		node->mode = (uint32_t)sqlite3_column_int(statement, 7);
-		node->mtime_ns = sqlite3_column_int64(statement, 8);
+		node->mtime_ns = store_column_mtime(statement, 8);
 		store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 9),
 		    (size_t)sqlite3_column_bytes(statement, 9), &node->place_heads,
 		    &node->place_head_count, &out->arena);

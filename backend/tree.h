@@ -23,7 +23,7 @@ struct tree_node {
 	struct hash blob;
 	uint64_t size;
 	uint32_t mode;
-	int64_t mtime_ns;
+	op_mtime mtime_ns;
 	const char *path;		/* filled by tree_path */
 	struct op_id *place_heads, *content_heads;	/* for a checkout's seen sets */
 	size_t place_head_count, content_head_count;

@@ -85,6 +85,21 @@ buffer_append_signed(struct buffer *buffer, int64_t value)
 }
 
 void
+buffer_append_signed128(struct buffer *buffer, __int128 value)
+{
+	unsigned __int128 zigzag = ((unsigned __int128)value << 1) ^ (unsigned __int128)(value >> 127);
+	uint8_t bytes[19];
+	size_t count = 0;
+
+	do {
+		uint8_t byte = (uint8_t)(zigzag & 0x7f);
+		zigzag >>= 7;
+		bytes[count++] = byte | (zigzag ? 0x80 : 0);
+	} while (zigzag);
+	buffer_append(buffer, bytes, count);
+}
+
+void
 buffer_append_bytes(struct buffer *buffer, const void *data, size_t length)
 {
 	buffer_append_varint(buffer, length);
@@ -189,6 +204,26 @@ reader_signed(struct reader *reader, int64_t *out)
 		return false;
 	*out = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);
 	return true;
+}
+
+bool
+reader_signed128(struct reader *reader, __int128 *out)
+{
+	unsigned __int128 zigzag = 0;
+
+	for (unsigned shift = 0; shift < 128; shift += 7) {
+		uint8_t byte;
+		if (!reader_byte(reader, &byte))
+			return false;
+		if (shift == 126 && (byte & 0x7c))
+			return reader_fail(reader);	/* overflows 128 bits */
+		zigzag |= (unsigned __int128)(byte & 0x7f) << shift;
+		if ((byte & 0x80) == 0) {
+			*out = (__int128)(zigzag >> 1) ^ -(__int128)(zigzag & 1);
+			return true;
+		}
+	}
+	return reader_fail(reader);
 }
 
 bool

@@ -23,6 +23,9 @@ void buffer_append(struct buffer *buffer, const void *data, size_t length);
 void buffer_append_byte(struct buffer *buffer, uint8_t byte);
 void buffer_append_varint(struct buffer *buffer, uint64_t value);
 void buffer_append_signed(struct buffer *buffer, int64_t value);
+/* The same zigzag LEB128, 128 bits wide: a value that fits 64 bits has
+ * the same bytes as buffer_append_signed gives it. */
+void buffer_append_signed128(struct buffer *buffer, __int128 value);
 void buffer_append_bytes(struct buffer *buffer, const void *data, size_t length);
 void buffer_append_u32be(struct buffer *buffer, uint32_t value);
 void buffer_append_u64be(struct buffer *buffer, uint64_t value);
@@ -45,6 +48,7 @@ void reader_init(struct reader *reader, const void *data, size_t length);
 bool reader_byte(struct reader *reader, uint8_t *out);
 bool reader_varint(struct reader *reader, uint64_t *out);
 bool reader_signed(struct reader *reader, int64_t *out);
+bool reader_signed128(struct reader *reader, __int128 *out);
 bool reader_fixed(struct reader *reader, void *out, size_t length);
 /* Points into the reader's data; no copy. max_length bounds what is accepted. */
 bool reader_bytes(struct reader *reader, const uint8_t **out, size_t *length, size_t max_length);

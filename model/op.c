@@ -3,12 +3,15 @@
  *   u8 format (1) | u8 kind | replica[16] | varint counter | varint lamport
  *   varint n, n x (replica[16] varint counter)           supersedes, sorted
  *   PLACE:  node[16] parent[16] bytes name  u8 node-kind  bytes root
- *   SET:    node[16] hash[32] varint size  varint mode  signed mtime_ns
+ *   SET:    node[16] hash[32] varint size  varint mode  signed128 mtime_ns
  *   COMMIT: bytes message  bytes author  signed time  signed utc_offset
  *           varint n, n x (replica[16] varint counter)   the version vector
  *
- * "bytes" is a varint length then the bytes. Nothing is optional, so one op
- * has exactly one encoding and a version id (its hash) is stable. */
+ * "bytes" is a varint length then the bytes; "signed128" is the same
+ * zigzag LEB128 as "signed", up to 128 bits, so every mtime before 2262
+ * (all an older build wrote) has the bytes it always had. Nothing is
+ * optional, so one op has exactly one encoding and a version id (its hash)
+ * is stable. */
 #include "model/op.h"
 
 #include <stdint.h>
@@ -158,10 +161,19 @@ op_problem(const struct op *op, char *scratch, size_t scratch_size)
 	case OP_PLACE:
 		return place_problem(&op->u.place, scratch, scratch_size);
 	case OP_SET:
+		if (!op_mtime_fits(op->u.set.mtime_ns))
+			return "an mtime whose seconds do not fit 64 bits";
 		return op->u.set.mode > 07777 ? "a mode above 07777" : NULL;
 	default:
 		return commit_problem(&op->u.commit, scratch, scratch_size);
 	}
+}
+
+bool
+op_mtime_fits(op_mtime mtime_ns)
+{
+	op_mtime seconds = mtime_ns / 1000000000;
+	return seconds >= INT64_MIN && seconds <= INT64_MAX;
 }
 
 const char *
@@ -228,7 +240,7 @@ op_encode(const struct op *op, struct buffer *out)
 		buffer_append(out, set->blob.bytes, HASH_BYTES);
 		buffer_append_varint(out, set->size);
 		buffer_append_varint(out, set->mode);
-		buffer_append_signed(out, set->mtime_ns);
+		buffer_append_signed128(out, set->mtime_ns);
 		break;
 	}
 	case OP_COMMIT: {
@@ -330,8 +342,10 @@ decode_set(struct decoder *decoder, struct op_set *set)
 	    !reader_fixed(&decoder->reader, set->blob.bytes, HASH_BYTES) ||
 	    !reader_varint(&decoder->reader, &set->size) ||
 	    !reader_varint(&decoder->reader, &mode) ||
-	    !reader_signed(&decoder->reader, &set->mtime_ns))
+	    !reader_signed128(&decoder->reader, &set->mtime_ns))
 		return decode_fail(decoder, "truncated set");
+	if (!op_mtime_fits(set->mtime_ns))
+		return decode_fail(decoder, "bad mtime");
 	if (mode > 07777)
 		return decode_fail(decoder, "bad mode");
 	set->mode = (uint32_t)mode;

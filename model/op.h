@@ -45,12 +45,18 @@ struct op_place {
 	const char *root;	/* which configured root holds it */
 };
 
+/* A modification time in nanoseconds since the epoch. 64 bits of them end
+ * in 2262 and begin in 1677; filesystems hold times well past both (ext4
+ * to 2446), so the time is 128 bits wide. Its seconds fit a time_t (the
+ * decoder refuses more). */
+typedef __int128 op_mtime;
+
 struct op_set {
 	struct node_id node;
 	struct hash blob;	/* content, or a symlink's target bytes */
 	uint64_t size;
 	uint32_t mode;		/* permission bits (0777); private keys stay private */
-	int64_t mtime_ns;
+	op_mtime mtime_ns;
 };
 
 struct op_commit {
@@ -109,6 +115,9 @@ const char *op_name_problem(const uint8_t *name, size_t length);
  * replica decodes. Whoever makes an op asks this before it is written,
  * so no op a decoder refuses is ever stored or sent. */
 const char *op_problem(const struct op *op, char *scratch, size_t scratch_size);
+/* Whether an mtime's seconds fit a 64-bit time_t (what a filesystem can be
+ * asked to set). */
+bool op_mtime_fits(op_mtime mtime_ns);
 /* The same for a version's message and author alone, for commands that
  * check their input before they begin. */
 const char *op_message_problem(const char *message, char *scratch, size_t scratch_size);

@@ -852,6 +852,24 @@ dump_node_id(struct buffer *out, struct node_id id)
 	buffer_printf(out, "%s", hex);
 }
 
+/* Decimal, as %lld would print it, for all 128 bits. */
+static void
+dump_mtime(struct buffer *out, op_mtime value)
+{
+	char digits[48];
+	size_t count = 0;
+	unsigned __int128 magnitude = value < 0 ? -(unsigned __int128)value : (unsigned __int128)value;
+
+	do {
+		digits[count++] = (char)('0' + (int)(magnitude % 10));
+		magnitude /= 10;
+	} while (magnitude != 0);
+	if (value < 0)
+		buffer_append_byte(out, '-');
+	while (count > 0)
+		buffer_append_byte(out, (uint8_t)digits[--count]);
+}
+
 static void
 dump_op_id(struct buffer *out, struct op_id id)
 {
@@ -894,8 +912,9 @@ dump_node(struct buffer *out, const struct state_node *node)
 	if (node->has_content) {
 		hash_hex(&node->blob, blob);
 		dump_op_id(out, node->content_op);
-		buffer_printf(out, " blob=%s size=%llu mode=%o mtime=%lld", blob,
-		    (unsigned long long)node->size, (unsigned)node->mode, (long long)node->mtime_ns);
+		buffer_printf(out, " blob=%s size=%llu mode=%o mtime=", blob,
+		    (unsigned long long)node->size, (unsigned)node->mode);
+		dump_mtime(out, node->mtime_ns);
 	} else {
 		buffer_printf(out, "-");
 	}

@@ -38,7 +38,7 @@ struct state_node {
 	struct hash blob;
 	uint64_t size;
 	uint32_t mode;
-	int64_t mtime_ns;
+	op_mtime mtime_ns;
 	/* Heads: ops on this node's register no known op supersedes, sorted
 	 * by total order, least first; NULL when there are none. Placement
 	 * heads count every such PLACE, applied or not; content heads only

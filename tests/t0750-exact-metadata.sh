@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='exact metadata: sparse files stay sparse on export and checkout; a path past PATH_MAX is said and left out, the rest recorded; show --cat and log -n validate as documented'
+test_description='exact metadata: mtimes of any year the filesystem holds; sparse files stay sparse on export and checkout; a path past PATH_MAX is said and left out, the rest recorded; show --cat and log -n validate as documented'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 
 # Kilobytes a file takes on disk (its blocks, not its size).
@@ -78,6 +78,33 @@ test_expect_success 'what was left out is kept on disk and the tree under PATH_M
 	hearth export head ../long-export &&
 	test -f ../long-export/beside.txt &&
 	find ../long-export/long -name f.txt | wc -l >../count && test "$(cat ../count)" -ge 19
+'
+
+# 64 bits of nanoseconds end in 2262; ext4 holds times to 2446, tmpfs more.
+test_lazy_prereq YEAR_2300 '
+	touch -d "2300-06-01 12:00:00.123456789" probe &&
+	test "$(stat -c %y probe)" = "2300-06-01 12:00:00.123456789 +0000"
+'
+
+test_expect_success YEAR_2300 'an mtime after 2262 is recorded, listed, exported and checked out exactly' '
+	cd home &&
+	echo future >future.txt && touch -d "2300-06-01 12:00:00.123456789" future.txt &&
+	echo later >later.txt && touch -d "2440-01-02 03:04:05.5" later.txt &&
+	echo past >past.txt && touch -d "1910-03-04 05:06:07.25" past.txt &&
+	hearth record -m years >/dev/null &&
+	hearth ls -l head >../ls && cat ../ls &&
+	grep "2300-06-01 12:00 .*future.txt" ../ls && grep "2440-01-02 03:04 .*later.txt" ../ls &&
+	grep "1910-03-04 05:06 .*past.txt" ../ls &&
+	hearth export head ../years &&
+	test "$(stat -c %y ../years/future.txt)" = "2300-06-01 12:00:00.123456789 +0000" &&
+	test "$(stat -c %y ../years/later.txt)" = "2440-01-02 03:04:05.500000000 +0000" &&
+	test "$(stat -c %y ../years/past.txt)" = "1910-03-04 05:06:07.250000000 +0000" &&
+	rm future.txt later.txt past.txt && hearth record --yes -m gone >/dev/null &&
+	hearth checkout head~1 >/dev/null &&
+	test "$(stat -c %y future.txt)" = "2300-06-01 12:00:00.123456789 +0000" &&
+	test "$(stat -c %y later.txt)" = "2440-01-02 03:04:05.500000000 +0000" &&
+	hearth status --porcelain >../out && ! grep -v "^#" ../out &&
+	hearth checkout --yes >/dev/null && hearth fsck >../out && grep "no problems" ../out
 '
 
 test_expect_success 'show --cat of a symbolic link is a usage error, as hearth(1) says' '

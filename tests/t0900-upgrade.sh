@@ -87,4 +87,22 @@ test_expect_success 'the two replicas still sync, and every conflict is still li
 	(cd homes/b && hearth log --oneline) | grep "after the upgrade"
 '
 
+# The op format's mtime widened to 128 bits (past 2262); times that fit 64
+# bits keep their bytes, so the old ops decode and hash as before (the
+# exports and fsck above) and a new, wide one travels beside them.
+test_expect_success 'an upgraded Home records a file dated 2300 exactly, and its replica checks it out so' '
+	touch -d "2300-06-01 12:00:00.123456789" probe &&
+	if test "$(stat -c %y probe)" != "2300-06-01 12:00:00.123456789 +0000"; then
+		echo "this filesystem cannot hold 2300; skipped"; exit 0
+	fi &&
+	(cd homes/a && echo future >future.txt &&
+	 touch -d "2300-06-01 12:00:00.123456789" future.txt &&
+	 hearth record -m "dated 2300" >/dev/null && hearth sync ../b >/dev/null) &&
+	(cd homes/b && hearth checkout >/dev/null && hearth ls -l head) >ls.b &&
+	grep "2300-06-01 12:00 .*future.txt" ls.b &&
+	test "$(stat -c %y homes/b/future.txt)" = "2300-06-01 12:00:00.123456789 +0000" &&
+	(cd homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out &&
+	(cd homes/b && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
 test_done

@@ -24,7 +24,7 @@ struct home_entry {
 	enum hearth_entry_kind kind;
 	char *root;
 	uint64_t size;
-	int64_t mtime_ns;
+	__int128 mtime_ns;
 	char listed_mark;	/* what hearth_list said, ' ' for nothing */
 	char mark;		/* what is shown: a change kind, '*' or ' ' */
 	bool from_status;	/* a new path, known only from the status */

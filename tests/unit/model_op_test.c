@@ -112,6 +112,60 @@ test_round_trip(void)
 	arena_free(&arena);
 }
 
+/* Mtimes past 2262 and before 1677 (64 bits of nanoseconds end there) are
+ * kept exactly; one that fits 64 bits has the bytes an older build wrote
+ * (the signed varint), so old ops decode and hash as they did. */
+static void
+test_wide_mtime(void)
+{
+	const op_mtime second = 1000000000;
+	const op_mtime times[] = {
+		(op_mtime)10598000400 * second + 123456789,	/* 2305-11-02 */
+		(op_mtime)15000000000 * second,			/* 2445 */
+		-(op_mtime)9000000000 * second - 1,		/* 1684: before 64 bits begin */
+		(op_mtime)INT64_MAX + 1, (op_mtime)INT64_MIN - 1,
+	};
+	struct arena arena;
+	struct buffer encoded, narrow;
+	char error[128];
+
+	arena_init(&arena, 0);
+	buffer_init(&encoded);
+	for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+		struct op op = { .id = { replica(1), 5 }, .lamport = 11, .kind = OP_SET };
+		op.u.set = (struct op_set){ .node = node(7), .size = 1, .mode = 0644,
+			.mtime_ns = times[i] };
+		struct op decoded;
+		buffer_reset(&encoded);
+		op_encode(&op, &encoded);
+		ok(op_decode(encoded.data, encoded.length, &decoded, &arena, error, sizeof error) &&
+		    decoded.u.set.mtime_ns == times[i], "a wide mtime (%zu) decodes exactly", i);
+	}
+	/* The 64-bit encoding of a time that fits is unchanged. */
+	buffer_init(&narrow);
+	const int64_t fits[] = { 0, -1, 1764442800123456789LL, INT64_MAX, INT64_MIN };
+	for (size_t i = 0; i < sizeof fits / sizeof *fits; i++) {
+		buffer_reset(&encoded);
+		buffer_reset(&narrow);
+		buffer_append_signed128(&encoded, fits[i]);
+		buffer_append_signed(&narrow, fits[i]);
+		check_mem(encoded.data, encoded.length, narrow.data, narrow.length);
+	}
+	/* Seconds past a 64-bit time_t are refused at encode and decode. */
+	struct op huge = { .id = { replica(1), 5 }, .lamport = 11, .kind = OP_SET };
+	huge.u.set = (struct op_set){ .node = node(7), .mtime_ns = ((op_mtime)INT64_MAX + 1) * second };
+	char scratch[128];
+	ok(op_problem(&huge, scratch, sizeof scratch) != NULL, "an mtime past a time_t is a problem");
+	buffer_reset(&encoded);
+	op_encode(&huge, &encoded);
+	struct op decoded;
+	ok(!op_decode(encoded.data, encoded.length, &decoded, &arena, error, sizeof error) &&
+	    strstr(error, "bad mtime") != NULL, "and refused by the decoder: %s", error);
+	buffer_free(&narrow);
+	buffer_free(&encoded);
+	arena_free(&arena);
+}
+
 static void
 test_bad_names(void)
 {
@@ -403,6 +457,7 @@ main(void)
 {
 	test_varints();
 	test_round_trip();
+	test_wide_mtime();
 	test_bad_names();
 	test_limits();
 	test_order_and_vv();
