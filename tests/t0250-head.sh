@@ -76,6 +76,18 @@ test_expect_success 'a record after a checkout of head keeps the peer'"'"'s work
 	(cd b && hearth status) >status && ! grep "restore" status
 '
 
+test_expect_success 'a record while the tree is behind head: status says what it lacks, without contradiction' '
+	echo "a once more" >a/from-a && (cd a && hearth record -m "a once more" >/dev/null) &&
+	(cd b && hearth sync ../a >/dev/null) &&
+	echo behind >b/behind && (cd b && hearth record -m "recorded behind" >/dev/null) &&
+	(cd b && hearth status) >status &&
+	grep "^At version [0-9a-f]* (head), but the working tree lacks 1 of its changes" status &&
+	! grep "^Head has" status &&
+	(cd b && hearth show --cat head from-a) >now && test "$(cat now)" = "a once more" &&
+	(cd b && hearth checkout >/dev/null && hearth status) >status &&
+	grep "^At version [0-9a-f]* (head)\.$" status && test "$(cat b/from-a)" = "a once more"
+'
+
 test_expect_success 'a ring of five replicas: checkout and checkout head write the same tree' '
 	for r in r1 r2 r3 r4; do hearth clone a $r >/dev/null || exit 1; done &&
 	for r in a r1 r2 r3 r4; do

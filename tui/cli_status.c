@@ -73,10 +73,9 @@ print_named_head(struct cli *cli, const struct hearth_status_report *report)
 	else if (at_head && report->head_changes > 0)
 		/* Recorded while behind head: the version holds what the tree
 		 * lacks (a peer's work it never undoes). */
-		printf("At version %s%s%s (head), but the working tree lacks %llu of its change%s "
+		printf("At version %s%s%s (head), but the working tree lacks %llu of its changes "
 		       "(`hearth checkout` brings %s).\n", on, report->tree_short, off,
-		    (unsigned long long)report->head_changes, report->head_changes == 1 ? "" : "s",
-		    report->head_changes == 1 ? "it" : "them");
+		    (unsigned long long)report->head_changes, report->head_changes == 1 ? "it" : "them");
 	else if (at_head)
 		printf("At version %s%s%s (head).\n", on, report->tree_short, off);
 	else
