@@ -321,8 +321,9 @@ keep_left_out(struct checkout *checkout, const struct scan_result *scan)
 	checkout->left_out = arena_alloc(&checkout->arena,
 	    (scan->left_out_count ? scan->left_out_count : 1) * sizeof *checkout->left_out);
 	for (size_t i = 0; i < scan->left_out_count; i++)
-		checkout->left_out[checkout->left_out_count++] = arena_strdup(&checkout->arena,
-		    scan->left_out[i].path);
+		if (scan->left_out[i].excluded)
+			checkout->left_out[checkout->left_out_count++] = arena_strdup(&checkout->arena,
+			    scan->left_out[i].path);
 }
 
 /* The guard on emptying: per root, the files and links on disk as the index
@@ -849,9 +850,10 @@ remove_current(struct checkout *checkout, struct step *step)
 	int status = 0;
 	bool kept = false;
 	if (step->current->kind == NODE_DIR) {
-		/* Its identity marker is hearth's own: it goes with the folder. */
+		/* Its identity marker (where xattrs are not kept) is hearth's own:
+		 * it goes with the folder. A user's file of that name is not. */
 		int folder = scan_open_folder(parent.folder, parent.name);
-		if (folder >= 0 && io_unlink(folder, IDENTITY_MARKER) != 0 && errno != ENOENT) {
+		if (folder >= 0 && identity_remove_marker(folder) != 0) {
 			status = hearth_fail_errno(checkout->error, "cannot remove %s/" IDENTITY_MARKER,
 			    path);
 			close(folder);

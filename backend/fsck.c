@@ -692,7 +692,7 @@ marker_damaged(struct fsck *fsck, const struct index_folder *folder, const char 
 	char escaped[4096 * 4 + 16];
 
 	hearth_escape_name(path, escaped, sizeof escaped);
-	problem(fsck, "folder %s: its " IDENTITY_MARKER " marker %s", escaped, what);
+	problem(fsck, "folder %s: its id (" IDENTITY_XATTR ") %s", escaped, what);
 	damage->markers = realloc(damage->markers, (damage->marker_count + 1) *
 	    sizeof *damage->markers);
 	damage->markers[damage->marker_count++] = (struct fsck_marker){
@@ -701,13 +701,13 @@ marker_damaged(struct fsck *fsck, const struct index_folder *folder, const char 
 	};
 }
 
-/* A marker in a folder the index holds must name a node: a damaged one
- * costs the folder its identity the next time it moves (it would be seen
- * as deleted and made anew). A missing marker is not damage: identity then
- * rests on the index, as for files where the file system has no xattrs
- * (and a write that failed leaves none rather than half of one). A marker
+/* A folder the index holds that carries an id must carry a node's: a
+ * damaged one costs the folder its identity the next time it moves (it
+ * would be seen as deleted and made anew). A missing id is not damage:
+ * identity then rests on the index (a folder hearth may not write, a file
+ * system without xattrs whose marker name a user's file holds). An id
  * naming another node is a folder moved or copied since the last record,
- * which status shows. */
+ * which status shows. A .hearth-id that holds no id is a user's file. */
 static void
 check_markers(struct fsck *fsck)
 {
@@ -727,15 +727,7 @@ check_markers(struct fsck *fsck)
 		if (path == NULL)
 			continue;
 		const struct home_root *root = home_root_named(home, folder->root);
-		int fd = scan_open_folder(root->fd, path);
-		if (fd < 0)
-			continue;	/* not there now: status's business */
-		struct node_id claimed;
-		struct stat marker;
-		bool present = fstatat(fd, IDENTITY_MARKER, &marker, AT_SYMLINK_NOFOLLOW) == 0;
-		close(fd);
-		if (present &&
-		    (!S_ISREG(marker.st_mode) || !identity_read_folder(root->fd, path, &claimed)))
+		if (identity_folder_damaged(root->fd, path))
 			marker_damaged(fsck, folder, path, "is damaged: it names no node");
 	}
 	free(folders);

@@ -20,8 +20,12 @@
 #include "backend/io.h"
 #include "backend/space.h"
 #include "backend/layout.h"
+#include "backend/setup.h"
 
 #define LOCK_WAIT_MS 3000
+/* The store's "folder_ids" meta: 2 once every folder's id is in its xattr
+ * (or in a marker file only where xattrs are not kept). */
+#define FOLDER_IDS_IN_XATTRS 2
 
 /* ---- small helpers -------------------------------------------------------------- */
 
@@ -343,9 +347,11 @@ hearth_locate(const struct hearth_open_options *options, struct hearth_location 
 
 /* ---- making a Home --------------------------------------------------------------- */
 
+/* The store of a new Home, marked as a setup (init or clone) that has not
+ * finished until setup_finish. */
 static int
 make_state(const char *state_path, const uint8_t home_id[ID_BYTES],
-    enum config_durability durability, struct hearth_error *error)
+    enum config_durability durability, enum setup_kind kind, struct hearth_error *error)
 {
 	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
 	struct store store;
@@ -369,6 +375,8 @@ make_state(const char *state_path, const uint8_t home_id[ID_BYTES],
 	    store_meta_set_blob(&store, "replica", replica.bytes, ID_BYTES) != 0 ||
 	    store_replica_number(&store, replica, true) != 1 ||
 	    store_meta_set_int(&store, "created", now) != 0 ||
+	    store_meta_set_int(&store, "folder_ids", FOLDER_IDS_IN_XATTRS) != 0 ||
+	    store_meta_set_int(&store, "setup_pending", kind) != 0 ||
 	    store_commit(&store, message, sizeof message) != 0) {
 		store_rollback(&store);
 		store_close(&store);
@@ -483,6 +491,41 @@ write_single_root_config(const char *path, const char *origin, struct hearth_err
 	return status;
 }
 
+/* A top's .hearth already there: the Home a setup that did not finish
+ * left, which this one finishes (*resume), or takes away when it holds
+ * nothing but that setup's first steps; else a Home, refused. */
+static int
+single_root_before(const char *top, const char *path, enum setup_kind kind,
+    const char *given_id, bool *resume, struct hearth_error *error)
+{
+	char marker[PATH_MAX + 128];
+	uint8_t home_id[ID_BYTES], given[ID_BYTES];
+	int64_t pending;
+
+	*resume = false;
+	snprintf(marker, sizeof marker, "%.*s/" HOME_MARKER_NAME, PATH_MAX + 64, path);
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (access(marker, F_OK) != 0) {
+		if (setup_half_made(path) && home_remove_state(top) == 0)
+			return 0;
+		return hearth_fail(error, HEARTH_FAILED, "%s is a Home already, or was made by "
+		    "something else (%s exists, without a root marker); nothing was changed", top,
+		    path);
+	}
+	if (setup_probe_store(path, home_id, &pending) == SETUP_STORE && pending == kind &&
+	    (given_id == NULL || (hex_decode(given_id, given, ID_BYTES) &&
+		memcmp(given, home_id, ID_BYTES) == 0))) {
+		*resume = true;
+		return 0;
+	}
+	if (pending != SETUP_DONE)
+		return hearth_fail(error, HEARTH_FAILED, "%s: the %s that made this Home did not "
+		    "finish; run that %s again to finish it", top, setup_kind_name(pending),
+		    setup_kind_name(pending));
+	return hearth_fail(error, HEARTH_FAILED, "%s is a Home already (%s exists)", top, path);
+}
+
 static int
 init_single_root(const char *dir, const char *given_id, const char *origin,
     struct hearth_error *error)
@@ -490,14 +533,19 @@ init_single_root(const char *dir, const char *given_id, const char *origin,
 	char top[PATH_MAX], path[PATH_MAX + 64], found[4096];
 	uint8_t home_id[ID_BYTES];
 	char home_hex[ID_HEX];
+	enum setup_kind kind = given_id != NULL ? SETUP_CLONE : SETUP_INIT;
+	bool resume;
 
 	if (io_mkdir(AT_FDCWD, dir, 0755) != 0 && errno != EEXIST)
 		return hearth_fail_errno(error, "cannot make %s", dir);
 	if (realpath(dir, top) == NULL || !is_directory(top))
 		return hearth_fail(error, HEARTH_FAILED, "%s is not a folder", dir);
 	snprintf(path, sizeof path, "%s/" HOME_DIR_NAME, top);
-	if (access(path, F_OK) == 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s is a Home already (%s exists)", top, path);
+	if (single_root_before(top, path, kind, given_id, &resume, error) != 0)
+		return error->code;
+	/* The marker was the last step: only the store's mark is left. */
+	if (resume)
+		return kind == SETUP_INIT ? setup_finish(path, error) : 0;
 	if (inside_a_home(top, found, sizeof found))
 		return hearth_fail(error, HEARTH_FAILED,
 		    "%s is inside the Home whose config is %s; a Home cannot hold another", top, found);
@@ -509,13 +557,15 @@ init_single_root(const char *dir, const char *given_id, const char *origin,
 	hex_encode(home_id, ID_BYTES, home_hex);
 	/* Relative to the config's own folder (top/.hearth), so the Home can
 	 * be moved or renamed as a whole. The marker last: until it exists,
-	 * nothing takes this folder for a Home. */
+	 * nothing takes this folder for a Home, and a killed init leaves
+	 * what the next one takes away (single_root_before). */
 	char config[PATH_MAX + 64];
 	snprintf(config, sizeof config, "%s/" HOME_DIR_NAME "/config.yaml", top);
-	if (make_state(path, home_id, DURABILITY_GROUP, error) == 0 &&
+	if (make_state(path, home_id, DURABILITY_GROUP, kind, error) == 0 &&
 	    write_single_root_config(config, origin, error) == 0 &&
 	    marker_write(top, home_hex, "main", HOME_DIR_NAME "/config.yaml", HOME_DIR_NAME,
-		error) == 0)
+		error) == 0 &&
+	    (kind == SETUP_CLONE || setup_finish(path, error) == 0))
 		return 0;
 	/* .hearth was not there before: all of it is this init's, and a
 	 * half-made Home would only make the next try refuse. */
@@ -528,6 +578,65 @@ init_single_root(const char *dir, const char *given_id, const char *origin,
 	return error->code;
 }
 
+/* A joined Home's state folder already holding a store: a setup of the
+ * same kind (and Home) that did not finish is finished (*resume, with its
+ * Home id); one a kill cut short before it had an id is made afresh; any
+ * other store is a Home, refused. */
+static int
+joined_state_before(const struct config *config, enum setup_kind kind, const char *given_id,
+    uint8_t home_id[ID_BYTES], bool *resume, struct hearth_error *error)
+{
+	uint8_t given[ID_BYTES];
+	int64_t pending;
+
+	*resume = false;
+	switch (setup_probe_store(config->state, home_id, &pending)) {
+	case SETUP_NO_STORE:
+		return 0;
+	case SETUP_HALF_STORE:
+		return setup_remove_store(config->state) == 0 ? 0
+		    : hearth_fail_errno(error, "cannot remove the store a stopped init left in %s",
+			config->state);
+	case SETUP_STORE:
+		if (pending == kind && (given_id == NULL || (hex_decode(given_id, given, ID_BYTES) &&
+			memcmp(given, home_id, ID_BYTES) == 0))) {
+			*resume = true;
+			return 0;
+		}
+		if (pending != SETUP_DONE)
+			return hearth_fail(error, HEARTH_FAILED, "%s: the %s that made this Home did not "
+			    "finish; run that %s again to finish it", config->state,
+			    setup_kind_name(pending), setup_kind_name(pending));
+		break;
+	case SETUP_FOREIGN:
+		break;
+	}
+	return hearth_fail(error, HEARTH_FAILED, "%s/store.db already exists: this is a Home "
+	    "already", config->state);
+}
+
+/* A root that may take this Home's marker: none yet, or (finishing a
+ * setup) this Home's own for this root. */
+static int
+joined_root_before(const struct config_root *root, bool resume, const char *home_hex,
+    struct hearth_error *error)
+{
+	char marker_path[PATH_MAX + 32], message[4400], inner[PATH_MAX];
+	struct marker marker;
+
+	snprintf(marker_path, sizeof marker_path, "%s/" HOME_DIR_NAME "/" HOME_MARKER_NAME,
+	    root->path);
+	if (access(marker_path, F_OK) == 0 && !(resume &&
+		marker_read(root->path, &marker, message, sizeof message) == 0 &&
+		strcmp(marker.home, home_hex) == 0 && strcmp(marker.root, root->name) == 0))
+		return hearth_fail(error, HEARTH_FAILED,
+		    "root '%s' (%s) already belongs to a Home (%s exists)", root->name, root->path,
+		    marker_path);
+	if (layout_find_inner_home(root->path, inner, sizeof inner))
+		return refuse_above_home(error, root->path, inner);
+	return 0;
+}
+
 static int
 init_joined(const char *config_path, const char *given_id, struct hearth_error *error)
 {
@@ -535,6 +644,8 @@ init_joined(const char *config_path, const char *given_id, struct hearth_error *
 	struct config *config = config_load(config_path, message, sizeof message);
 	uint8_t home_id[ID_BYTES];
 	char home_hex[ID_HEX];
+	enum setup_kind kind = given_id != NULL ? SETUP_CLONE : SETUP_INIT;
+	bool resume = false;
 	int status = 0;
 
 	if (config == NULL)
@@ -546,33 +657,21 @@ init_joined(const char *config_path, const char *given_id, struct hearth_error *
 		    "%s: a joined Home needs 'roots:' and 'state:'", config_path);
 		goto done;
 	}
-	if ((status = hearth_validate_config(config, error)) != 0)
+	if ((status = hearth_validate_config(config, error)) != 0 ||
+	    (status = joined_state_before(config, kind, given_id, home_id, &resume, error)) != 0)
 		goto done;
-	for (size_t i = 0; i < config->root_count; i++) {
-		char marker_path[PATH_MAX + 32];
-		snprintf(marker_path, sizeof marker_path, "%s/" HOME_DIR_NAME "/" HOME_MARKER_NAME,
-		    config->roots[i].path);
-		if (access(marker_path, F_OK) == 0) {
-			status = hearth_fail(error, HEARTH_FAILED,
-			    "root '%s' (%s) already belongs to a Home (%s exists)",
-			    config->roots[i].name, config->roots[i].path, marker_path);
-			goto done;
-		}
-		char inner[PATH_MAX];
-		if (layout_find_inner_home(config->roots[i].path, inner, sizeof inner)) {
-			status = refuse_above_home(error, config->roots[i].path, inner);
-			goto done;
-		}
-	}
-	if (choose_home_id(given_id, home_id, error) != 0) {
-		status = error->code;
+	if (!resume && (status = choose_home_id(given_id, home_id, error)) != 0)
 		goto done;
-	}
 	hex_encode(home_id, ID_BYTES, home_hex);
-	if (make_state(config->state, home_id, config->durability, error) != 0) {
-		status = error->code;
+	for (size_t i = 0; i < config->root_count && status == 0; i++)
+		status = joined_root_before(&config->roots[i], resume, home_hex, error);
+	if (status != 0)
 		goto done;
-	}
+	/* The store first, marked unfinished: a kill or a failure from here
+	 * on leaves what the same init finishes (joined_state_before). */
+	if (!resume && (status = make_state(config->state, home_id, config->durability, kind,
+			    error)) != 0)
+		goto done;
 	for (size_t i = 0; i < config->root_count && status == 0; i++) {
 		if (io_mkdir(AT_FDCWD, config->roots[i].path, 0755) != 0 && errno != EEXIST) {
 			status = hearth_fail_errno(error, "cannot make root '%s' at %s",
@@ -581,6 +680,14 @@ init_joined(const char *config_path, const char *given_id, struct hearth_error *
 		}
 		status = marker_write(config->roots[i].path, home_hex, config->roots[i].name,
 		    absolute, config->state, error);
+	}
+	if (status == 0 && kind == SETUP_INIT)
+		status = setup_finish(config->state, error);
+	if (status != 0) {
+		char first[HEARTH_ERROR_MAX];
+		snprintf(first, sizeof first, "%s", error->message);
+		hearth_fail(error, error->code, "%s; the Home is not made yet: once that is mended, "
+		    "the same %s run again finishes it", first, setup_kind_name(kind));
 	}
 done:
 	config_free(config);
@@ -724,7 +831,7 @@ pack_file_name(void *context, int64_t pack, char *out, size_t out_size)
 }
 
 static int
-open_state(struct hearth *home, struct hearth_error *error)
+open_state(struct hearth *home, bool setup, struct hearth_error *error)
 {
 	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
 
@@ -747,6 +854,12 @@ open_state(struct hearth *home, struct hearth_error *error)
 	if (home->replica_number <= 0)
 		return hearth_fail(error, HEARTH_DAMAGED, "%s: this replica is not in its own store",
 		    path);
+	int64_t pending = SETUP_DONE;
+	store_meta_get_int(&home->store, "setup_pending", &pending);
+	if (pending != SETUP_DONE && !setup)
+		return hearth_fail(error, HEARTH_FAILED, "the %s that made this Home did not finish "
+		    "(%s); run the same %s again to finish it", setup_kind_name(pending), path,
+		    setup_kind_name(pending));
 	home->state_fd = open(home->location.state_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	snprintf(home->packs_path, sizeof home->packs_path, "%s/packs", home->location.state_path);
 	home->packs_fd = open(home->packs_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -872,8 +985,33 @@ home_place_root(const struct hearth *home, const char *root_name, const char *pa
 	return 0;
 }
 
-int
-hearth_open(hearth **out, const struct hearth_open_options *options, struct hearth_error *error)
+/* Homes made before folder ids moved into xattrs carry a .hearth-id file in
+ * every folder: moved into the folders' xattrs once, by the first command
+ * that opens the Home (ids kept, so a rename before or after is a move).
+ * Best effort under the write lock: what cannot be done now (another
+ * writer busy, a full disk) is tried again at the next open, and the
+ * markers read as ids meanwhile. */
+static void
+migrate_markers(struct hearth *home)
+{
+	struct hearth_error ignored;
+	int64_t done = 0;
+	bool all = true;
+
+	if ((store_meta_get_int(&home->store, "folder_ids", &done) == 0 &&
+		done >= FOLDER_IDS_IN_XATTRS) ||
+	    home->root_problem.code != HEARTH_OK || home_lock(home, "upgrade", &ignored) != 0)
+		return;
+	for (size_t i = 0; i < home->root_count; i++)
+		all &= identity_migrate_root(home->roots[i].fd);
+	if (all)
+		(void)store_meta_set_int(&home->store, "folder_ids", FOLDER_IDS_IN_XATTRS);
+	home_unlock(home);
+}
+
+static int
+open_home(hearth **out, const struct hearth_open_options *options, bool setup,
+    struct hearth_error *error)
 {
 	struct hearth *home = calloc(1, sizeof *home);
 	char message[4096];
@@ -894,9 +1032,10 @@ hearth_open(hearth **out, const struct hearth_open_options *options, struct hear
 		    home->location.config_path);
 		goto failed;
 	}
-	if (open_state(home, error) != 0 || check_roots(home, error) != 0 ||
+	if (open_state(home, setup, error) != 0 || check_roots(home, error) != 0 ||
 	    compile_ignore(home, error) != 0)
 		goto failed;
+	migrate_markers(home);
 	fill_author(home);
 	home->write_bytes_at_start = home_bytes_written();
 	*out = home;
@@ -904,6 +1043,19 @@ hearth_open(hearth **out, const struct hearth_open_options *options, struct hear
 failed:
 	hearth_close(home);
 	return error->code;
+}
+
+int
+hearth_open(hearth **out, const struct hearth_open_options *options, struct hearth_error *error)
+{
+	return open_home(out, options, false, error);
+}
+
+int
+home_open_setup(hearth **out, const struct hearth_open_options *options,
+    struct hearth_error *error)
+{
+	return open_home(out, options, true, error);
 }
 
 void

@@ -67,6 +67,11 @@ int home_lock(struct hearth *home, const char *command, struct hearth_error *err
 void home_unlock(struct hearth *home);
 void home_collect_garbage(struct hearth *home);
 
+/* hearth_open for the clone that made the Home and is finishing it: a
+ * Home whose setup has not finished opens (setup.h). */
+int home_open_setup(hearth **out, const struct hearth_open_options *options,
+    struct hearth_error *error);
+
 /* Removes top/.hearth with all inside, through the I/O seam: what a failed
  * `hearth init DIR` or clone made, so that running it again starts afresh.
  * Never touches anything else in top. Returns 0, or -1 with errno set. */

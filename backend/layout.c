@@ -101,19 +101,23 @@ layout_check(const struct config *config, struct hearth_error *error)
 	return status;
 }
 
-/* Whether fd (a regular file) starts as a SQLite database with hearth's
- * application_id (the header's bytes 68..71, big-endian). */
+/* Whether fd (a regular file in folder) is hearth's store: a SQLite
+ * database with hearth's application_id (the header's bytes 68..71,
+ * big-endian), or, before a young store's first checkpoint moves that
+ * into the file (WAL mode), one with packs/ beside it. */
 static bool
-is_hearth_store(int fd)
+is_hearth_store(int folder, int fd)
 {
 	unsigned char header[72];
+	struct stat packs;
 
 	if (pread(fd, header, sizeof header, 0) != (ssize_t)sizeof header ||
 	    memcmp(header, "SQLite format 3", 16) != 0)
 		return false;
 	uint32_t id = (uint32_t)header[68] << 24 | (uint32_t)header[69] << 16 |
 	    (uint32_t)header[70] << 8 | header[71];
-	return id == STORE_APPLICATION_ID;
+	return id == STORE_APPLICATION_ID || (id == 0 &&
+	    fstatat(folder, "packs", &packs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(packs.st_mode));
 }
 
 bool
@@ -133,7 +137,7 @@ layout_is_home_state(int dir_fd, const char *name)
 	if (!state) {
 		int store = openat(folder, "store.db", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (store >= 0 && fstat(store, &status) == 0 && S_ISREG(status.st_mode))
-			state = is_hearth_store(store);
+			state = is_hearth_store(folder, store);
 		if (store >= 0)
 			close(store);
 	}
@@ -161,6 +165,9 @@ find_below(int folder, char *path, size_t size)
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 			continue;
 		if (dirent->d_type != DT_DIR && dirent->d_type != DT_UNKNOWN)
+			continue;
+		/* The top's own .hearth: the Home being made or finished. */
+		if (used == 0 && strcmp(name, HOME_DIR_NAME) == 0)
 			continue;
 		if ((size_t)snprintf(path + used, size - used, "%s%s", used ? "/" : "", name) >=
 		    size - used)

@@ -18,7 +18,7 @@ int layout_check(const struct config *config, struct hearth_error *error);
  * holding a root marker, or a folder holding hearth's store.db. */
 bool layout_is_home_state(int dir_fd, const char *name);
 
-/* The first Home state folder below top (not top's own), its path
+/* The first Home state folder below top (not top's own .hearth), its path
  * relative to top into found; false when there is none. */
 bool layout_find_inner_home(const char *top, char *found, size_t size);
 

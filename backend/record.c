@@ -2,6 +2,7 @@
  * moved and deleted nodes, SET for new content), a COMMIT with the message,
  * the new head state and index rows, all in one transaction that commits
  * only after the pack holding the new content is durable. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,10 +434,11 @@ update_entry(struct recorder *recorder, const struct scan_change *change, bool s
 /* Marks a file or folder with its node id where it does not carry it yet
  * (new, moved by inode evidence, or a copy carrying another's id). Where
  * the file system has no xattrs, a file's identity rests on the index
- * alone; a folder's marker is a file, and one that cannot be written
- * fails the record (rolled back: the next record writes it). */
+ * alone, and so does a folder's where hearth may not write it or the
+ * name of its marker is the user's: said once, as a note. Any other
+ * failure fails the record (rolled back: the next record writes it). */
 static int
-write_identity(struct recorder *recorder, struct scan_change *change)
+write_identity(struct recorder *recorder, struct scan_result *scan, struct scan_change *change)
 {
 	const struct home_root *root = &recorder->home->roots[change->root];
 
@@ -444,10 +446,19 @@ write_identity(struct recorder *recorder, struct scan_change *change)
 	    (change->kind != SCAN_ADDED && change->kind != SCAN_MOVED))
 		return 0;
 	if (change->node_kind == NODE_DIR) {
-		if (identity_write_folder(root->fd, change->path, change->node) != 0)
-			return hearth_fail_errno(recorder->error, "cannot write the identity marker of "
-			    "%s/%s", root->path, change->path);
-		return 0;
+		if (identity_write_folder(root->fd, change->path, change->node) == 0)
+			return 0;
+		if (errno == EACCES || errno == EPERM || errno == EROFS || errno == EEXIST) {
+			char why[256];
+			snprintf(why, sizeof why, errno == EEXIST
+				? "its " IDENTITY_MARKER " is the user's, so its identity rests on its inode"
+				: "cannot carry its id (%s): its identity rests on its inode, which a copy "
+				  "or another disk does not keep", strerror(errno));
+			scan_note(scan, change->root, change->path, why, false);
+			return 0;
+		}
+		return hearth_fail_errno(recorder->error, "cannot write the identity of %s/%s",
+		    root->path, change->path);
 	}
 	if (change->node_kind != NODE_FILE)
 		return 0;
@@ -462,7 +473,7 @@ write_identity(struct recorder *recorder, struct scan_change *change)
 }
 
 static int
-record_change(struct recorder *recorder, struct scan_change *change)
+record_change(struct recorder *recorder, struct scan_result *scan, struct scan_change *change)
 {
 	struct change_ops made;
 	bool trusted;
@@ -470,7 +481,7 @@ record_change(struct recorder *recorder, struct scan_change *change)
 	if (settle_content(recorder, change, &trusted) != 0 ||
 	    make_ops(recorder, change, &made) != 0)
 		return recorder->error->code;
-	if (write_identity(recorder, change) != 0)
+	if (write_identity(recorder, scan, change) != 0)
 		return recorder->error->code;
 	if (change->seen != NULL || made.placed || made.set)
 		new_seen(recorder, change, &made);
@@ -515,7 +526,7 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 		if (cancelled(recorder))
 			return hearth_fail(recorder->error, HEARTH_CANCELLED,
 			    "record cancelled; nothing was recorded");
-		if (record_change(recorder, change) != 0)
+		if (record_change(recorder, scan, change) != 0)
 			return recorder->error->code;
 	}
 	return author_flush(&recorder->author);

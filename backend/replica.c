@@ -9,6 +9,7 @@
 
 #include "backend/checkout.h"
 #include "backend/home.h"
+#include "backend/setup.h"
 #include "backend/sync.h"
 
 int
@@ -92,7 +93,7 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		return status;
 	struct hearth_open_options open = { .start_dir = options->dir,
 		.config_path = options->config_path };
-	if ((status = hearth_open(&home, &open, error)) != 0)
+	if ((status = home_open_setup(&home, &open, error)) != 0)
 		return clone_undo(options->dir, error);
 	replica_id_hex(home->replica, out->replica);
 
@@ -121,6 +122,10 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
 		hearth_record_result_free(&recorded);
 	}
+	/* Only now is it a replica every command may use. */
+	if (status == 0 && store_meta_set_int(&home->store, "setup_pending", SETUP_DONE) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "cannot finish the clone: %s",
+		    sqlite3_errmsg(home->store.db));
 	hearth_close(home);
 	return status == 0 ? 0 : clone_undo(options->dir, error);
 }

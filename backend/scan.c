@@ -203,17 +203,16 @@ struct walk {
 	 * what is new or moved inside them is walked whole. */
 	bool shallow;
 	int depth;
+	/* Set by a listing that could not see everything (a folder hearth may
+	 * not read): then nothing the index holds there is taken as deleted. */
+	bool partial;
 };
 
 static bool
 is_hidden_from_history(const char *folder_path, const char *name)
 {
 	/* .hearth/ holds markers and state: never recorded, at the top of
-	 * every root. A folder's identity marker (and one being replaced)
-	 * belongs to hearth, not to the folder's contents. */
-	if (strncmp(name, IDENTITY_MARKER, sizeof IDENTITY_MARKER - 1) == 0 &&
-	    (name[sizeof IDENTITY_MARKER - 1] == '\0' || name[sizeof IDENTITY_MARKER - 1] == '.'))
-		return true;
+	 * every root. */
 	return folder_path[0] == '\0' && strcmp(name, HOME_DIR_NAME) == 0;
 }
 
@@ -256,11 +255,9 @@ not_content(mode_t mode)
 	return "a device, not content";
 }
 
-static void
-leave_out(struct walk *walk, int root, const char *path, const char *why)
+void
+scan_note(struct scan_result *result, int root, const char *path, const char *why, bool excluded)
 {
-	struct scan_result *result = walk->result;
-
 	for (size_t i = 0; i < result->left_out_count; i++)
 		if (result->left_out[i].root == root && strcmp(result->left_out[i].path, path) == 0)
 			return;
@@ -269,7 +266,36 @@ leave_out(struct walk *walk, int root, const char *path, const char *why)
 	struct scan_left_out *item = &result->left_out[result->left_out_count++];
 	item->path = arena_strdup(&result->arena, path);
 	item->root = root;
-	item->why = why;
+	item->why = arena_strdup(&result->arena, why);
+	item->excluded = excluded;
+}
+
+/* A folder the walk may not list (no permission): named once, and none of
+ * what the index holds in it counts as deleted. */
+static void
+unreadable(struct walk *walk, int root, const char *folder_path)
+{
+	char why[256];
+
+	snprintf(why, sizeof why, "cannot be read (%s), left out", strerror(errno));
+	scan_note(walk->result, root, folder_path[0] ? folder_path : ".", why, true);
+	walk->partial = true;
+}
+
+static bool
+denied(int error)
+{
+	return error == EACCES || error == EPERM;
+}
+
+/* Left out of the walk: said once, "PATH: why, left out". */
+static void
+leave_out(struct walk *walk, int root, const char *path, const char *why)
+{
+	char line[256];
+
+	snprintf(line, sizeof line, "%s, left out", why);
+	scan_note(walk->result, root, path, line, true);
 }
 
 /* Reads one folder of one root; appends to items. A folder missing from
@@ -283,6 +309,10 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
+		if (denied(errno)) {
+			unreadable(walk, root, folder_path);
+			return 0;
+		}
 		return hearth_fail_errno(walk->error, "cannot open %s/%s",
 		    walk->home->roots[root].path, folder_path);
 	}
@@ -298,14 +328,27 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		    walk->home->roots[root].path, folder_path);
 	}
 	struct dirent *dirent;
-	while ((dirent = readdir(dir)) != NULL) {
+	/* errno cleared before each readdir: only then does NULL with errno
+	 * set tell a failed read from the end. */
+	for (errno = 0; (dirent = readdir(dir)) != NULL; errno = 0) {
 		const char *name = dirent->d_name;
 		struct stat status;
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 		    is_hidden_from_history(folder_path, name))
 			continue;
-		if (fstatat(dirfd(dir), name, &status, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;	/* vanished while we looked: seen next time */
+		if (fstatat(dirfd(dir), name, &status, AT_SYMLINK_NOFOLLOW) != 0) {
+			/* Vanished while we looked: seen next time. Listed but not
+			 * searchable (r without x): what is there cannot be told. */
+			if (denied(errno)) {
+				unreadable(walk, root, folder_path);
+				break;
+			}
+			continue;
+		}
+		/* A folder's identity marker, where xattrs are not kept, is
+		 * hearth's; a user's own file of that name is theirs. */
+		if (S_ISREG(status.st_mode) && identity_is_marker(dirfd(dir), name))
+			continue;
 		enum node_kind kind = node_kind_of(status.st_mode);
 		child_path(&walk->path, folder_path, name);
 		/* Past PATH_MAX no call can name it: said once, the rest walked. */
@@ -316,7 +359,8 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 			continue;
 		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {
-			leave_out(walk, root, (const char *)walk->path.data, "another Home's state");
+			scan_note(walk->result, root, (const char *)walk->path.data,
+			    "another Home's state, left out", true);
 			continue;
 		}
 		if (kind == 0) {
@@ -331,6 +375,8 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		item->root = root;
 		stamp_from_stat(&status, &item->stamp);
 	}
+	if (dirent == NULL && denied(errno))
+		unreadable(walk, root, folder_path);
 	closedir(dir);
 	return 0;
 }
@@ -760,7 +806,8 @@ handle_both(struct walk *walk, const struct disk_item *item, const struct entry_
 
 static int
 join_folder(struct walk *walk, struct node_id node, const char *folder_path,
-    struct disk_item *items, size_t item_count, struct entry_row *rows, size_t row_count)
+    struct disk_item *items, size_t item_count, struct entry_row *rows, size_t row_count,
+    bool partial)
 {
 	size_t i = 0, j = 0;
 	struct buffer path;
@@ -798,7 +845,7 @@ join_folder(struct walk *walk, struct node_id node, const char *folder_path,
 				handle_new_file(walk, &items[i], node, child);
 			i++;
 		} else {
-			if (report && !is_claimed(walk, rows[j].node))
+			if (report && !partial && !is_claimed(walk, rows[j].node))
 				remember_missing(walk, &rows[j], child);
 			j++;
 		}
@@ -855,10 +902,13 @@ walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
 	size_t item_count, row_count;
 
 	walk->depth++;
+	walk->partial = false;
 	int status = read_folder(walk, node, folder_path, &items, &item_count, &rows, &row_count,
 	    NULL);
+	bool partial = walk->partial;
 	if (status == 0)
-		status = join_folder(walk, node, folder_path, items, item_count, rows, row_count);
+		status = join_folder(walk, node, folder_path, items, item_count, rows, row_count,
+		    partial);
 	free(items);
 	free(rows);
 	walk->depth--;
@@ -1300,18 +1350,9 @@ scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out
 		size_t size = strlen(item->path) * 4 + strlen(item->why) + 8;
 		char *line = storage_alloc(out->storage, size);
 		size_t used = hearth_escape_name(item->path, line, size);
-		snprintf(line + used, size - used, ": %s, left out", item->why);
+		snprintf(line + used, size - used, ": %s", item->why);
 		out->items[out->count++] = line;
 	}
-}
-
-bool
-scan_is_left_out(const struct scan_result *result, const char *path)
-{
-	for (size_t i = 0; i < result->left_out_count; i++)
-		if (path_is_within(path, result->left_out[i].path))
-			return true;
-	return false;
 }
 
 void

@@ -76,7 +76,8 @@ struct scan_change {
 struct scan_left_out {
 	const char *path;		/* Home-relative */
 	int root;
-	const char *why;
+	const char *why;		/* "another Home's state, left out" */
+	bool excluded;			/* left out of the walk: checkout never writes there */
 };
 
 struct scan_result {
@@ -151,10 +152,12 @@ int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, 
  * older version than head) only when asked. */
 void scan_to_change_list(const struct scan_result *result, bool restores,
     struct hearth_change_list *out);
+/* Adds a note about path (once per root and path); excluded when the walk
+ * left it out. */
+void scan_note(struct scan_result *result, int root, const char *path, const char *why,
+    bool excluded);
 /* What was left out, as "PATH: why" lines. */
 void scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out);
-/* Whether path (Home-relative) is, or is inside, something left out. */
-bool scan_is_left_out(const struct scan_result *result, const char *path);
 /* Whether a Home-relative path is on disk in some root or in the index. */
 bool scan_path_known(struct hearth *home, const char *path);
 /* The path the index holds for a node (for reporting moves and deletes);

@@ -139,16 +139,12 @@ sync_root_name_valid(const char *name)
 }
 
 /* Names hearth keeps for itself: never recorded, so never in an honest
- * op, and written by a checkout they would land in the state folder or
- * replace a folder's identity marker. */
+ * op, and written by a checkout they would land in the state folder. (A
+ * .hearth-id is a user's name like any other: folder ids live in xattrs,
+ * and only where none are kept does a folder's marker file take it.) */
 static const char *
 sync_reserved_name(const struct op_place *place)
 {
-	size_t marker = sizeof IDENTITY_MARKER - 1;
-
-	if (place->name_length >= marker && memcmp(place->name, IDENTITY_MARKER, marker) == 0 &&
-	    (place->name_length == marker || place->name[marker] == '.'))
-		return "the name " IDENTITY_MARKER ", which hearth keeps for folder markers";
 	if (node_id_equal(place->parent, NODE_ROOT) &&
 	    place->name_length == sizeof HOME_DIR_NAME - 1 &&
 	    memcmp(place->name, HOME_DIR_NAME, sizeof HOME_DIR_NAME - 1) == 0)

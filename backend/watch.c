@@ -131,15 +131,12 @@ process_alive(int64_t pid)
 }
 
 /* Names a watch never marks for: the root's .hearth folder (markers and
- * maybe the state) and a folder's identity marker, which are not content. */
+ * maybe the state), which is not content. A .hearth-id may be a user's
+ * file: a change to it marks its folder like any (hearth's own marker,
+ * where xattrs are not kept, costs one look at the folder). */
 static bool
 name_is_hearths(const char *folder_path, const char *name)
 {
-	size_t length = sizeof IDENTITY_MARKER - 1;
-
-	if (strncmp(name, IDENTITY_MARKER, length) == 0 && (name[length] == '\0' ||
-		name[length] == '.'))
-		return true;
 	return folder_path[0] == '\0' && strcmp(name, HOME_DIR_NAME) == 0;
 }
 

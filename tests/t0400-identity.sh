@@ -17,18 +17,21 @@ xattrs=yes
 touch probe && setfattr -n user.hearth.test -v 1 probe 2>/dev/null || xattrs=no
 rm -f probe
 
+. "$HEARTH_SOURCE_DIR/tests/lib/folder-id.sh"
+
 test_expect_success 'new files and folders carry their id' '
 	mkdir -p docs/deep && echo text >docs/deep/file.txt &&
 	hearth record -m ids >/dev/null &&
-	test -f docs/.hearth-id && test -f docs/deep/.hearth-id &&
-	test "$(cat docs/.hearth-id)" = "$(id_of docs)" &&
+	test "$(folder_id docs)" = "$(id_of docs)" &&
+	test "$(folder_id docs/deep)" = "$(id_of docs/deep)" &&
+	if [ $xattrs = yes ]; then test -z "$(find . -name .hearth-id)"; fi &&
 	if [ $xattrs = yes ]; then
 		test "$(getfattr --only-values -n user.hearth.id docs/deep/file.txt)" = \
 			"$(id_of docs/deep/file.txt)"
 	fi
 '
 
-test_expect_success 'markers never show as content' '
+test_expect_success 'ids never show as content' '
 	hearth status --porcelain >../out && ! grep hearth-id ../out &&
 	hearth ls docs >../out && ! grep hearth-id ../out
 '
@@ -42,7 +45,7 @@ test_expect_success 'a file moved and edited at once keeps its id (by its xattr)
 	test "$(id_of docs/renamed.txt)" = "$before"
 '
 
-test_expect_success 'a moved folder keeps its id (by its marker)' '
+test_expect_success 'a moved folder keeps its id (by its xattr)' '
 	before=$(id_of docs/deep) &&
 	mv docs/deep deeper && hearth record -m "move folder" >/dev/null &&
 	test "$(id_of deeper)" = "$before"
@@ -50,11 +53,11 @@ test_expect_success 'a moved folder keeps its id (by its marker)' '
 
 test_expect_success 'a copied folder gets a fresh id; the original keeps its own' '
 	original=$(id_of deeper) &&
-	cp -a deeper copy && test "$(cat copy/.hearth-id)" = "$original" &&
+	cp -a deeper copy && test "$(folder_id copy)" = "$original" &&
 	hearth record -m copy >/dev/null &&
 	test "$(id_of deeper)" = "$original" &&
 	test "$(id_of copy)" != "$original" &&
-	test "$(cat copy/.hearth-id)" = "$(id_of copy)"
+	test "$(folder_id copy)" = "$(id_of copy)"
 '
 
 test_expect_success 'a copied file gets a fresh id; the original keeps its own' '
@@ -64,18 +67,18 @@ test_expect_success 'a copied file gets a fresh id; the original keeps its own' 
 	test "$(id_of one.txt)" = "$original" && test "$(id_of two.txt)" != "$original"
 '
 
-test_expect_success 'a damaged marker is repaired; the folder keeps its id' '
+test_expect_success 'a damaged id is repaired; the folder keeps its id' '
 	before=$(id_of deeper) &&
-	echo garbage >deeper/.hearth-id &&
+	damage_id deeper garbage &&
 	hearth status --porcelain >../out && test $(grep -vc "^#" ../out) = 0 &&
 	mv deeper deeper2 && hearth record -m "rename after damage" >/dev/null &&
-	test "$(id_of deeper2)" = "$before" && test "$(cat deeper2/.hearth-id)" = "$before"
+	test "$(id_of deeper2)" = "$before" && test "$(folder_id deeper2)" = "$before"
 '
 
-test_expect_success 'a deleted marker is written again; the folder keeps its id' '
+test_expect_success 'a deleted id is written again; the folder keeps its id' '
 	before=$(id_of deeper2) &&
-	rm deeper2/.hearth-id && mv deeper2 deeper3 && hearth record -m "no marker" >/dev/null &&
-	test "$(id_of deeper3)" = "$before" && test "$(cat deeper3/.hearth-id)" = "$before"
+	drop_id deeper2 && mv deeper2 deeper3 && hearth record -m "no marker" >/dev/null &&
+	test "$(id_of deeper3)" = "$before" && test "$(folder_id deeper3)" = "$before"
 '
 
 test_expect_success 'ids are the same after a restart (a fresh process, nothing cached)' '

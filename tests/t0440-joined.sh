@@ -18,6 +18,7 @@ export HEARTH_CONFIG
 xattrs=yes
 touch probe && setfattr -n user.hearth.test -v 1 probe 2>/dev/null || xattrs=no
 rm -f probe
+. "$HEARTH_SOURCE_DIR/tests/lib/folder-id.sh"
 
 # The node id of a path in the working-tree index.
 id_of() {
@@ -174,7 +175,7 @@ test_expect_success 'a copied folder gets a fresh id, also across a restart of t
 	hearth record -m copy >/dev/null &&
 	test "$(id_of Photos)" = "$original" &&
 	test "$(id_of Photos-copy)" != "$original" &&
-	test "$(cat hdd/Photos-copy/.hearth-id)" = "$(id_of Photos-copy)"
+	test "$(folder_id hdd/Photos-copy)" = "$(id_of Photos-copy)"
 '
 
 test_expect_success 'a copied file (xattr and all) gets a fresh id across a restart' '
@@ -189,26 +190,26 @@ test_expect_success 'a copied file (xattr and all) gets a fresh id across a rest
 	test "$(id_of Photos/two.jpg)" != "$original"
 '
 
-test_expect_success 'a damaged marker, across a restart: repaired when the folder moves, same id' '
+test_expect_success 'a damaged id, across a restart: repaired when the folder moves, same id' '
 	before=$(id_of Photos) &&
 	watch_stop joined &&
-	echo garbage >hdd/Photos/.hearth-id &&
+	damage_id hdd/Photos garbage &&
 	watch_start joined && watch_wait joined "^current" &&
 	hearth status >out && grep "Nothing changed" out &&
 	mv hdd/Photos hdd/Pictures &&
 	hearth record -m "rename after damage" >/dev/null &&
 	test "$(id_of Pictures)" = "$before" &&
-	test "$(cat hdd/Pictures/.hearth-id)" = "$before"
+	test "$(folder_id hdd/Pictures)" = "$before"
 '
 
-test_expect_success 'a deleted marker, across a restart: written again, same id' '
+test_expect_success 'a deleted id, across a restart: written again, same id' '
 	before=$(id_of Pictures) &&
 	watch_stop joined &&
-	rm hdd/Pictures/.hearth-id &&
+	drop_id hdd/Pictures &&
 	watch_start joined && watch_wait joined "^current" &&
 	mv hdd/Pictures hdd/Images &&
 	hearth record -m "no marker" >/dev/null &&
-	test "$(id_of Images)" = "$before" && test "$(cat hdd/Images/.hearth-id)" = "$before" &&
+	test "$(id_of Images)" = "$before" && test "$(folder_id hdd/Images)" = "$before" &&
 	watch_stop joined
 '
 

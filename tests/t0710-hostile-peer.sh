@@ -54,7 +54,6 @@ nul:does not decode: a name holding a NUL byte
 empty:does not decode: an empty name
 long:does not decode: a name over 255 bytes
 state:the name .hearth at the top, where the Home.s state lives
-marker:the name .hearth-id, which hearth keeps for folder markers
 self:it puts a node inside itself
 root-name:its root name is not 1 to 64 letters
 under-file:it puts a node under a file, which is no folder
@@ -76,7 +75,7 @@ test_expect_success 'the peer status names the refusal' '
 '
 
 # The server side runs the same checks on what a client pushes.
-for case in slash dotdot long state marker self under-link rekind set-folder; do
+for case in slash dotdot long state self under-link rekind set-folder; do
 	test_expect_success "serve refuses a pushed batch: $case" '
 		snapshot a >before &&
 		test_tool fake-push '"$case"' $(home_of a) >stream &&

@@ -16,6 +16,51 @@ test_expect_success 'setup: the earlier build'"'"'s Homes, unpacked with their x
 	test -f homes/a/.hearth/store.db && test -f homes/j/state/store.db
 '
 
+# markers DIR: "ID PATH" for every .hearth-id marker file below DIR (hearth's
+# own .hearth folders aside), PATH the folder holding it.
+markers() {
+	(cd "$1" && find . -path ./.hearth -prune -o -path "./*/.hearth" -prune -o \
+	    -name .hearth-id -type f -printf "%h\n") | sort | while read -r folder; do
+		echo "$(cat "$1/$folder/.hearth-id") $folder"; done
+}
+
+# ids_now DIR LIST: each folder of LIST (as markers wrote it) now carries the
+# same id in its xattr, and no marker file is left below DIR.
+ids_now() {
+	while read -r id folder; do
+		test "$(getfattr --only-values -n user.hearth.id "$1/$folder" 2>/dev/null)" = "$id" ||
+		    { echo "$folder lost its id $id"; return 1; }
+	done <"$2" &&
+	test -z "$(cd "$1" && find . -path ./.hearth -prune -o -name .hearth-id -print)"
+}
+
+# On a copy, before any command of this build: a folder renamed while the
+# earlier build was the one installed, then the first command. It moves
+# the markers into xattrs, keeping every id, and sees the rename as a move.
+upgrade_copy() {
+	mkdir -p "$1" && tar --xattrs --xattrs-include="user.*" -C "$1" -xzf "$fixture" &&
+	markers "$1/homes/b" >"$1/markers.b" && test $(wc -l <"$1/markers.b") -ge 4 &&
+	grep -q " ./Music/archive$" "$1/markers.b" &&
+	mv "$1/homes/b/Music/archive" "$1/homes/b/Music/kept-before" &&
+	sed "s| ./Music/archive$| ./Music/kept-before|" "$1/markers.b" >"$1/markers.moved" &&
+	(cd "$1/homes/b" && hearth status --porcelain) >"$1/status" &&
+	grep "^R Music/archive -> Music/kept-before$" "$1/status" &&
+	ids_now "$1/homes/b" "$1/markers.moved" &&
+	mv "$1/homes/b/Documents" "$1/homes/b/Papers" &&
+	(cd "$1/homes/b" && hearth status --porcelain) >"$1/status" &&
+	grep "^R Documents -> Papers$" "$1/status"
+}
+
+test_expect_success 'the first command moves folder ids into xattrs, on ext4: a rename before and after is a move' '
+	upgrade_copy "$TEST_ROOT/ext4"
+'
+
+test_expect_success 'the same on tmpfs' '
+	test "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs || exit 0
+	shm=$(mktemp -d /dev/shm/hearth-t0900.XXXXXX) &&
+	upgrade_copy "$shm"; status=$?; rm -rf "$shm"; exit $status
+'
+
 # Every version the earlier build listed, exported by its full id, holds
 # what it held then.
 test_expect_success 'every version of each Home exports as it did' '
@@ -30,6 +75,13 @@ test_expect_success 'every version of each Home exports as it did' '
 	for id in $(sed -n "s/^version //p" homes/expected/j/log); do
 		rm -rf out && hearth -c homes/j/config.yaml export "$id" "$TEST_ROOT/out" >/dev/null &&
 		tree_manifest out >now && test_cmp "homes/expected/j/$id" now || exit 1; done
+'
+
+test_expect_success 'no marker file is left in any folder of the three Homes' '
+	for top in homes/a homes/b homes/j/ssd homes/j/hdd; do
+		test -z "$(cd $top && find . -path ./.hearth -prune -o -name .hearth-id -print)" ||
+		    { echo "markers left in $top"; exit 1; }
+	done
 '
 
 test_expect_success 'the log lists the same versions, and fsck finds nothing wrong' '

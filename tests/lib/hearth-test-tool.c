@@ -503,7 +503,7 @@ struct fake_ops {
 };
 
 static const char FAKE_CASES[] =
-    "good|own|root|trash|gap|noncanonical|slash|dotdot|dot|nul|empty|long|state|marker|"
+    "good|own|root|trash|gap|noncanonical|slash|dotdot|dot|nul|empty|long|state|"
     "self|under-file|under-link|rekind|set-folder|set-root|root-name|stall";
 
 /* Fills ops for a case; false for a name it does not know. */
@@ -545,8 +545,6 @@ fake_ops_for(const char *kind, const struct wire_hello *theirs, struct replica_i
 		memset(fake->name, 'x', place->name_length = 256);
 	else if (strcmp(kind, "state") == 0)
 		memcpy(fake->name, ".hearth", place->name_length = 7);
-	else if (strcmp(kind, "marker") == 0)
-		memcpy(fake->name, ".hearth-id", place->name_length = 10);
 	else if (strcmp(kind, "self") == 0)
 		place->parent = place->node;
 	else if (strcmp(kind, "root-name") == 0)
