@@ -855,10 +855,17 @@ hearth_watch_run(struct hearth_watch *watch, bool may_walk, struct hearth_watch_
 		fill_report(watch, out);
 		return hearth_fail(error, HEARTH_FAILED, "%s", watch->detail);
 	}
+	enum hearth_watch_state before = watch->state;
 	if (!read_events(watch) || home_require_roots(watch->home, error) != 0) {
 		status = stop_for_root(watch, error);
 		fill_report(watch, out);
 		return status;
+	}
+	/* Falling back to polling is reported before the walk that follows
+	 * it, which may finish in this same call and hide that events were lost. */
+	if (watch->state == HEARTH_WATCH_POLLING && before != HEARTH_WATCH_POLLING) {
+		fill_report(watch, out);
+		return 0;
 	}
 	int64_t now = monotonic_ms();
 	bool flush_due = watch->pending_count > 0 && (watch->cookie_count > 0 ||
