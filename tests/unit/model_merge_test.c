@@ -5,7 +5,10 @@
  * heads merge the same both ways round.
  *
  * HEARTH_PROPERTY_SEED / HEARTH_PROPERTY_COUNT choose the random
- * histories (2000 by default; the acceptance run of issue 16 used 10000). */
+ * histories (2000 by default). The acceptance run of issue 16,
+ * HEARTH_PROPERTY_COUNT=10000 at the default seed (2026-12-02, 22 s on the
+ * shared 2-core machine): every property held for all 10 000, and the
+ * replica histories made 24 713 merges (perf/RESULTS.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
