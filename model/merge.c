@@ -18,9 +18,13 @@
  * taken as replaced whole: a deterministic bound (the same on every
  * replica), reached only by inputs far from two edits of one file. */
 #define MERGE_DIFF_BUDGET (64u * 1024 * 1024)
-/* Crossed merges nested deeper than this take the greatest nearest base
- * instead of a virtual one: the work stays bounded on any history. */
-#define MERGE_RECURSION_MAX 8
+/* Crossed merges nested deeper than this, or with more nearest bases
+ * than MERGE_BASES_MAX, take the greatest nearest base instead of a
+ * virtual one: the work stays bounded on any history (replicas that all
+ * merge all the time, in a ring, cross at every step). Virtual bases are
+ * made once per merge_heads call (a cache keyed by their nearest bases). */
+#define MERGE_RECURSION_MAX 3
+#define MERGE_BASES_MAX 4
 
 /* ---- lines ---------------------------------------------------------------- */
 
@@ -977,12 +981,43 @@ nearest_bases(const struct op *sets, size_t count, const struct op_id *first, si
 	return nearest;
 }
 
+/* A virtual base made once: the nearest bases it merged, and its bytes
+ * (clean false when they overlapped). */
+struct virtual_base {
+	struct op_id *ids;
+	size_t count;
+	bool clean;
+	struct buffer bytes;
+};
+
+struct virtual_cache {
+	struct virtual_base *items;
+	size_t count, capacity;
+};
+
 struct heads_merge {
 	const struct op *sets;
 	size_t count;
 	const struct merge_source *source;
 	bool text_only;
+	struct virtual_cache *cache;
 };
+
+static struct virtual_base *
+cache_find(struct virtual_cache *cache, const struct op_id *ids, size_t count)
+{
+	for (size_t i = 0; i < cache->count; i++) {
+		struct virtual_base *item = &cache->items[i];
+		if (item->count != count)
+			continue;
+		size_t j = 0;
+		while (j < count && op_id_equal(item->ids[j], ids[j]))
+			j++;
+		if (j == count)
+			return item;
+	}
+	return NULL;
+}
 
 static void merge_heads_of(const struct heads_merge *merge, const struct op_id *heads,
     size_t head_count, unsigned depth, struct merge_result *out);
@@ -1002,18 +1037,32 @@ step_base(const struct heads_merge *merge, const struct op_id *first, size_t fir
 	bool found = false;
 
 	*why = MERGE_NO_BASE;
-	if (nearest_count > 1 && depth < MERGE_RECURSION_MAX) {
+	if (nearest_count > 1 && nearest_count <= MERGE_BASES_MAX && depth < MERGE_RECURSION_MAX) {
 		struct op_id *ids = array_zeroed(nearest_count, sizeof *ids);
 		for (size_t i = 0; i < nearest_count; i++)
 			ids[i] = merge->sets[nearest[i]].id;
-		struct merge_result virtual;
-		merge_heads_of(merge, ids, nearest_count, depth + 1, &virtual);
-		free(ids);
-		if (virtual.outcome == MERGE_CLEAN) {
-			buffer_append(out, virtual.merged.data, virtual.merged.length);
+		struct virtual_base *made = cache_find(merge->cache, ids, nearest_count);
+		if (made == NULL) {
+			struct merge_result virtual;
+			merge_heads_of(merge, ids, nearest_count, depth + 1, &virtual);
+			struct virtual_cache *cache = merge->cache;
+			cache->items = array_grow(cache->items, &cache->capacity, cache->count + 1,
+			    sizeof *cache->items);
+			made = &cache->items[cache->count++];
+			made->ids = ids;
+			made->count = nearest_count;
+			made->clean = virtual.outcome == MERGE_CLEAN;
+			buffer_init(&made->bytes);
+			if (made->clean)
+				buffer_append(&made->bytes, virtual.merged.data, virtual.merged.length);
+			merge_result_free(&virtual);
+		} else {
+			free(ids);
+		}
+		if (made->clean) {
+			buffer_append(out, made->bytes.data, made->bytes.length);
 			found = true;
 		}
-		merge_result_free(&virtual);
 	}
 	/* One nearest base, or a virtual one that overlapped: the greatest. */
 	if (!found && nearest_count > 0) {
@@ -1122,11 +1171,17 @@ void
 merge_heads(const struct op *sets, size_t count, const struct op_id *heads, size_t head_count,
     const struct merge_source *source, bool text_only, struct merge_result *out)
 {
+	struct virtual_cache cache = { 0 };
 	struct heads_merge merge = { .sets = sets, .count = count, .source = source,
-		.text_only = text_only };
+		.text_only = text_only, .cache = &cache };
 	if (head_count == 0) {
 		merge_fail(out, MERGE_NO_BASE);
 		return;
 	}
 	merge_heads_of(&merge, heads, head_count, 0, out);
+	for (size_t i = 0; i < cache.count; i++) {
+		free(cache.items[i].ids);
+		buffer_free(&cache.items[i].bytes);
+	}
+	free(cache.items);
 }

@@ -286,6 +286,48 @@ test_find_base(void)
 	ok(!merge_find_base(lone, 2, apart, 2, &base), "no common ancestor: no base");
 }
 
+/* Four replicas that each merge all four of the round before, thirty
+ * rounds: every pair of heads has four nearest bases, each pair of those
+ * four more, and so on. The merge must not walk that tree (it once took a
+ * minute on a ring of replicas): virtual bases are made once and only so
+ * deep, which the count of reads bounds. */
+struct counting_source {
+	size_t reads;
+};
+
+static bool
+count_read(void *context, const struct op *set, struct merge_text *out)
+{
+	((struct counting_source *)context)->reads++;
+	*out = (struct merge_text){ "same\n", 5 };
+	(void)set;
+	return true;
+}
+
+static void
+test_crossed_history(void)
+{
+	enum { REPLICAS = 4, ROUNDS = 30 };
+	static struct op sets[REPLICAS * ROUNDS];
+	static struct op_id ids[REPLICAS * ROUNDS];
+	for (int round = 0; round < ROUNDS; round++) {
+		for (int r = 0; r < REPLICAS; r++) {
+			int at = round * REPLICAS + r;
+			ids[at] = id_of((uint8_t)(r + 1), (uint64_t)round + 1);
+			sets[at] = set_op((uint8_t)(r + 1), (uint64_t)round + 1, (uint64_t)round + 1,
+			    round > 0 ? &ids[(round - 1) * REPLICAS] : NULL, round > 0 ? REPLICAS : 0);
+		}
+	}
+	struct counting_source counter = { 0 };
+	struct merge_source source = { count_read, &counter };
+	struct merge_result result;
+	merge_heads(sets, REPLICAS * ROUNDS, &ids[(ROUNDS - 1) * REPLICAS], REPLICAS, &source, true,
+	    &result);
+	check_int(result.outcome, MERGE_CLEAN);
+	ok(counter.reads < 400, "a crossed history merges with %zu reads", counter.reads);
+	merge_result_free(&result);
+}
+
 /* ---- properties ------------------------------------------------------------ */
 
 static uint64_t
@@ -962,6 +1004,7 @@ main(void)
 	test_fold();
 	test_markers();
 	test_find_base();
+	test_crossed_history();
 	test_large();
 	test_properties();
 	test_replicas();
