@@ -12,9 +12,8 @@
 #       clone is how a user fills an empty second replica (hearth(1)): it
 #       makes the replica, pulls every op and all content over a sync
 #       session with `hearth serve`, and checks head out, so the files are
-#       in OUT when it returns (with the .hearth-id marker record leaves in
-#       each folder). The last run's OUT is compared with the Home (diff
-#       -r, untimed). Sizes: quick 1k, full 10k
+#       in OUT when it returns. The last run's OUT is compared with the
+#       Home (diff -r, untimed). Sizes: quick 1k, full 10k
 #       (BENCH_CLONE_FILES overrides).
 #   sync 1k changed files
 #       Two replicas of a Home of M small files in step (the second made by
@@ -83,8 +82,7 @@ bench_side hearth 'hearth clone' "$d" '' \
 bench_side rsync 'rsync -a' "$d" '' 'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/"'
 bench_goal ratio 1.5 rsync
 bench_measure "$label files" 'clone into an empty replica'
-# Against the Home, not the plain copy: record left a .hearth-id marker in
-# each folder, which the clone writes too.
+# Against the Home, its .hearth aside, as the clone writes it.
 if ! diff -r --exclude=.hearth "$d/home" "$BENCH_TRASH/hearth.$bench_last_run" >/dev/null; then
 	echo "perf: the clone's files differ from the source" >&2
 	bench_failed=1
