@@ -70,6 +70,17 @@ test_expect_success 'a peer'"'"'s plain checkout that would empty it is refused 
 	(cd q && hearth checkout --yes) >out && test ! -e q/docs/1.txt
 '
 
+test_expect_success 'on a terminal checkout asks too: no changes nothing, yes deletes' '
+	echo back >p/back.txt && (cd p && hearth record -m back >/dev/null) &&
+	(cd q && hearth sync --checkout ../p >/dev/null) && test -f q/back.txt &&
+	rm p/back.txt && (cd p && hearth record --yes -m "gone again" >/dev/null) &&
+	(cd q && hearth sync --no-checkout ../p >/dev/null) &&
+	on_terminal n "cd q && \"$HEARTH_BIN\" checkout" >out 2>&1 || : &&
+	grep "Delete them anyway" out && test -f q/back.txt &&
+	on_terminal y "cd q && \"$HEARTH_BIN\" checkout" >out 2>&1 &&
+	grep "At version" out && test ! -e q/back.txt
+'
+
 test_expect_success 'sync --checkout past max_delete names --yes' '
 	echo three >p/three.txt && echo four >p/four.txt && (cd p && hearth record -m new >/dev/null) &&
 	(cd q && hearth sync --checkout ../p >/dev/null) && test -f q/three.txt &&

@@ -95,5 +95,30 @@ test_expect_success 'Esc in the dialog records nothing' '
 	! grep never log
 '
 
+test_expect_success 'a record that would empty the Home asks; n keeps it, y records the deletes' '
+	cd home &&
+	hearth record -m "all in" >/dev/null &&
+	rm -r docs b.txt c.txt &&
+	app_start &&
+	app_wait "all in" &&
+	app_keys 3 r &&
+	app_wait "Record every change" &&
+	app_type "emptied" &&
+	app_keys Enter &&
+	app_wait "Delete many files?" 20 &&
+	app_wait "would delete 3 of the 5 files" &&
+	app_keys n &&
+	app_wait "Record not done" &&
+	app_keys r &&
+	app_wait "Record every change" &&
+	app_type "emptied" &&
+	app_keys Enter &&
+	app_wait "Delete many files?" 20 &&
+	app_keys y &&
+	app_wait "Recorded" 20 &&
+	app_quit &&
+	hearth log --oneline >log && grep emptied log
+'
+
 app_stop
 test_done
