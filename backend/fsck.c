@@ -21,6 +21,7 @@
 
 #include "backend/blob.h"
 #include "backend/chunk.h"
+#include "backend/hash.h"
 #include "backend/head.h"
 #include "backend/history.h"
 #include "backend/identity.h"
@@ -162,19 +163,92 @@ fsck_damage_free(struct fsck_damage *damage)
 
 /* ---- ops and versions ------------------------------------------------------------------ */
 
-/* Every op decodes, its row agrees with its body, counters have no gaps;
- * every SET's content is held. Fills ops (decoded into arena) for the
- * derivation check and the trace. */
+/* Where the chain check of one replica stands: the chain stored for the
+ * op before, and the one its bytes give (they differ after a damaged op,
+ * and the next op may have been chained on either). */
+struct chain_walk {
+	int64_t replica;
+	uint64_t expected;
+	struct hash stored, computed;
+};
+
+/* The kind an op's row names, for a report about it (its body may be
+ * what is damaged). */
+static const char *
+row_kind_name(sqlite3_stmt *statement)
+{
+	return op_kind_name((enum op_kind)sqlite3_column_int(statement, 3));
+}
+
+/* The op's bytes against its chain: any byte changed in the body or in
+ * the chain itself shows here, whether or not the op still decodes. */
+static bool
+chain_intact(struct chain_walk *walk, sqlite3_stmt *statement)
+{
+	const void *body = sqlite3_column_blob(statement, 4);
+	size_t length = (size_t)sqlite3_column_bytes(statement, 4);
+	struct hash from_stored, from_computed, stored;
+	bool have_stored = sqlite3_column_bytes(statement, 6) == HASH_BYTES;
+
+	if (have_stored)
+		memcpy(stored.bytes, sqlite3_column_blob(statement, 6), HASH_BYTES);
+	store_chain_next(&walk->stored, body, length, &from_stored);
+	store_chain_next(&walk->computed, body, length, &from_computed);
+	bool intact = have_stored && (hash_equal(&from_stored, &stored) ||
+	    hash_equal(&from_computed, &stored));
+	walk->computed = from_stored;
+	if (have_stored)
+		walk->stored = stored;
+	else
+		walk->stored = from_stored;
+	return intact;
+}
+
+static bool
+row_agrees(sqlite3_stmt *statement, const struct op *op, struct replica_id replica_id,
+    uint64_t counter)
+{
+	struct node_id node = op_node(op);
+	bool node_agrees = op->kind == OP_COMMIT ?
+	    sqlite3_column_type(statement, 5) == SQLITE_NULL :
+	    sqlite3_column_bytes(statement, 5) == ID_BYTES &&
+	    memcmp(sqlite3_column_blob(statement, 5), node.bytes, ID_BYTES) == 0;
+
+	return op->id.counter == counter && replica_id_equal(op->id.replica, replica_id) &&
+	    op->lamport == (uint64_t)sqlite3_column_int64(statement, 2) &&
+	    (int)op->kind == sqlite3_column_int(statement, 3) && node_agrees;
+}
+
+static void
+check_op_content(struct fsck *fsck, const struct op *op, const char *hex, uint64_t counter)
+{
+	char blob_hex[HASH_HEX];
+
+	if (op->kind != OP_SET || op->u.set.size == 0 || blob_is_stored(fsck->home, &op->u.set.blob))
+		return;
+	hash_hex(&op->u.set.blob, blob_hex);
+	problem(fsck, "content %.16s (set by op %.8s/%llu) is not in the store", blob_hex,
+	    hex, (unsigned long long)counter);
+	fsck_hashes_add(&fsck->damage->blobs, &op->u.set.blob);
+	/* A one-chunk blob is its own chunk: a repair can fetch it. */
+	if (op->u.set.size <= CHUNK_MIN)
+		fsck_hashes_add(&fsck->damage->chunks, &op->u.set.blob);
+}
+
+/* Every op's bytes match its hash chain, it decodes, its row agrees with
+ * its body, counters have no gaps; every SET's content is held. A
+ * damaged op is named by replica, counter and kind. Fills ops (decoded
+ * into arena) for the derivation check and the trace. */
 static void
 check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena)
 {
 	struct hearth *home = fsck->home;
 	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT replica, counter, lamport, kind, body FROM op ORDER BY replica, counter");
+	    "SELECT replica, counter, lamport, kind, body, node, chain FROM op "
+	    "ORDER BY replica, counter");
 	size_t capacity = 1024;
-	int64_t last_replica = -1;
-	uint64_t expected = 1;
-	char reason[128], hex[ID_HEX], blob_hex[HASH_HEX];
+	struct chain_walk walk = { .replica = -1 };
+	char reason[128], hex[ID_HEX];
 
 	*ops = malloc(capacity * sizeof **ops);
 	*count = 0;
@@ -184,41 +258,36 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 		struct replica_id replica_id;
 		store_replica_id(&home->store, replica, &replica_id);
 		replica_id_hex(replica_id, hex);
-		if (replica != last_replica) {
-			last_replica = replica;
-			expected = 1;
+		if (replica != walk.replica) {
+			walk = (struct chain_walk){ .replica = replica, .expected = 1 };
 		}
-		if (counter != expected)
+		if (counter != walk.expected)
 			problem(fsck, "ops of replica %.8s jump from %llu to %llu: %llu missing", hex,
-			    (unsigned long long)expected - 1, (unsigned long long)counter,
-			    (unsigned long long)(counter - expected));
-		expected = counter + 1;
+			    (unsigned long long)walk.expected - 1, (unsigned long long)counter,
+			    (unsigned long long)(counter - walk.expected));
+		walk.expected = counter + 1;
 		fsck->report->ops_checked++;
 		if (*count == capacity) {
 			capacity *= 2;
 			*ops = realloc(*ops, capacity * sizeof **ops);
 		}
 		struct op *op = &(*ops)[*count];
-		if (!op_decode(sqlite3_column_blob(statement, 4),
-			(size_t)sqlite3_column_bytes(statement, 4), op, arena, reason, sizeof reason)) {
+		bool intact = chain_intact(&walk, statement);
+		bool decoded = op_decode(sqlite3_column_blob(statement, 4),
+		    (size_t)sqlite3_column_bytes(statement, 4), op, arena, reason, sizeof reason);
+		if (!intact)
+			problem(fsck, "op %.8s/%llu (%s) is damaged: its bytes do not match its hash "
+			    "chain", hex, (unsigned long long)counter,
+			    row_kind_name(statement));
+		if (!decoded) {
 			problem(fsck, "op %.8s/%llu does not decode: %s", hex,
 			    (unsigned long long)counter, reason);
 			continue;
 		}
-		if (op->id.counter != counter || !replica_id_equal(op->id.replica, replica_id) ||
-		    op->lamport != (uint64_t)sqlite3_column_int64(statement, 2) ||
-		    (int)op->kind != sqlite3_column_int(statement, 3))
-			problem(fsck, "op %.8s/%llu: its row disagrees with its body", hex,
-			    (unsigned long long)counter);
-		if (op->kind == OP_SET && op->u.set.size > 0 && !blob_is_stored(home, &op->u.set.blob)) {
-			hash_hex(&op->u.set.blob, blob_hex);
-			problem(fsck, "content %.16s (set by op %.8s/%llu) is not in the store", blob_hex,
-			    hex, (unsigned long long)counter);
-			fsck_hashes_add(&fsck->damage->blobs, &op->u.set.blob);
-			/* A one-chunk blob is its own chunk: a repair can fetch it. */
-			if (op->u.set.size <= CHUNK_MIN)
-				fsck_hashes_add(&fsck->damage->chunks, &op->u.set.blob);
-		}
+		if (!row_agrees(statement, op, replica_id, counter))
+			problem(fsck, "op %.8s/%llu (%s): its row disagrees with its body", hex,
+			    (unsigned long long)counter, op_kind_name(op->kind));
+		check_op_content(fsck, op, hex, counter);
 		(*count)++;
 		if (fsck->report->ops_checked % 65536 == 0)
 			progress(fsck, "checking ops", fsck->report->ops_checked, 0);
@@ -226,22 +295,92 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 	sqlite3_reset(statement);
 }
 
+/* A version's row against its COMMIT: what log and show read is what the
+ * op says (the op itself is proven by check_ops). */
+static bool
+version_agrees(sqlite3_stmt *statement, const struct op *commit, uint64_t previous)
+{
+	const struct op_commit *c = &commit->u.commit;
+	struct hash id;
+	const char *author = (const char *)sqlite3_column_text(statement, 7);
+	const char *message = (const char *)sqlite3_column_text(statement, 8);
+
+	hash_bytes(sqlite3_column_blob(statement, 10), (size_t)sqlite3_column_bytes(statement, 10),
+	    &id);
+	return sqlite3_column_bytes(statement, 0) == HASH_BYTES &&
+	    memcmp(sqlite3_column_blob(statement, 0), id.bytes, HASH_BYTES) == 0 &&
+	    (uint64_t)sqlite3_column_int64(statement, 2) == commit->id.counter &&
+	    (uint64_t)sqlite3_column_int64(statement, 3) == commit->lamport &&
+	    sqlite3_column_bytes(statement, 4) == ID_BYTES &&
+	    memcmp(sqlite3_column_blob(statement, 4), commit->id.replica.bytes, ID_BYTES) == 0 &&
+	    sqlite3_column_int64(statement, 5) == c->time &&
+	    sqlite3_column_int64(statement, 6) == c->utc_offset &&
+	    author != NULL && strcmp(author, c->author) == 0 &&
+	    (size_t)sqlite3_column_bytes(statement, 7) == strlen(c->author) &&
+	    message != NULL && strcmp(message, c->message) == 0 &&
+	    (size_t)sqlite3_column_bytes(statement, 8) == strlen(c->message) &&
+	    (uint64_t)sqlite3_column_int64(statement, 9) == previous &&
+	    (uint64_t)sqlite3_column_int64(statement, 11) == commit->id.counter - previous - 1;
+}
+
+/* Every version has its COMMIT and every column of its row is what that
+ * COMMIT says, its id the hash of it; every COMMIT has its version. */
 static void
 check_versions(struct fsck *fsck)
 {
 	struct hearth *home = fsck->home;
 	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT v.id, o.kind FROM version v LEFT JOIN op o "
-	    "ON o.replica = v.replica AND o.counter = v.counter");
-	char hex[HASH_HEX];
+	    "SELECT v.id, v.replica, v.counter, v.lamport, v.replica_id, v.time, v.utc_offset, "
+	    "v.author, v.message, v.previous, o.body, v.changes FROM version v LEFT JOIN op o "
+	    "ON o.replica = v.replica AND o.counter = v.counter AND o.kind = 3 "
+	    "ORDER BY v.replica, v.counter");
+	struct arena arena;
+	int64_t last_replica = -1;
+	uint64_t previous = 0;
+	char hex[HASH_HEX], reason[128];
 
+	arena_init(&arena, 16 * 1024);
 	while (sqlite3_step(statement) == SQLITE_ROW) {
+		struct op commit;
+		int64_t replica = sqlite3_column_int64(statement, 1);
 		fsck->report->versions_checked++;
-		if (sqlite3_column_type(statement, 1) == SQLITE_NULL ||
-		    sqlite3_column_int(statement, 1) != OP_COMMIT) {
-			hex_encode(sqlite3_column_blob(statement, 0), HASH_BYTES, hex);
+		if (replica != last_replica)
+			previous = 0;
+		last_replica = replica;
+		hex_encode(sqlite3_column_blob(statement, 0),
+		    (size_t)sqlite3_column_bytes(statement, 0) < HASH_BYTES ?
+		    (size_t)sqlite3_column_bytes(statement, 0) : HASH_BYTES, hex);
+		if (sqlite3_column_type(statement, 10) == SQLITE_NULL) {
 			problem(fsck, "version %.12s has no COMMIT op", hex);
+			continue;
 		}
+		if (op_decode(sqlite3_column_blob(statement, 10),
+			(size_t)sqlite3_column_bytes(statement, 10), &commit, &arena, reason,
+			sizeof reason) && !version_agrees(statement, &commit, previous)) {
+			char replica_hex[ID_HEX];
+			replica_id_hex(commit.id.replica, replica_hex);
+			problem(fsck, "version %.12s (commit %.8s/%llu): its row in the history is "
+			    "not what its COMMIT says", hex, replica_hex,
+			    (unsigned long long)commit.id.counter);
+		}
+		previous = (uint64_t)sqlite3_column_int64(statement, 2);
+		if (arena.allocated > (1u << 20)) {
+			arena_free(&arena);
+			arena_init(&arena, 16 * 1024);
+		}
+	}
+	sqlite3_reset(statement);
+	arena_free(&arena);
+	statement = store_statement(&home->store, "SELECT o.replica, o.counter FROM op o "
+	    "WHERE o.kind = 3 AND NOT EXISTS (SELECT 1 FROM version v WHERE v.replica = o.replica "
+	    "AND v.counter = o.counter)");
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		struct replica_id replica_id;
+		char replica_hex[ID_HEX];
+		store_replica_id(&home->store, sqlite3_column_int64(statement, 0), &replica_id);
+		replica_id_hex(replica_id, replica_hex);
+		problem(fsck, "commit %.8s/%llu has no version in the history", replica_hex,
+		    (unsigned long long)sqlite3_column_int64(statement, 1));
 	}
 	sqlite3_reset(statement);
 }

@@ -210,6 +210,11 @@ static const char SCHEMA_2[] =
 static const char SCHEMA_3[] =
     "CREATE INDEX entry_listing ON entry(parent, name, kind, root, size, mtime, mode, restore);";
 
+/* Version 4: the op hash chain (store_chain.c), filled for the ops held
+ * by store_chain_migrate in the same transaction. Every byte of every op
+ * stays as it was; the chain is only added beside it. */
+static const char SCHEMA_4[] = "ALTER TABLE op ADD COLUMN chain BLOB;";
+
 static int load_replicas(struct store *store);
 
 static int
@@ -313,6 +318,7 @@ create_schema(struct store *store, char *error, size_t error_size)
 	if (store_exec(store, SCHEMA, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_2, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_3, error, error_size) != 0 ||
+	    store_exec(store, SCHEMA_4, error, error_size) != 0 ||
 	    store_exec(store, pragmas, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -332,6 +338,7 @@ migrate_step(struct store *store, const char *schema, int to, char *error, size_
 		return -1;
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", to);
 	if (store_exec(store, schema, error, error_size) != 0 ||
+	    (to == 4 && store_chain_migrate(store, error, error_size) != 0) ||
 	    store_exec(store, pragma, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -353,6 +360,8 @@ migrate(struct store *store, int64_t from, char *error, size_t error_size)
 	if (from < 2 && migrate_step(store, SCHEMA_2, 2, error, error_size) != 0)
 		return -1;
 	if (from < 3 && migrate_step(store, SCHEMA_3, 3, error, error_size) != 0)
+		return -1;
+	if (from < 4 && migrate_step(store, SCHEMA_4, 4, error, error_size) != 0)
 		return -1;
 	return 0;
 }
@@ -450,6 +459,9 @@ store_close(struct store *store)
 	free(store->replicas);
 	store->replicas = NULL;
 	store->replica_count = 0;
+	free(store->chain_tips);
+	store->chain_tips = NULL;
+	store->chain_tip_count = store->chain_tip_capacity = 0;
 	store->statement_count = store->statement_capacity = 0;
 	if (store->db != NULL)
 		sqlite3_close(store->db);
@@ -529,6 +541,7 @@ store_begin(struct store *store, char *error, size_t error_size)
 	store_widen_cache(store);
 	/* Under the write lock nobody else adds one until the commit. */
 	refresh_replicas(store);
+	store_chain_forget(store);
 	return 0;
 }
 
@@ -543,6 +556,7 @@ store_try_begin(struct store *store)
 	store->in_transaction = true;
 	store_widen_cache(store);
 	refresh_replicas(store);
+	store_chain_forget(store);
 	return 0;
 }
 
@@ -580,7 +594,8 @@ store_rollback(struct store *store)
 		return;
 	sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 	store->in_transaction = false;
-	/* Replicas added in the rolled-back transaction are gone again. */
+	/* Replicas and chains added in the rolled-back transaction are gone again. */
+	store_chain_forget(store);
 	store->replica_count = 0;
 	load_replicas(store);
 }
@@ -678,7 +693,8 @@ static const char SQL_REPLICA_RAISE[] =
 static const char SQL_REPLICA_ALL[] = "SELECT id, counter FROM replica WHERE counter > 0";
 static const char SQL_MAX_LAMPORT[] = "SELECT max(lamport) FROM op";
 static const char SQL_OP_PUT[] =
-    "INSERT INTO op(replica, counter, lamport, kind, node, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
+    "INSERT INTO op(replica, counter, lamport, kind, node, body, chain) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 static const char SQL_OP_GET[] = "SELECT body FROM op WHERE replica = ?1 AND counter = ?2";
 
 static void
@@ -805,8 +821,12 @@ int
 store_put_op(struct store *store, const struct op *op, const struct buffer *encoded,
     int64_t replica_number)
 {
-	sqlite3_stmt *statement = store_statement(store, SQL_OP_PUT);
 	struct node_id node = op_node(op);
+	struct hash chain;
+
+	if (store_chain_extend(store, replica_number, op->id.counter, encoded, &chain) != 0)
+		return -1;
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_PUT);
 
 	sqlite3_bind_int64(statement, 1, replica_number);
 	sqlite3_bind_int64(statement, 2, (int64_t)op->id.counter);
@@ -817,6 +837,7 @@ store_put_op(struct store *store, const struct op *op, const struct buffer *enco
 	else
 		sqlite3_bind_blob(statement, 5, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
 	sqlite3_bind_blob(statement, 6, encoded->data, (int)encoded->length, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 7, chain.bytes, HASH_BYTES, SQLITE_STATIC);
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
 }
 

@@ -17,7 +17,7 @@
 
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /* How long a writer waits for another's transaction before giving up. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -40,6 +40,14 @@ struct store {
 	 * is small and read on every decode of a head list. */
 	struct replica_id *replicas;
 	size_t replica_count;
+	/* The chain of the op last stored per replica number (index = number
+	 * - 1), valid inside one write transaction: a batch of 100 000 ops
+	 * chains each on the one before without reading it back. */
+	struct store_chain_tip {
+		uint64_t counter;	/* 0: none known */
+		struct hash chain;
+	} *chain_tips;
+	size_t chain_tip_count, chain_tip_capacity;
 };
 
 /* An mtime in a column: an INTEGER when it fits 64 bits (every time
@@ -96,6 +104,23 @@ int store_head_vv(struct store *store, struct vv *out);
 int store_put_op(struct store *store, const struct op *op, const struct buffer *encoded,
     int64_t replica_number);
 int store_replica_raise(struct store *store, int64_t replica_number, uint64_t counter);
+
+/* The op hash chain (store_chain.c): chain(R, c) = SHA-256(chain(R, c - 1)
+ * || encoding of op (R, c)), chain(R, 0) all zeros. store_put_op keeps it
+ * in the op's row. */
+void store_chain_next(const struct hash *previous, const void *body, size_t length,
+    struct hash *out);
+/* chain(replica, counter) as stored; -1 when that op (or its chain) is not held. */
+int store_op_chain(struct store *store, int64_t replica_number, uint64_t counter,
+    struct hash *out);
+/* chain(replica, counter) for op (replica, counter) encoded, from the one
+ * before it; -1 when that is not held. */
+int store_chain_extend(struct store *store, int64_t replica_number, uint64_t counter,
+    const struct buffer *encoded, struct hash *out);
+/* Drops the chain tips remembered (a transaction ended or rolled back). */
+void store_chain_forget(struct store *store);
+/* Schema 4's migration: the chain of every op held. Inside its transaction. */
+int store_chain_migrate(struct store *store, char *error, size_t error_size);
 /* Loads and decodes one op into arena. Returns 1 found, 0 missing, -1 error. */
 int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
     char *error, size_t error_size);

@@ -13,7 +13,10 @@ test_expect_success 'setup: the earlier build'"'"'s Homes, unpacked with their x
 	tar --xattrs --xattrs-include="user.*" -xzf "$fixture" &&
 	sed -i "s|@HOMES@|$TEST_ROOT/homes|g" homes/j/config.yaml homes/j/ssd/.hearth/root \
 	    homes/j/hdd/.hearth/root &&
-	test -f homes/a/.hearth/store.db && test -f homes/j/state/store.db
+	test -f homes/a/.hearth/store.db && test -f homes/j/state/store.db &&
+	mkdir pristine && (cd pristine && tar -xzf "$fixture") &&
+	test_tool ops pristine/homes/a >ops.a.then && test -s ops.a.then &&
+	test_tool store-schema homes/a/.hearth/store.db >schema.then && grep "^format 3$" schema.then
 '
 
 # markers DIR: "ID PATH" for every .hearth-id marker file below DIR (hearth's
@@ -93,6 +96,19 @@ test_expect_success 'the log lists the same versions, and fsck finds nothing wro
 		(cd homes/$name && hearth fsck) >fsck.out && grep "no problems" fsck.out || exit 1
 	done &&
 	hearth -c homes/j/config.yaml fsck >fsck.out && grep "no problems" fsck.out
+'
+
+# Format 4 adds each op's hash chain: computed on open for the ops held,
+# every op's bytes as they were, and from then on what fsck checks.
+test_expect_success 'the store is migrated to format 4, every op byte for byte as it was' '
+	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 4$" schema.now &&
+	test_tool ops homes/a >ops.a.now && test_cmp ops.a.then ops.a.now
+'
+
+test_expect_success 'the chain the migration computed finds a flipped byte of an old op' '
+	cp -a homes/a flipped &&
+	test_tool flip flipped/.hearth/store.db op 2 body 30 &&
+	(cd flipped && ! hearth fsck) >fsck.out && grep "is damaged: its bytes do not match" fsck.out
 '
 
 test_expect_success 'the working trees are untouched and status sees only the unrecorded edit' '

@@ -990,9 +990,11 @@ tool_marks(int argc, char **argv)
 static int
 tool_store_format(int argc, char **argv)
 {
-	static const char DOWN_TO_2[] = "DROP INDEX entry_listing; PRAGMA user_version=2;";
+	static const char DOWN_TO_3[] = "ALTER TABLE op DROP COLUMN chain; PRAGMA user_version=3;";
+	static const char DOWN_TO_2[] =
+	    "ALTER TABLE op DROP COLUMN chain; DROP INDEX entry_listing; PRAGMA user_version=2;";
 	static const char DOWN_TO_1[] =
-	    "DROP INDEX entry_listing;"
+	    "ALTER TABLE op DROP COLUMN chain; DROP INDEX entry_listing;"
 	    "DROP TABLE folder; DROP TABLE dirty; DROP TABLE watch; DROP INDEX entry_untrusted;"
 	    "DROP INDEX entry_restoring; DROP INDEX entry_folders; PRAGMA user_version=1;";
 	sqlite3 *db;
@@ -1007,13 +1009,74 @@ tool_store_format(int argc, char **argv)
 	int format = atoi(argv[2]);
 	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", format);
 	char *message = NULL;
-	int status = sqlite3_exec(db, format == 1 ? DOWN_TO_1 : format == 2 ? DOWN_TO_2 : sql,
+	int status = sqlite3_exec(db, format == 1 ? DOWN_TO_1 : format == 2 ? DOWN_TO_2 :
+	    format == 3 ? DOWN_TO_3 : sql,
 	    NULL, NULL, &message);
 	if (status != SQLITE_OK)
 		fprintf(stderr, "hearth-test-tool: %s\n", message ? message : "SQLite error");
 	sqlite3_free(message);
 	sqlite3_close(db);
 	return status == SQLITE_OK ? 0 : 1;
+}
+
+/* flip DB op|version N COLUMN POS: flips the lowest bit of byte POS of
+ * COLUMN in the N-th row (from 0) of the op log or the history, both in
+ * (replica, counter) order; flipping it again puts it back. Prints the
+ * column's length when POS is "length". What fsck must find. */
+static int
+tool_flip(int argc, char **argv)
+{
+	static const char *const columns[] = { "body", "chain", "node", "author", "message" };
+	char select[256], update[256];
+	sqlite3 *db;
+	sqlite3_stmt *statement;
+	bool known = false;
+
+	if (argc != 6 || (strcmp(argv[2], "op") != 0 && strcmp(argv[2], "version") != 0)) {
+		fputs("usage: hearth-test-tool flip DB op|version N COLUMN POS|length\n", stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof columns / sizeof *columns; i++)
+		known = known || strcmp(argv[4], columns[i]) == 0;
+	if (!known || sqlite3_open(argv[1], &db) != SQLITE_OK)
+		return 2;
+	bool op = strcmp(argv[2], "op") == 0;
+	const char *key = op ? "replica, counter" : "id";
+	snprintf(select, sizeof select, "SELECT %s, %s, typeof(%s) FROM %s ORDER BY replica, "
+	    "counter LIMIT 1 OFFSET %ld", key, argv[4], argv[4], argv[2], atol(argv[3]));
+	snprintf(update, sizeof update, op ? "UPDATE op SET %s = ?3 WHERE replica = ?1 AND "
+	    "counter = ?2" : "UPDATE version SET %s = ?3 WHERE id = ?1 AND ?2 IS NULL", argv[4]);
+	int status = 1;
+	if (sqlite3_prepare_v2(db, select, -1, &statement, NULL) == SQLITE_OK &&
+	    sqlite3_step(statement) == SQLITE_ROW) {
+		int at = op ? 2 : 1;
+		size_t length = (size_t)sqlite3_column_bytes(statement, at);
+		uint8_t *bytes = malloc(length + 1);
+		memcpy(bytes, sqlite3_column_blob(statement, at), length);
+		bool text = strcmp((const char *)sqlite3_column_text(statement, at + 1), "text") == 0;
+		size_t pos = (size_t)atol(argv[5]);
+		if (strcmp(argv[5], "length") == 0) {
+			printf("%zu\n", length);
+			status = 0;
+		} else if (pos < length) {
+			sqlite3_stmt *write;
+			bytes[pos] ^= 1;
+			sqlite3_prepare_v2(db, update, -1, &write, NULL);
+			sqlite3_bind_value(write, 1, sqlite3_column_value(statement, 0));
+			if (op)
+				sqlite3_bind_value(write, 2, sqlite3_column_value(statement, 1));
+			if (text)
+				sqlite3_bind_text(write, 3, (const char *)bytes, (int)length, SQLITE_STATIC);
+			else
+				sqlite3_bind_blob(write, 3, bytes, (int)length, SQLITE_STATIC);
+			status = sqlite3_step(write) == SQLITE_DONE ? 0 : 1;
+			sqlite3_finalize(write);
+		}
+		free(bytes);
+	}
+	sqlite3_finalize(statement);
+	sqlite3_close(db);
+	return status;
 }
 
 /* store-schema DB: the store's format number, then the name of each of its
@@ -1296,6 +1359,7 @@ static const struct tool_command {
 	{ "store-schema", tool_store_schema, "store-schema DB: the format, tables and indexes" },
 	{ "derive", tool_derive,
 	    "derive [--ops] DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest does" },
+	{ "flip", tool_flip, "flip DB op|version N COLUMN POS|length: flip one bit of a stored op" },
 };
 
 int

@@ -1,0 +1,80 @@
+#!/bin/sh
+test_description='fsck finds a flipped bit at any byte of any stored op and of the history, and names the op'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+
+db=h/.hearth/store.db
+
+# The N-th stored op (from 0, in replica and counter order) as hex.
+op_hex() { sed -n "$(($1 + 1))p" ops; }
+# Its kind, replica (first 8 hex) and counter (under 128: one varint byte).
+op_kind() { case $(op_hex "$1" | cut -c3-4) in 01) echo place;; 02) echo set;; 03) echo commit;; esac; }
+op_name() {
+	echo "op $(op_hex "$1" | cut -c5-12)/$((0x$(op_hex "$1" | cut -c37-38))) ($(op_kind "$1"))"
+}
+
+# Flips each byte of COLUMN of the N-th row of TABLE in turn; fsck must
+# fail and print $want each time; the bit is flipped back before the next.
+walk() {
+	table=$1 n=$2 column=$3 want=$4
+	length=$(test_tool flip $db $table $n $column length) && test "$length" -gt 0 || return 1
+	pos=0
+	while test $pos -lt $length; do
+		test_tool flip $db $table $n $column $pos &&
+		(cd h && ! hearth fsck) >fsck.out 2>&1 &&
+		grep -F "$want" fsck.out >/dev/null ||
+		{ echo "byte $pos of $column of $table $n: fsck did not say \"$want\""; cat fsck.out;
+		  return 1; }
+		test_tool flip $db $table $n $column $pos || return 1
+		pos=$((pos + 1))
+	done
+	echo "$table $n $column: $length bytes, each found" >&2
+}
+
+test_expect_success 'setup: ops of every kind, on files, a folder and a link' '
+	hearth init h >/dev/null &&
+	mkdir h/docs && echo one >h/docs/one && printf "two\n" >h/two && ln -s docs/one h/link &&
+	(cd h && hearth record -m first >/dev/null) &&
+	echo changed >h/two && mv h/docs/one h/docs/uno && rm h/link &&
+	(cd h && hearth record -m "an edit, a move and a delete" >/dev/null) &&
+	test_tool ops h >ops && test $(wc -l <ops) -lt 100 &&
+	(cd h && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+# A few ops of each kind: the first and the last of each.
+test_expect_success 'the ops to walk: the first and last place, set and commit' '
+	n=0 && : >chosen &&
+	while test $n -lt $(wc -l <ops); do echo "$n $(op_kind $n)"; n=$((n + 1)); done >kinds &&
+	for kind in place set commit; do
+		grep " $kind$" kinds | head -n 1 | cut -d" " -f1 >>chosen &&
+		grep " $kind$" kinds | tail -n 1 | cut -d" " -f1 >>chosen || return 1
+	done &&
+	sort -un chosen >chosen.sorted && test $(wc -l <chosen.sorted) = 6
+'
+
+test_expect_success 'every byte of each op'"'"'s encoding: fsck names the op' '
+	for n in $(cat chosen.sorted); do walk op $n body "$(op_name $n)" || return 1; done
+'
+
+test_expect_success 'every byte of each op'"'"'s stored hash: fsck names the op' '
+	for n in $(cat chosen.sorted); do walk op $n chain "$(op_name $n)" || return 1; done
+'
+
+test_expect_success 'every byte of the node a place or set is filed under' '
+	for n in $(cat chosen.sorted); do
+		test $(op_kind $n) = commit && continue
+		walk op $n node "$(op_name $n): its row disagrees with its body" || return 1
+	done
+'
+
+test_expect_success 'every byte of each version'"'"'s author and message in the history' '
+	for n in 0 1; do
+		walk version $n author "its row in the history is not what its COMMIT says" &&
+		walk version $n message "its row in the history is not what its COMMIT says" || return 1
+	done
+'
+
+test_expect_success 'every bit flipped back: the store is whole again' '
+	(cd h && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_done
