@@ -801,4 +801,9 @@ int hearth_clone(const struct hearth_clone_options *options,
  * now on carry it. Writes the new id's hex to replica. */
 int hearth_reid(hearth *home, char replica[33], struct hearth_error *error);
 
+/* Copies into out (NUL-terminated) and clears what this Home has to tell
+ * the user that is no error: that its state folder was found to be a copy
+ * and given its own replica id. false when there is nothing. */
+bool hearth_take_notice(hearth *home, char *out, size_t size);
+
 #endif

@@ -1109,6 +1109,19 @@ describe_holder(int fd, char *out, size_t size)
 int
 home_lock(struct hearth *home, const char *command, struct hearth_error *error)
 {
+	bool held = home->lock_fd >= 0;
+	int status = home_take_lock(home, command, error);
+
+	if (status != 0 || held)
+		return status;
+	if ((status = replica_check_copy(home, error)) != 0)
+		home_unlock(home);
+	return status;
+}
+
+int
+home_take_lock(struct hearth *home, const char *command, struct hearth_error *error)
+{
 	const char *wait_text = getenv("HEARTH_LOCK_WAIT_MS");
 	long wait_ms = wait_text ? strtol(wait_text, NULL, 10) : LOCK_WAIT_MS;
 	char holder[256], text[256];

@@ -49,6 +49,9 @@ struct hearth {
 	struct hearth_error root_problem;
 	char author[OP_AUTHOR_MAX + 1];
 	uint64_t write_bytes_at_start;	/* home_bytes_written at open, for the counters */
+	/* What the user should hear about this handle's Home that is no
+	 * error (hearth_take_notice), or "". */
+	char notice[HEARTH_ERROR_MAX];
 	/* The watch this handle runs (hearth_watch_start), or NULL. */
 	struct hearth_watch *watch;
 };
@@ -64,6 +67,12 @@ void hearth_error_clear(struct hearth_error *error);
 /* Takes the Home's write lock for command, waiting a little if another
  * process holds it; HEARTH_LOCKED names that process. */
 int home_lock(struct hearth *home, const char *command, struct hearth_error *error);
+/* home_lock without replica_check_copy: for reid, which renews the id anyway. */
+int home_take_lock(struct hearth *home, const char *command, struct hearth_error *error);
+/* Under the lock, before any op is made: a state folder that is not the one
+ * its store was made in (a copy, a restored backup) gets a fresh replica id
+ * at once, and home->notice says so. replica.c. */
+int replica_check_copy(struct hearth *home, struct hearth_error *error);
 void home_unlock(struct hearth *home);
 void home_collect_garbage(struct hearth *home);
 

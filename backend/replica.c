@@ -2,45 +2,154 @@
  * (reid), and clone, which makes a new replica and brings the tree to head
  * without overwriting anything already in the folder. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend/checkout.h"
 #include "backend/home.h"
 #include "backend/setup.h"
 #include "backend/sync.h"
 
-int
-hearth_reid(hearth *home, char replica[33], struct hearth_error *error)
+/* ---- a state folder's own identity ------------------------------------------------ */
+
+/* What tells this state folder from a copy of it: its inode and, where
+ * the file system keeps one, its birth time. cp -a, a restored backup or
+ * a move to another file system makes a folder with other ones; the store
+ * inside, copied with it, still names the first. */
+struct state_stamp {
+	uint64_t inode;
+	int64_t birth_seconds;	/* 0: the file system keeps no birth time */
+	uint32_t birth_nanoseconds;
+};
+
+#define STAMP_BYTES 20
+
+static int
+state_stamp_read(struct hearth *home, struct state_stamp *out)
+{
+	struct statx status;
+
+	memset(out, 0, sizeof *out);
+	if (statx(home->state_fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &status) != 0)
+		return -1;
+	out->inode = status.stx_ino;
+	if (status.stx_mask & STATX_BTIME) {
+		out->birth_seconds = status.stx_btime.tv_sec;
+		out->birth_nanoseconds = status.stx_btime.tv_nsec;
+	}
+	return 0;
+}
+
+static void
+state_stamp_encode(const struct state_stamp *stamp, uint8_t out[STAMP_BYTES])
+{
+	for (int i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(stamp->inode >> (8 * i));
+		out[8 + i] = (uint8_t)((uint64_t)stamp->birth_seconds >> (8 * i));
+	}
+	for (int i = 0; i < 4; i++)
+		out[16 + i] = (uint8_t)(stamp->birth_nanoseconds >> (8 * i));
+}
+
+static bool
+state_stamp_same(const uint8_t kept[STAMP_BYTES], const uint8_t now[STAMP_BYTES])
+{
+	static const uint8_t no_birth[12];
+
+	if (memcmp(kept, now, 8) != 0)
+		return false;
+	/* A birth time only one side knows (another kernel, another file
+	 * system driver) proves nothing either way. */
+	if (memcmp(kept + 8, no_birth, 12) == 0 || memcmp(now + 8, no_birth, 12) == 0)
+		return true;
+	return memcmp(kept + 8, now + 8, 12) == 0;
+}
+
+/* A fresh replica id and the stamp of the folder holding the store, in
+ * one transaction: from here on this replica makes ops under the new id.
+ * The old id's ops stay: they are history. */
+static int
+replica_renew(struct hearth *home, const uint8_t stamp[STAMP_BYTES], struct hearth_error *error)
 {
 	struct replica_id fresh;
 	char message[512];
-	int status;
 
-	hearth_error_clear(error);
-	if ((status = home_lock(home, "reid", error)) != 0)
-		return status;
 	home_random(fresh.bytes, ID_BYTES);
-	if (store_begin(&home->store, message, sizeof message) != 0) {
-		home_unlock(home);
+	if (store_begin(&home->store, message, sizeof message) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", message);
-	}
-	/* The old id's ops stay: they are history. Only new ops carry the new id. */
 	int64_t number = store_replica_number(&home->store, fresh, true);
 	if (number <= 0 || store_meta_set_blob(&home->store, "replica", fresh.bytes, ID_BYTES) != 0 ||
-	    store_commit(&home->store, message, sizeof message) != 0) {
+	    store_meta_set_blob(&home->store, "state_stamp", stamp, STAMP_BYTES) != 0)
+		snprintf(message, sizeof message, "%s", sqlite3_errmsg(home->store.db));
+	else if (store_commit(&home->store, message, sizeof message) == 0)
+		message[0] = '\0';
+	if (message[0] != '\0') {
 		store_rollback(&home->store);
-		home_unlock(home);
 		return hearth_fail(error, HEARTH_FAILED, "cannot give the replica a new id: %s",
-		    sqlite3_errmsg(home->store.db));
+		    message);
 	}
 	home->replica = fresh;
 	home->replica_number = number;
-	replica_id_hex(fresh, replica);
-	home_unlock(home);
 	return 0;
+}
+
+int
+replica_check_copy(struct hearth *home, struct hearth_error *error)
+{
+	struct state_stamp stamp;
+	uint8_t now[STAMP_BYTES], kept[STAMP_BYTES];
+	char message[512], old_hex[ID_HEX], new_hex[ID_HEX];
+
+	if (state_stamp_read(home, &stamp) != 0)
+		return hearth_fail_errno(error, "cannot read what %s is", home->location.state_path);
+	state_stamp_encode(&stamp, now);
+	/* A store from before stamps (or a new one) takes this folder's. */
+	if (store_meta_get_blob(&home->store, "state_stamp", kept, STAMP_BYTES) != 0) {
+		if (store_begin(&home->store, message, sizeof message) != 0)
+			return hearth_fail(error, HEARTH_FAILED, "%s", message);
+		if (store_meta_set_blob(&home->store, "state_stamp", now, STAMP_BYTES) != 0)
+			snprintf(message, sizeof message, "%s", sqlite3_errmsg(home->store.db));
+		else if (store_commit(&home->store, message, sizeof message) == 0)
+			return 0;
+		store_rollback(&home->store);
+		return hearth_fail(error, HEARTH_FAILED, "cannot note the state folder: %s", message);
+	}
+	if (state_stamp_same(kept, now))
+		return 0;
+	replica_id_hex(home->replica, old_hex);
+	if (replica_renew(home, now, error) != 0)
+		return error->code;
+	replica_id_hex(home->replica, new_hex);
+	snprintf(home->notice, sizeof home->notice, "%s is a copy (or was moved to another "
+	    "file system): it is now replica %.8s, no longer %.8s, so that it and the Home it was "
+	    "copied from never make ops under one id", home->location.state_path, new_hex, old_hex);
+	return 0;
+}
+
+int
+hearth_reid(hearth *home, char replica[33], struct hearth_error *error)
+{
+	struct state_stamp stamp;
+	uint8_t now[STAMP_BYTES];
+	int status;
+
+	hearth_error_clear(error);
+	if ((status = home_take_lock(home, "reid", error)) != 0)
+		return status;
+	if (state_stamp_read(home, &stamp) != 0) {
+		home_unlock(home);
+		return hearth_fail_errno(error, "cannot read what %s is", home->location.state_path);
+	}
+	state_stamp_encode(&stamp, now);
+	status = replica_renew(home, now, error);
+	if (status == 0)
+		replica_id_hex(home->replica, replica);
+	home_unlock(home);
+	return status;
 }
 
 /* A clone that failed after making its Home takes the Home away again, so
@@ -128,4 +237,14 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		    sqlite3_errmsg(home->store.db));
 	hearth_close(home);
 	return status == 0 ? 0 : clone_undo(options->dir, error);
+}
+
+bool
+hearth_take_notice(hearth *home, char *out, size_t size)
+{
+	if (home == NULL || home->notice[0] == '\0')
+		return false;
+	snprintf(out, size, "%s", home->notice);
+	home->notice[0] = '\0';
+	return true;
 }

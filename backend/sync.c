@@ -340,11 +340,8 @@ sync_serve_session(struct sync_session *session)
 	if ((status = sync_read_hello(session)) != 0)
 		return status;
 	uint32_t flags = session->theirs.flags;
-	store_begin_read(&session->home->store);
-	status = store_head_vv(&session->home->store, &session->ours);
-	store_end_read(&session->home->store);
-	if (status != 0)
-		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector");
+	if ((status = sync_read_ours(session)) != 0)
+		return status;
 	if ((status = sync_send_hello(session, 0)) != 0)
 		return status;
 	/* A zero home asking for nothing: a new replica learning whose Home

@@ -38,7 +38,18 @@ struct sync_check {
 	size_t blob;			/* index in blobs */
 };
 
+/* One replica's ops as they arrive: the op hash chain they extend this
+ * store's with, to be held against the sender's claim at OPS_END. */
+struct sync_chain {
+	struct replica_id replica;
+	uint64_t counter;		/* of the last op taken */
+	struct hash chain;
+	bool claimed;
+};
+
 struct sync_incoming {
+	struct sync_chain *chains;
+	size_t chain_count, chain_capacity;
 	struct arena arena;		/* the decoded ops' strings and lists */
 	struct op *ops;
 	size_t count, capacity;
@@ -85,6 +96,83 @@ sync_incoming_free(struct sync_incoming *incoming)
 	sync_table_free(&incoming->want_index);
 	free(incoming->checks);
 	sync_table_free(&incoming->kinds);
+	free(incoming->chains);
+}
+
+/* The chain a replica's ops extend: found by a scan (a batch names a few
+ * replicas; most of its ops come in runs of one), started at this store's
+ * chain where the ops it holds end. */
+static struct sync_chain *
+sync_chain_of(struct sync_session *session, struct sync_incoming *incoming,
+    struct replica_id replica)
+{
+	for (size_t i = incoming->chain_count; i-- > 0;)
+		if (replica_id_equal(incoming->chains[i].replica, replica))
+			return &incoming->chains[i];
+	incoming->chains = array_grow(incoming->chains, &incoming->chain_capacity,
+	    incoming->chain_count + 1, sizeof *incoming->chains);
+	struct sync_chain *chain = &incoming->chains[incoming->chain_count++];
+	memset(chain, 0, sizeof *chain);
+	chain->replica = replica;
+	chain->counter = vv_get(&session->ours, replica);
+	int64_t number = store_replica_number(&session->home->store, replica, false);
+	if (chain->counter > 0 && (number <= 0 ||
+	    store_op_chain(&session->home->store, number, chain->counter, &chain->chain) != 0))
+		return NULL;
+	return chain;
+}
+
+static int
+sync_chain_take(struct sync_session *session, struct sync_incoming *incoming, const struct op *op,
+    const uint8_t *body, size_t length)
+{
+	struct sync_chain *chain = sync_chain_of(session, incoming, op->id.replica);
+
+	if (chain == NULL)
+		return sync_fail(session, HEARTH_DAMAGED, "this store lacks the op hash chain its "
+		    "ops should end with (run hearth fsck)");
+	store_chain_next(&chain->chain, body, length, &chain->chain);
+	chain->counter = op->id.counter;
+	return 0;
+}
+
+/* Protocol 3: every replica's ops taken in must end where the sender says
+ * its chain is, so each op is as the sender holds it and extends what this
+ * store holds; anything else refuses the whole batch, nothing written. */
+static int
+sync_check_claims(struct sync_session *session, struct sync_incoming *incoming,
+    const struct wire_chain_claim *claims, size_t n)
+{
+	char hex[ID_HEX];
+
+	if (session->protocol < WIRE_PROTOCOL_CHAINS)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sync_chain *chain = NULL;
+		for (size_t j = 0; j < incoming->chain_count && chain == NULL; j++)
+			if (replica_id_equal(incoming->chains[j].replica, claims[i].replica))
+				chain = &incoming->chains[j];
+		replica_id_hex(claims[i].replica, hex);
+		if (chain == NULL || chain->claimed || chain->counter != claims[i].counter)
+			return sync_fail(session, HEARTH_FAILED, "%s claimed ops of replica %.8s up to "
+			    "%llu that it did not send; nothing of this sync was taken in",
+			    session->peer, hex, (unsigned long long)claims[i].counter);
+		chain->claimed = true;
+		if (!hash_equal(&chain->chain, &claims[i].chain))
+			return sync_fail(session, HEARTH_FAILED, "the ops of replica %.8s that %s sent "
+			    "(up to %llu) are not the ops it holds, or do not extend the ones this Home "
+			    "holds: damaged on the way, or the two Homes hold different ops under that "
+			    "id; nothing of this sync was taken in", hex, session->peer,
+			    (unsigned long long)claims[i].counter);
+	}
+	for (size_t j = 0; j < incoming->chain_count; j++) {
+		if (incoming->chains[j].claimed)
+			continue;
+		replica_id_hex(incoming->chains[j].replica, hex);
+		return sync_fail(session, HEARTH_FAILED, "%s sent ops of replica %.8s without their "
+		    "hash; nothing of this sync was taken in", session->peer, hex);
+	}
+	return 0;
 }
 
 /* The kind a node was created with: by an earlier op of this batch, else
@@ -273,6 +361,8 @@ sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming
 		if (!op_decode(body, length, op, &incoming->arena, reason, sizeof reason))
 			return sync_refuse_undecoded(session, op, reason);
 		int status = sync_check_op(session, incoming, op, body, length);
+		if (status == 0)
+			status = sync_chain_take(session, incoming, op, body, length);
 		if (status != 0)
 			return status;
 		incoming->count++;
@@ -347,12 +437,19 @@ sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
 			return status;
 	}
 	uint64_t declared;
-	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
-		sizeof reason))
+	struct wire_chain_claim *claims;
+	size_t claim_count;
+	if (!wire_decode_ops_end(session->frame.payload, session->frame.length, &declared, &claims,
+		&claim_count, reason, sizeof reason))
 		return sync_bad_frame(session, reason);
-	if (declared != incoming->count)
-		return sync_fail(session, HEARTH_FAILED, "%s sent %zu ops but counted %llu",
-		    session->peer, incoming->count, (unsigned long long)declared);
+	status = declared == incoming->count ? 0 : sync_fail(session, HEARTH_FAILED,
+	    "%s sent %zu ops but counted %llu", session->peer, incoming->count,
+	    (unsigned long long)declared);
+	if (status == 0)
+		status = sync_check_claims(session, incoming, claims, claim_count);
+	free(claims);
+	if (status != 0)
+		return status;
 	for (size_t i = 0; i < incoming->blob_count; i++) {
 		if (incoming->blobs[i].chunks.length / HASH_BYTES != incoming->blobs[i].total) {
 			hash_hex(&incoming->blobs[i].blob, reason);

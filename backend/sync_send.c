@@ -14,17 +14,22 @@
 /* An OPS frame goes out once its payload passes this. */
 #define SYNC_OPS_FRAME_TARGET (256u * 1024)
 
-/* One replica's ops the peer lacks, read in counter order. */
+/* One replica's ops the peer lacks, read in counter order; chain is the
+ * op hash chain at the op before the current row, which each row must
+ * extend (what is sent was checked against its hash). */
 struct sync_cursor {
 	sqlite3_stmt *statement;
 	struct op_id id;
 	uint64_t lamport;
 	int kind;
+	struct hash chain;
+	uint64_t last_counter;	/* of the last op sent */
+	bool sent;
 };
 
 static const char SQL_REPLICAS[] = "SELECT number, id, counter FROM replica WHERE counter > 0";
 static const char SQL_OPS_AFTER[] =
-    "SELECT lamport, counter, kind, body FROM op WHERE replica = ?1 AND counter > ?2 "
+    "SELECT lamport, counter, kind, body, chain FROM op WHERE replica = ?1 AND counter > ?2 "
     "ORDER BY counter";
 
 static bool
@@ -129,6 +134,15 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		sqlite3_bind_int64(cursor->statement, 1, sqlite3_column_int64(replicas, 0));
 		sqlite3_bind_int64(cursor->statement, 2, (int64_t)known);
 		merge->count++;
+		if (store_op_chain(store, sqlite3_column_int64(replicas, 0), known,
+			&cursor->chain) != 0) {
+			char hex[ID_HEX];
+			replica_id_hex(id, hex);
+			sqlite3_reset(replicas);
+			sync_merge_free(merge);
+			return sync_fail(session, HEARTH_DAMAGED, "op %.8s/%llu in this store has no hash "
+			    "chain (run hearth fsck)", hex, (unsigned long long)known);
+		}
 	}
 	sqlite3_reset(replicas);
 	merge->heap = calloc(merge->count + 1, sizeof *merge->heap);
@@ -173,6 +187,55 @@ sync_send_blob_list(struct sync_session *session, struct sync_table *sent,
 	return 0;
 }
 
+/* The cursor's current op against its hash chain: damage in this store
+ * is found here, and never travels. */
+static int
+sync_cursor_verify(struct sync_session *session, struct sync_cursor *cursor, const void *body,
+    size_t length)
+{
+	struct hash computed;
+	char hex[ID_HEX];
+
+	store_chain_next(&cursor->chain, body, length, &computed);
+	if (sqlite3_column_bytes(cursor->statement, 4) != HASH_BYTES ||
+	    memcmp(sqlite3_column_blob(cursor->statement, 4), computed.bytes, HASH_BYTES) != 0) {
+		replica_id_hex(cursor->id.replica, hex);
+		return sync_fail(session, HEARTH_DAMAGED, "op %.8s/%llu (%s) in this store is "
+		    "damaged: its bytes do not match its hash chain (run hearth fsck); nothing more "
+		    "was sent", hex, (unsigned long long)cursor->id.counter,
+		    op_kind_name((enum op_kind)cursor->kind));
+	}
+	cursor->chain = computed;
+	cursor->last_counter = cursor->id.counter;
+	cursor->sent = true;
+	return 0;
+}
+
+/* OPS_END: in protocol 3 with each replica's chain at the last op sent,
+ * which the receiver checks what it took in against. */
+static int
+sync_send_ops_end(struct sync_session *session, const struct sync_merge *merge)
+{
+	if (session->protocol < WIRE_PROTOCOL_CHAINS)
+		return sync_send_count(session, WIRE_OPS_END, session->ops_sent);
+	struct wire_chain_claim *claims = calloc(merge->count + 1, sizeof *claims);
+	size_t n = 0;
+	if (claims == NULL)
+		return sync_fail(session, HEARTH_FAILED, "out of memory");
+	for (size_t i = 0; i < merge->count; i++) {
+		const struct sync_cursor *cursor = &merge->cursors[i];
+		if (!cursor->sent)
+			continue;
+		claims[n++] = (struct wire_chain_claim){ .replica = cursor->id.replica,
+			.counter = cursor->last_counter, .chain = cursor->chain };
+	}
+	size_t start = wire_begin(&session->out, WIRE_OPS_END);
+	wire_encode_ops_end(&session->out, session->ops_sent, claims, n);
+	free(claims);
+	int status = sync_queued(session, start);
+	return status != 0 ? status : sync_flush(session);
+}
+
 static int
 sync_send_ops_frame(struct sync_session *session, struct buffer *batch, uint64_t *batch_count)
 {
@@ -209,6 +272,8 @@ sync_send_ops(struct sync_session *session, const struct vv *theirs)
 		struct sync_cursor *next = merge.heap[0];
 		const void *body = sqlite3_column_blob(next->statement, 3);
 		size_t length = (size_t)sqlite3_column_bytes(next->statement, 3);
+		if ((status = sync_cursor_verify(session, next, body, length)) != 0)
+			break;
 		buffer_append_bytes(&batch, body, length);
 		batch_count++;
 		session->ops_sent++;
@@ -243,7 +308,7 @@ sync_send_ops(struct sync_session *session, const struct vv *theirs)
 	if (status == 0)
 		status = sync_send_ops_frame(session, &batch, &batch_count);
 	if (status == 0)
-		status = sync_send_count(session, WIRE_OPS_END, session->ops_sent);
+		status = sync_send_ops_end(session, &merge);
 	sync_merge_free(&merge);
 	sync_table_free(&sent_blobs);
 	buffer_free(&batch);

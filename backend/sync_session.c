@@ -117,6 +117,8 @@ sync_session_free(struct sync_session *session)
 	buffer_free(&session->out);
 	buffer_free(&session->in);
 	vv_free(&session->ours);
+	free(session->our_chains);
+	session->our_chains = NULL;
 	wire_hello_free(&session->theirs);
 }
 
@@ -249,12 +251,37 @@ sync_bad_frame(struct sync_session *session, const char *reason)
 /* ---- HELLO ---------------------------------------------------------------------------- */
 
 int
+sync_read_ours(struct sync_session *session)
+{
+	struct store *store = &session->home->store;
+	int status;
+
+	store_begin_read(store);
+	status = store_head_vv(store, &session->ours);
+	free(session->our_chains);
+	session->our_chains = calloc(session->ours.count + 1, sizeof *session->our_chains);
+	for (size_t i = 0; status == 0 && i < session->ours.count; i++) {
+		const struct vv_entry *entry = &session->ours.entries[i];
+		int64_t number = store_replica_number(store, entry->replica, false);
+		if (number <= 0 || store_op_chain(store, number, entry->counter,
+			&session->our_chains[i]) != 0)
+			status = -1;
+	}
+	store_end_read(store);
+	if (status != 0)
+		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector "
+		    "and op hashes (run hearth fsck)");
+	return 0;
+}
+
+int
 sync_send_hello(struct sync_session *session, uint32_t flags)
 {
 	struct wire_hello hello = {
 		.protocol_min = session->protocol_floor, .protocol_max = WIRE_PROTOCOL_MAX,
 		.flags = flags,
 		.replica = session->home->replica, .vv = session->ours,
+		.chains = session->our_chains,
 	};
 
 	snprintf(hello.software, sizeof hello.software, "hearth %s", hearth_version_string());
@@ -282,8 +309,60 @@ sync_read_hello(struct sync_session *session)
 	return 0;
 }
 
+/* The first replica whose op hash chain differs between the two sides at
+ * a counter both hold (its counter in at); false when there is none, or
+ * the peer speaks a protocol without chains. */
+static bool
+sync_find_fork(struct sync_session *session, struct replica_id *replica, uint64_t *at)
+{
+	const struct wire_hello *theirs = &session->theirs;
+	struct store *store = &session->home->store;
+	bool found = false;
+
+	if (theirs->chains == NULL || session->protocol < WIRE_PROTOCOL_CHAINS)
+		return false;
+	store_begin_read(store);
+	for (size_t i = 0; i < theirs->vv.count && !found; i++) {
+		const struct vv_entry *entry = &theirs->vv.entries[i];
+		struct hash chain;
+		if (vv_get(&session->ours, entry->replica) < entry->counter)
+			continue;	/* theirs is the longer: they check it */
+		int64_t number = store_replica_number(store, entry->replica, false);
+		if (number <= 0 || store_op_chain(store, number, entry->counter, &chain) != 0)
+			continue;
+		if (!hash_equal(&chain, &theirs->chains[i])) {
+			*replica = entry->replica;
+			*at = entry->counter;
+			found = true;
+		}
+	}
+	store_end_read(store);
+	return found;
+}
+
+/* Two Homes that made different ops under one replica id (a copy an
+ * earlier hearth did not notice, and both went on recording): no sync can
+ * tell those ops apart, and reid cannot either, since the ops made before
+ * it keep the old id. What is left is to keep one side whole and bring the
+ * other's work over as new changes. */
+static int
+sync_refuse_fork(struct sync_session *session, struct replica_id replica, uint64_t at)
+{
+	char hex[ID_HEX];
+
+	replica_id_hex(replica, hex);
+	return sync_fail(session, HEARTH_FAILED, "%s and this Home hold different ops as replica "
+	    "%.8s (they differ at or before its op %llu): one state folder was copied from the "
+	    "other and both recorded under that id, so their ops cannot be told apart; nothing "
+	    "was exchanged. Keep one of the two as it is. In the other, save the files you "
+	    "changed there, move that Home aside, make it again with `hearth clone` from the "
+	    "one you keep, copy the saved files in and `hearth record`", session->peer, hex,
+	    (unsigned long long)at);
+}
+
 /* What both sides check of the other's HELLO: a version in common, the
- * same Home, and two different replicas. */
+ * same Home, two different replicas, and the same ops under each replica
+ * id both hold. */
 int
 sync_check_hello(struct sync_session *session)
 {
@@ -301,6 +380,11 @@ sync_check_hello(struct sync_session *session)
 		    "%.8s): only replicas of one Home sync; make a replica with `hearth clone`",
 		    session->peer, their_hex, our_hex);
 	}
+	struct replica_id forked;
+	uint64_t at;
+	bool fork = sync_find_fork(session, &forked, &at);
+	if (fork)
+		return sync_refuse_fork(session, forked, at);
 	if (replica_id_equal(theirs->replica, session->home->replica)) {
 		replica_id_hex(theirs->replica, our_hex);
 		return sync_fail(session, HEARTH_FAILED, "both copies claim replica %.8s: one was "
@@ -314,11 +398,8 @@ sync_start(struct sync_session *session, uint32_t flags)
 {
 	int status;
 
-	store_begin_read(&session->home->store);
-	status = store_head_vv(&session->home->store, &session->ours);
-	store_end_read(&session->home->store);
-	if (status != 0)
-		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector");
+	if ((status = sync_read_ours(session)) != 0)
+		return status;
 	sync_report(session, "connecting", 0, 0);
 	if ((status = sync_send_hello(session, flags)) != 0 ||
 	    (status = sync_read_hello(session)) != 0)

@@ -49,6 +49,7 @@ struct sync_session {
 	struct wire_hello theirs;	/* the peer's HELLO */
 	bool have_theirs;
 	struct vv ours;			/* our version vector at HELLO */
+	struct hash *our_chains;	/* the op hash chain at each entry of ours */
 	/* The oldest version this session can use (WIRE_PROTOCOL_MIN, or
 	 * WIRE_PROTOCOL_FETCH to fetch), sent in HELLO and negotiated with. */
 	uint32_t protocol_floor;
@@ -89,10 +90,14 @@ int sync_read(struct sync_session *session);
 int sync_unexpected(struct sync_session *session, const char *expected);
 int sync_bad_frame(struct sync_session *session, const char *reason);
 
+/* Reads this replica's version vector and the op hash chain at each of
+ * its entries into ours and our_chains, in one read snapshot. */
+int sync_read_ours(struct sync_session *session);
 int sync_send_hello(struct sync_session *session, uint32_t flags);
 int sync_read_hello(struct sync_session *session);
 /* What both sides check of the other's HELLO: a version in common, the
- * same Home, and two different replicas. */
+ * same Home, two different replicas, and (protocol 3) the same ops under
+ * each replica id both hold. */
 int sync_check_hello(struct sync_session *session);
 /* A client's opening: this replica's version vector read, hellos traded
  * and checked. */

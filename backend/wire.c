@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/pack.h"
@@ -188,6 +189,8 @@ wire_encode_hello(struct buffer *out, const struct wire_hello *hello)
 	buffer_append(out, hello->home, ID_BYTES);
 	buffer_append(out, hello->replica.bytes, ID_BYTES);
 	wire_encode_vv(out, &hello->vv);
+	for (size_t i = 0; hello->chains != NULL && i < hello->vv.count; i++)
+		buffer_append(out, hello->chains[i].bytes, HASH_BYTES);
 }
 
 static bool
@@ -235,6 +238,13 @@ wire_decode_hello(const uint8_t *payload, size_t length, struct wire_hello *out,
 		vv_free(&out->vv);
 		return false;
 	}
+	/* Protocol 3's chains, one per entry, when the bytes hold them all. */
+	size_t left = reader.length - reader.offset;
+	if (out->vv.count > 0 && left / HASH_BYTES >= out->vv.count) {
+		out->chains = malloc(out->vv.count * sizeof *out->chains);
+		for (size_t i = 0; i < out->vv.count; i++)
+			reader_fixed(&reader, out->chains[i].bytes, HASH_BYTES);
+	}
 	return true;
 }
 
@@ -242,6 +252,8 @@ void
 wire_hello_free(struct wire_hello *hello)
 {
 	vv_free(&hello->vv);
+	free(hello->chains);
+	hello->chains = NULL;
 }
 
 bool
@@ -422,6 +434,61 @@ wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count, char *
 	return wire_ended(&reader, "end", error, error_size);
 }
 
+/* ---- OPS_END ------------------------------------------------------------------- */
+
+#define WIRE_CLAIM_MIN_BYTES (ID_BYTES + 1 + HASH_BYTES)
+
+void
+wire_encode_ops_end(struct buffer *out, uint64_t count, const struct wire_chain_claim *claims,
+    size_t n)
+{
+	buffer_append_varint(out, count);
+	buffer_append_varint(out, n);
+	for (size_t i = 0; i < n; i++) {
+		buffer_append(out, claims[i].replica.bytes, ID_BYTES);
+		buffer_append_varint(out, claims[i].counter);
+		buffer_append(out, claims[i].chain.bytes, HASH_BYTES);
+	}
+}
+
+bool
+wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
+    struct wire_chain_claim **claims, size_t *n, char *error, size_t error_size)
+{
+	struct reader reader;
+	uint64_t declared;
+
+	*claims = NULL;
+	*n = 0;
+	reader_init(&reader, payload, length);
+	if (!reader_varint(&reader, count))
+		return wire_truncated("OPS_END", error, error_size);
+	if (reader_at_end(&reader))
+		return true;
+	if (!reader_varint(&reader, &declared))
+		return wire_truncated("OPS_END", error, error_size);
+	if (declared > WIRE_HASHES_MAX ||
+	    declared > (reader.length - reader.offset) / WIRE_CLAIM_MIN_BYTES)
+		return wire_fail(error, error_size, "an OPS_END frame claims %llu chains in %zu bytes",
+		    (unsigned long long)declared, reader.length - reader.offset);
+	struct wire_chain_claim *read = malloc((declared ? declared : 1) * sizeof *read);
+	for (uint64_t i = 0; i < declared; i++) {
+		if (!reader_fixed(&reader, read[i].replica.bytes, ID_BYTES) ||
+		    !reader_varint(&reader, &read[i].counter) ||
+		    !reader_fixed(&reader, read[i].chain.bytes, HASH_BYTES)) {
+			free(read);
+			return wire_truncated("OPS_END", error, error_size);
+		}
+	}
+	if (!wire_ended(&reader, "OPS_END", error, error_size)) {
+		free(read);
+		return false;
+	}
+	*claims = read;
+	*n = (size_t)declared;
+	return true;
+}
+
 /* ---- CHUNK --------------------------------------------------------------------- */
 
 void
@@ -542,7 +609,15 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 		return wire_decode_hashes(frame->payload, frame->length, &hashes, &count, error,
 		    error_size);
 	}
-	case WIRE_OPS_END:
+	case WIRE_OPS_END: {
+		uint64_t count;
+		struct wire_chain_claim *claims;
+		size_t n;
+		bool good = wire_decode_ops_end(frame->payload, frame->length, &count, &claims, &n,
+		    error, error_size);
+		free(claims);
+		return good;
+	}
 	case WIRE_WANT_END:
 	case WIRE_CHUNKS_END: {
 		uint64_t count;

@@ -29,10 +29,16 @@
  * know (wire_negotiate).
  *   1  sync: HELLO, then OPS/BLOB, WANT, CHUNK each way, then DONE.
  *   2  adds fetching chunks by id (fsck --repair): the HELLO flag
- *      WIRE_FETCH and the LACK frame. A sync is the same in 1 and 2. */
+ *      WIRE_FETCH and the LACK frame. A sync is the same in 1 and 2.
+ *   3  adds the op hash chain (store.h): HELLO carries the chain at each
+ *      counter of its version vector, so two Homes holding different ops
+ *      under one replica id find it before anything travels; OPS_END
+ *      carries the chain at the last op sent of each replica, so the
+ *      receiver proves every op it took in before it writes any. */
 #define WIRE_PROTOCOL_MIN 1
-#define WIRE_PROTOCOL_MAX 2
+#define WIRE_PROTOCOL_MAX 3
 #define WIRE_PROTOCOL_FETCH 2	/* the first version that can fetch */
+#define WIRE_PROTOCOL_CHAINS 3	/* the first version with op hash chains */
 
 #define WIRE_HEADER_SIZE 5
 #define WIRE_TRAILER_SIZE 4
@@ -111,7 +117,8 @@ bool wire_check_payload(const struct wire_frame *frame, char *error, size_t erro
  * vv (count, then replica[16] counter per entry, sorted by replica, no
  * duplicates, counters > 0). This layout never changes: it is read before
  * a version is agreed on. A later version may append fields; they are
- * ignored by earlier ones. */
+ * ignored by earlier ones. Protocol 3 appends, for each vv entry in
+ * order, chain[32]: the op hash chain at that replica and counter. */
 struct wire_hello {
 	uint32_t protocol_min, protocol_max;
 	uint32_t flags;
@@ -119,6 +126,9 @@ struct wire_hello {
 	uint8_t home[ID_BYTES];
 	struct replica_id replica;
 	struct vv vv;				/* owned; wire_hello_free */
+	/* vv.count chains, or NULL when the sender sent none (protocol
+	 * 1 and 2). Owned when decoded; the encoder only reads them. */
+	struct hash *chains;
 };
 
 void wire_encode_hello(struct buffer *out, const struct wire_hello *hello);
@@ -174,6 +184,22 @@ bool wire_decode_blob(const uint8_t *payload, size_t length, struct wire_blob *o
 void wire_encode_hashes(struct buffer *out, const struct hash *hashes, size_t count);
 bool wire_decode_hashes(const uint8_t *payload, size_t length, const uint8_t **hashes,
     size_t *count, char *error, size_t error_size);
+
+/* OPS_END in protocol 3: the count of ops, then n, then n x (replica[16]
+ * counter chain[32]): each replica's last op sent and the op hash chain
+ * there. In protocols 1 and 2 the count alone, which the decoder takes
+ * too (claims NULL, n 0). */
+struct wire_chain_claim {
+	struct replica_id replica;
+	uint64_t counter;
+	struct hash chain;
+};
+
+void wire_encode_ops_end(struct buffer *out, uint64_t count, const struct wire_chain_claim *claims,
+    size_t n);
+/* On success *claims is allocated when *n > 0 (free it). */
+bool wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
+    struct wire_chain_claim **claims, size_t *n, char *error, size_t error_size);
 
 /* OPS_END, WANT_END, CHUNKS_END: one count (of ops, wants, chunks). */
 void wire_encode_count(struct buffer *out, uint64_t count);

@@ -61,8 +61,8 @@ test_expect_success 'what differs is recorded as the new replica own change, not
 	test "$(cat a/docs/list.txt)" = "my list" && test "$(cat a/extra.txt)" = mine
 '
 
-test_expect_success 'a copied state folder is refused until it gets a fresh replica id' '
-	cp -a b copy &&
+test_expect_success 'a copied state folder an older hearth made is refused until it gets a fresh id' '
+	cp -a b copy && test_tool meta-delete copy/.hearth/store.db state_stamp &&
 	test_expect_code 1 sh -c "cd copy && \"$HEARTH_BIN\" sync ../b" >out 2>err &&
 	grep "reid" err &&
 	(cd copy && hearth reid) >out && grep "now" out &&

@@ -77,4 +77,18 @@ test_expect_success 'every bit flipped back: the store is whole again' '
 	(cd h && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
 
+test_expect_success 'a damaged op never travels: sync and clone refuse it, naming it' '
+	hearth clone h c >/dev/null &&
+	echo more >h/more && (cd h && hearth record -m more >/dev/null) &&
+	last=$(($(test_tool ops h | wc -l) - 1)) &&
+	test_tool ops h >ops &&
+	test_tool flip $db op $last body 20 &&
+	(cd c && hearth log --oneline) >log.before &&
+	(cd c && test_expect_code 1 hearth sync ../h 2>../err) &&
+	grep "$(op_name $last) in this store is damaged" err &&
+	(cd c && hearth log --oneline) >log.after && test_cmp log.before log.after &&
+	test_expect_code 1 hearth clone h d 2>err && grep "is damaged" err &&
+	test_tool flip $db op $last body 20 && (cd c && hearth sync ../h >/dev/null)
+'
+
 test_done

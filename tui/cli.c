@@ -400,6 +400,9 @@ cli_run(int argc, char **argv)
 		status = 0;
 	else
 		status = command->run(&cli, argc - first, argv + first);
+	char notice[HEARTH_ERROR_MAX];
+	if (hearth_take_notice(cli.home, notice, sizeof notice))
+		fprintf(stderr, "hearth: %s\n", notice);
 	hearth_close(cli.home);
 	if (fflush(stdout) != 0 && status == 0) {
 		perror("hearth: standard output");

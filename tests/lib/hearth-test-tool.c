@@ -1079,6 +1079,31 @@ tool_flip(int argc, char **argv)
 	return status;
 }
 
+/* meta-delete DB KEY: removes one named value from a store's meta table,
+ * as a store made before that value existed lacks it. */
+static int
+tool_meta_delete(int argc, char **argv)
+{
+	sqlite3 *db;
+	sqlite3_stmt *statement;
+
+	if (argc != 3) {
+		fputs("usage: hearth-test-tool meta-delete DB KEY\n", stderr);
+		return 2;
+	}
+	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
+		return 1;
+	int status = 1;
+	if (sqlite3_prepare_v2(db, "DELETE FROM meta WHERE key = ?1", -1, &statement, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(statement, 1, argv[2], -1, SQLITE_STATIC);
+		status = sqlite3_step(statement) == SQLITE_DONE && sqlite3_changes(db) == 1 ? 0 : 1;
+		sqlite3_finalize(statement);
+	}
+	sqlite3_close(db);
+	return status;
+}
+
 /* store-schema DB: the store's format number, then the name of each of its
  * tables and indexes, sorted, one a line (what a migration must leave). */
 static int
@@ -1359,6 +1384,7 @@ static const struct tool_command {
 	{ "store-schema", tool_store_schema, "store-schema DB: the format, tables and indexes" },
 	{ "derive", tool_derive,
 	    "derive [--ops] DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest does" },
+	{ "meta-delete", tool_meta_delete, "meta-delete DB KEY: drop a named value from meta" },
 	{ "flip", tool_flip, "flip DB op|version N COLUMN POS|length: flip one bit of a stored op" },
 };
 
