@@ -71,7 +71,7 @@ describe_side(struct lister *lister, const struct head_node *node, struct op_id 
 	memset(side, 0, sizeof *side);
 	replica_id_hex(id.replica, side->replica);
 	side->counter = id.counter;
-	side->mine = replica_id_equal(id.replica, lister->home->replica);
+	side->mine = home_op_is_mine(lister->home, id);
 	side->what = "?";
 	side->path = "";
 	side_version(lister, id, side);
@@ -392,7 +392,7 @@ pick_head(struct resolver *resolver, const struct op_id *heads, size_t count, bo
 
 	/* Heads are kept in total order, winner last. */
 	for (size_t i = 0; i < count; i++)
-		if (replica_id_equal(heads[i].replica, resolver->home->replica) == mine)
+		if (home_op_is_mine(resolver->home, heads[i]) == mine)
 			chosen = (int)i;
 	return chosen;
 }
@@ -560,7 +560,7 @@ static int
 settle_revive(struct resolver *resolver, const struct head_node *node, struct op_id delete)
 {
 	enum hearth_resolution how = resolver->options->resolution;
-	bool deleted_by_me = replica_id_equal(delete.replica, resolver->home->replica);
+	bool deleted_by_me = home_op_is_mine(resolver->home, delete);
 	bool keep = how == HEARTH_KEEP_BOTH || how == HEARTH_KEEP_VERSION ||
 	    (how == HEARTH_KEEP_MINE) != deleted_by_me;
 
@@ -605,7 +605,7 @@ settle_name(struct resolver *resolver, const struct head_node *node, const struc
     size_t op_count)
 {
 	enum hearth_resolution how = resolver->options->resolution;
-	bool loser_is_mine = replica_id_equal(node->place.op.replica, resolver->home->replica);
+	bool loser_is_mine = home_op_is_mine(resolver->home, node->place.op);
 	bool loser_wins = how == HEARTH_KEEP_MINE ? loser_is_mine
 	    : how == HEARTH_KEEP_THEIRS ? !loser_is_mine : false;
 

@@ -27,6 +27,7 @@
 #include "backend/identity.h"
 #include "backend/scan.h"
 #include "backend/verify.h"
+#include "model/array.h"
 #include "model/state.h"
 
 /* Lines naming single damaged chunks; the rest are counted. The contents
@@ -158,6 +159,7 @@ fsck_damage_free(struct fsck_damage *damage)
 	for (size_t i = 0; i < damage->marker_count; i++)
 		free(damage->markers[i].path);
 	free(damage->markers);
+	free(damage->ops);
 	memset(damage, 0, sizeof *damage);
 }
 
@@ -275,18 +277,25 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 		bool intact = chain_intact(&walk, statement);
 		bool decoded = op_decode(sqlite3_column_blob(statement, 4),
 		    (size_t)sqlite3_column_bytes(statement, 4), op, arena, reason, sizeof reason);
-		if (!intact)
+		if (!intact) {
 			problem(fsck, "op %.8s/%llu (%s) is damaged: its bytes do not match its hash "
-			    "chain", hex, (unsigned long long)counter,
-			    row_kind_name(statement));
+			    "chain; `hearth fsck --repair PEER` fetches it from a replica that has it",
+			    hex, (unsigned long long)counter, row_kind_name(statement));
+			struct fsck_damage *damage = fsck->damage;
+			damage->ops = array_grow(damage->ops, &damage->op_capacity,
+			    damage->op_count + 1, sizeof *damage->ops);
+			damage->ops[damage->op_count++] = (struct op_id){ replica_id, counter };
+		}
 		if (!decoded) {
 			problem(fsck, "op %.8s/%llu does not decode: %s", hex,
 			    (unsigned long long)counter, reason);
 			continue;
 		}
-		if (!row_agrees(statement, op, replica_id, counter))
+		if (!row_agrees(statement, op, replica_id, counter)) {
 			problem(fsck, "op %.8s/%llu (%s): its row disagrees with its body", hex,
 			    (unsigned long long)counter, op_kind_name(op->kind));
+			fsck->damage->rows_disagreeing++;
+		}
 		check_op_content(fsck, op, hex, counter);
 		(*count)++;
 		if (fsck->report->ops_checked % 65536 == 0)
@@ -362,6 +371,7 @@ check_versions(struct fsck *fsck)
 			problem(fsck, "version %.12s (commit %.8s/%llu): its row in the history is "
 			    "not what its COMMIT says", hex, replica_hex,
 			    (unsigned long long)commit.id.counter);
+			fsck->damage->rows_disagreeing++;
 		}
 		previous = (uint64_t)sqlite3_column_int64(statement, 2);
 		if (arena.allocated > (1u << 20)) {
@@ -381,6 +391,7 @@ check_versions(struct fsck *fsck)
 		replica_id_hex(replica_id, replica_hex);
 		problem(fsck, "commit %.8s/%llu has no version in the history", replica_hex,
 		    (unsigned long long)sqlite3_column_int64(statement, 1));
+		fsck->damage->rows_disagreeing++;
 	}
 	sqlite3_reset(statement);
 }

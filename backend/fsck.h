@@ -40,7 +40,21 @@ struct fsck_damage {
 	uint64_t paths_hit, versions_hit;	/* what the damaged contents reach */
 	struct fsck_marker *markers;
 	size_t marker_count;
+	/* Ops whose bytes (or stored chain) do not match their hash chain: a
+	 * repair fetches them again (fsck_repair_ops.c). */
+	struct op_id *ops;
+	size_t op_count, op_capacity;
+	/* Op rows or history rows that disagree with their op: mended from it. */
+	uint64_t rows_disagreeing;
 };
+
+/* fsck --repair's part for ops (fsck_repair_ops.c): the damaged ops
+ * fetched again from peer and proved by the chain, then every op row and
+ * history row that disagrees with its op written anew from it. Counts go
+ * to out. Takes no lock (the caller holds it). */
+int fsck_repair_ops(struct hearth *home, struct fsck_damage *damage,
+    const struct hearth_repair_options *options, struct hearth_repair_result *out,
+    struct hearth_error *error);
 
 /* Runs every check of hearth_fsck, filling out (problems) and damage. */
 int fsck_run(struct hearth *home, const struct hearth_progress *progress,

@@ -293,9 +293,18 @@ hearth_fsck_repair(hearth *home, const struct hearth_repair_options *options,
 		return status;
 	fsck_run(home, progress, &report, &repair.damage);
 	hearth_fsck_report_free(&report);
+	/* Ops first: a damaged SET names content that never was, which no
+	 * peer could give; once the ops are whole, what content lacks is
+	 * looked for again. */
+	if (repair.damage.op_count > 0 || repair.damage.rows_disagreeing > 0) {
+		status = fsck_repair_ops(home, &repair.damage, options, out, error);
+		fsck_damage_free(&repair.damage);
+		fsck_run(home, progress, &report, &repair.damage);
+		hearth_fsck_report_free(&report);
+	}
 	out->chunks_damaged = repair.damage.chunks.count;
 	repair_markers(&repair);
-	if (repair.damage.pack_count > 0 || repair.damage.chunks.count > 0)
+	if (status == 0 && (repair.damage.pack_count > 0 || repair.damage.chunks.count > 0))
 		status = repair_content(&repair, options, progress, &retired, &retired_count);
 	if (status == 0)
 		repair_move_aside(home, retired, retired_count);
@@ -306,7 +315,10 @@ hearth_fsck_repair(hearth *home, const struct hearth_repair_options *options,
 	fsck_damage_free(&repair.damage);
 	free(repair.wants.items);
 	free(repair.lacking.items);
-	if (status == 0 && out->chunks_lacking > 0)
+	if (status == 0 && out->ops_lacking > 0)
+		status = hearth_fail(error, HEARTH_DAMAGED, "%s; they stay damaged here",
+		    out->lacking);
+	else if (status == 0 && out->chunks_lacking > 0)
 		status = hearth_fail(error, HEARTH_DAMAGED, "%llu chunk%s could not be had from %s "
 		    "(%s); they stay damaged here", (unsigned long long)out->chunks_lacking,
 		    out->chunks_lacking == 1 ? "" : "s", out->peer_name, out->lacking);

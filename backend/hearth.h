@@ -455,7 +455,11 @@ struct hearth_repair_result {
 	uint64_t chunks_lacking;	/* the peer could not give them either */
 	uint64_t packs_retired;		/* damaged packs no longer used, kept in STATE/damaged */
 	uint64_t markers_rewritten;	/* folders' identity markers written anew */
-	char lacking[HEARTH_ERROR_MAX];	/* why the first lacking chunk could not be had */
+	uint64_t ops_damaged;		/* ops whose bytes do not match their hash chain */
+	uint64_t ops_fetched;		/* fetched from the peer and proved by the chain */
+	uint64_t ops_lacking;		/* the peer sent no copy the chain proves */
+	uint64_t rows_mended;		/* op and history rows written anew from their op */
+	char lacking[HEARTH_ERROR_MAX];	/* why the first lacking chunk or op could not be had */
 };
 
 /* Mends what hearth_fsck finds damaged in the content: every chunk of a
@@ -463,7 +467,10 @@ struct hearth_repair_result {
  * store lacks) is copied from the pack while it still reads whole, or else
  * fetched from the peer (protocol 2, WIRE_FETCH), into one new pack; the
  * index then points there, and the damaged packs, no longer used, move to
- * STATE/damaged/. Damaged folder markers are written anew from the index. Takes the write lock; all or nothing for the content (one
+ * STATE/damaged/. Damaged folder markers are written anew from the index.
+ * A damaged op is fetched again from the peer (protocol 3, WIRE_REFETCH)
+ * and taken only when this store's hash chain proves it; op and history
+ * rows that disagree with their op are written anew. Takes the write lock; all or nothing for the content (one
  * transaction after the new pack is durable). HEARTH_DAMAGED when some
  * chunks could not be had; run hearth_fsck afterwards to see what is
  * left. Damage to store.db itself is not mended here. */

@@ -1071,6 +1071,7 @@ hearth_close(hearth *home)
 		if (home->roots[i].fd >= 0)
 			close(home->roots[i].fd);
 	free(home->roots);
+	free(home->former);
 	if (home->state_fd >= 0)
 		close(home->state_fd);
 	if (home->packs_fd >= 0)

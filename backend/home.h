@@ -49,6 +49,12 @@ struct hearth {
 	struct hearth_error root_problem;
 	char author[OP_AUTHOR_MAX + 1];
 	uint64_t write_bytes_at_start;	/* home_bytes_written at open, for the counters */
+	/* The ids this replica had before it was renewed, each with the last
+	 * counter it made under it (meta.former_replicas), loaded on first use:
+	 * those ops are still this replica's own (home_op_is_mine). */
+	struct op_id *former;
+	size_t former_count;
+	bool former_loaded;
 	/* What the user should hear about this handle's Home that is no
 	 * error (hearth_take_notice), or "". */
 	char notice[HEARTH_ERROR_MAX];
@@ -73,6 +79,9 @@ int home_take_lock(struct hearth *home, const char *command, struct hearth_error
  * its store was made in (a copy, a restored backup) gets a fresh replica id
  * at once, and home->notice says so. replica.c. */
 int replica_check_copy(struct hearth *home, struct hearth_error *error);
+/* Whether this replica made op id: under its id, or under an id it had
+ * before a reid, up to the counter it had reached then. */
+bool home_op_is_mine(struct hearth *home, struct op_id id);
 void home_unlock(struct hearth *home);
 void home_collect_garbage(struct hearth *home);
 

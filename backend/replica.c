@@ -69,9 +69,71 @@ state_stamp_same(const uint8_t kept[STAMP_BYTES], const uint8_t now[STAMP_BYTES]
 	return memcmp(kept + 8, now + 8, 12) == 0;
 }
 
+#define FORMER_BYTES (ID_BYTES + 8)
+
+static void
+former_load(struct hearth *home)
+{
+	struct buffer kept;
+
+	free(home->former);
+	home->former = NULL;
+	home->former_count = 0;
+	home->former_loaded = true;
+	buffer_init(&kept);
+	if (store_meta_get_buffer(&home->store, "former_replicas", &kept) == 0 &&
+	    kept.length >= FORMER_BYTES) {
+		home->former = malloc(kept.length / FORMER_BYTES * sizeof *home->former);
+		for (size_t at = 0; at + FORMER_BYTES <= kept.length; at += FORMER_BYTES) {
+			struct op_id *id = &home->former[home->former_count++];
+			memcpy(id->replica.bytes, kept.data + at, ID_BYTES);
+			id->counter = 0;
+			for (int i = 0; i < 8; i++)
+				id->counter |= (uint64_t)kept.data[at + ID_BYTES + i] << (8 * i);
+		}
+	}
+	buffer_free(&kept);
+}
+
+bool
+home_op_is_mine(struct hearth *home, struct op_id id)
+{
+	if (replica_id_equal(id.replica, home->replica))
+		return true;
+	if (!home->former_loaded)
+		former_load(home);
+	for (size_t i = 0; i < home->former_count; i++)
+		if (replica_id_equal(id.replica, home->former[i].replica) &&
+		    id.counter <= home->former[i].counter)
+			return true;
+	return false;
+}
+
+/* meta.former_replicas gains the id this replica leaves and the counter
+ * it reached under it. */
+static int
+former_add(struct hearth *home)
+{
+	struct buffer kept;
+	uint8_t entry[FORMER_BYTES];
+	uint64_t counter = store_replica_counter(&home->store, home->replica_number);
+
+	memcpy(entry, home->replica.bytes, ID_BYTES);
+	for (int i = 0; i < 8; i++)
+		entry[ID_BYTES + i] = (uint8_t)(counter >> (8 * i));
+	buffer_init(&kept);
+	if (store_meta_get_buffer(&home->store, "former_replicas", &kept) != 0)
+		buffer_reset(&kept);
+	buffer_append(&kept, entry, sizeof entry);
+	int status = store_meta_set_blob(&home->store, "former_replicas", kept.data, kept.length);
+	buffer_free(&kept);
+	home->former_loaded = false;
+	return status;
+}
+
 /* A fresh replica id and the stamp of the folder holding the store, in
  * one transaction: from here on this replica makes ops under the new id.
- * The old id's ops stay: they are history. */
+ * The old id's ops stay: they are history, and still this replica's own. */
 static int
 replica_renew(struct hearth *home, const uint8_t stamp[STAMP_BYTES], struct hearth_error *error)
 {
@@ -82,7 +144,8 @@ replica_renew(struct hearth *home, const uint8_t stamp[STAMP_BYTES], struct hear
 	if (store_begin(&home->store, message, sizeof message) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", message);
 	int64_t number = store_replica_number(&home->store, fresh, true);
-	if (number <= 0 || store_meta_set_blob(&home->store, "replica", fresh.bytes, ID_BYTES) != 0 ||
+	if (number <= 0 || former_add(home) != 0 ||
+	    store_meta_set_blob(&home->store, "replica", fresh.bytes, ID_BYTES) != 0 ||
 	    store_meta_set_blob(&home->store, "state_stamp", stamp, STAMP_BYTES) != 0)
 		snprintf(message, sizeof message, "%s", sqlite3_errmsg(home->store.db));
 	else if (store_commit(&home->store, message, sizeof message) == 0)

@@ -363,6 +363,12 @@ sync_serve_session(struct sync_session *session)
 		    flags != WIRE_FETCH ? "and to sync at once" : "in protocol 1, which cannot");
 	if ((flags & WIRE_FETCH) && (status = sync_serve_fetch(session)) != 0)
 		return status;
+	if ((flags & WIRE_REFETCH) && (flags != (WIRE_PULL | WIRE_REFETCH) ||
+	    session->protocol < WIRE_PROTOCOL_CHAINS))
+		return sync_fail(session, HEARTH_FAILED, "the client asked to fetch its own ops %s",
+		    flags != (WIRE_PULL | WIRE_REFETCH) ? "and to do more at once" :
+		    "in a protocol without op hash chains");
+	session->refetch = (flags & WIRE_REFETCH) != 0;
 	if ((flags & WIRE_PULL) && (status = sync_send(session, &session->theirs.vv)) != 0)
 		return status;
 	if ((flags & WIRE_PUSH) && (status = sync_receive(session, true)) != 0)

@@ -44,4 +44,20 @@ int sync_fetch(struct hearth *home, const char *peer, const char *program,
     const struct hash *chunks, size_t count, const struct sync_fetch_sink *sink,
     const struct hearth_progress *progress, char *peer_name, struct hearth_error *error);
 
+/* What sync_fetch_ops hands its caller: each op the peer sent, in total
+ * order, as its bytes (not yet checked against anything). take returns 0,
+ * or a hearth code to stop. */
+struct sync_op_sink {
+	int (*take)(void *context, const uint8_t *body, size_t length, struct hearth_error *error);
+	void *context;
+};
+
+/* Fetches from peer again the ops above from (this replica's vector with
+ * some counters lowered, entries at 0 left out), this replica's own
+ * included, with protocol 3's WIRE_REFETCH: what fsck --repair uses for a
+ * damaged op. The peer first proves it holds the same ops up to from (the
+ * HELLO chains). Changes nothing on either side by itself. */
+int sync_fetch_ops(struct hearth *home, const char *peer, const char *program, const struct vv *from,
+    const struct sync_op_sink *sink, char *peer_name, struct hearth_error *error);
+
 #endif

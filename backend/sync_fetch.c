@@ -183,3 +183,95 @@ sync_fetch(struct hearth *home, const char *peer, const char *program,
 	sync_session_free(&session);
 	return status;
 }
+
+/* ---- fetching this replica's ops again (protocol 3's WIRE_REFETCH) ------------------ */
+
+/* Reads OPS and BLOB frames up to OPS_END, handing each op to the sink;
+ * then, when ops came, wants nothing and reads CHUNKS_END. */
+static int
+sync_refetch_receive(struct sync_session *session, const struct sync_op_sink *sink)
+{
+	struct wire_ops cursor;
+	const uint8_t *body;
+	size_t length;
+	char reason[256];
+	int status, step;
+
+	for (;;) {
+		if ((status = sync_read(session)) != 0)
+			return status;
+		if (session->frame.type == WIRE_OPS_END)
+			break;
+		if (session->frame.type == WIRE_BLOB)
+			continue;
+		if (session->frame.type != WIRE_OPS)
+			return sync_unexpected(session, "OPS, BLOB or OPS_END");
+		if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, reason,
+			sizeof reason))
+			return sync_bad_frame(session, reason);
+		while ((step = wire_ops_next(&cursor, &body, &length, reason, sizeof reason)) == 1) {
+			session->ops_received++;
+			if ((status = sink->take(sink->context, body, length, session->error)) != 0)
+				return status;
+		}
+		if (step != 0)
+			return sync_bad_frame(session, reason);
+	}
+	if (session->ops_received == 0)
+		return 0;
+	if ((status = sync_send_count(session, WIRE_WANT_END, 0)) != 0 ||
+	    (status = sync_read(session)) != 0)
+		return status;
+	return session->frame.type == WIRE_CHUNKS_END ? 0 : sync_unexpected(session, "CHUNKS_END");
+}
+
+static int
+sync_refetch_run(struct sync_session *session, const struct vv *from,
+    const struct sync_op_sink *sink)
+{
+	int status;
+
+	vv_copy(&session->ours, from);
+	store_begin_read(&session->home->store);
+	status = sync_read_chains(session);
+	store_end_read(&session->home->store);
+	if (status != 0)
+		return sync_fail(session, HEARTH_DAMAGED, "the op hash chain before a damaged op is "
+		    "damaged too; no peer can prove what it would send");
+	if ((status = sync_send_hello(session, WIRE_PULL | WIRE_REFETCH)) != 0 ||
+	    (status = sync_read_hello(session)) != 0 ||
+	    (status = sync_check_hello(session)) != 0)
+		return status;
+	if (session->protocol < WIRE_PROTOCOL_CHAINS)
+		return sync_fail(session, HEARTH_FAILED, "%s (%s) cannot send ops again: it needs "
+		    "protocol %d", session->peer, session->theirs.software, WIRE_PROTOCOL_CHAINS);
+	if ((status = sync_refetch_receive(session, sink)) != 0 ||
+	    (status = sync_read(session)) != 0)
+		return status;
+	return session->frame.type == WIRE_DONE ? 0 : sync_unexpected(session, "DONE");
+}
+
+int
+sync_fetch_ops(struct hearth *home, const char *peer, const char *program, const struct vv *from,
+    const struct sync_op_sink *sink, char *peer_name, struct hearth_error *error)
+{
+	struct hearth_sync_result named;
+	struct transport_address address;
+	struct sync_session session;
+
+	memset(&named, 0, sizeof named);
+	hearth_error_clear(error);
+	int status = sync_resolve_peer(home, peer, &named, &address, error);
+	snprintf(peer_name, sizeof named.peer_name, "%s", status == 0 ? named.peer_name : peer);
+	if (status != 0)
+		return status;
+	sync_session_init(&session, home, NULL, error);
+	session.peer = named.peer_name;
+	session.protocol_floor = WIRE_PROTOCOL_CHAINS;
+	status = transport_open(&session.transport, &address, program, home->config->ssh_command,
+	    error);
+	if (status == 0)
+		status = sync_finish(&session, sync_refetch_run(&session, from, sink));
+	sync_session_free(&session);
+	return status;
+}

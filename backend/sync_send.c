@@ -109,7 +109,8 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		 * be older than what it sends: a record on that replica may
 		 * commit between the two (t0630), and the ops of it that came
 		 * back would be refused there as "never made". */
-		if (session->have_theirs && replica_id_equal(id, session->theirs.replica))
+		if (session->have_theirs && !session->refetch &&
+		    replica_id_equal(id, session->theirs.replica))
 			continue;
 		if (merge->count == capacity) {
 			capacity = capacity ? capacity * 2 : 16;

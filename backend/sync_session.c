@@ -258,6 +258,21 @@ sync_read_ours(struct sync_session *session)
 
 	store_begin_read(store);
 	status = store_head_vv(store, &session->ours);
+	if (status == 0)
+		status = sync_read_chains(session);
+	store_end_read(store);
+	if (status != 0)
+		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector "
+		    "and op hashes (run hearth fsck)");
+	return 0;
+}
+
+int
+sync_read_chains(struct sync_session *session)
+{
+	struct store *store = &session->home->store;
+	int status = 0;
+
 	free(session->our_chains);
 	session->our_chains = calloc(session->ours.count + 1, sizeof *session->our_chains);
 	for (size_t i = 0; status == 0 && i < session->ours.count; i++) {
@@ -267,11 +282,7 @@ sync_read_ours(struct sync_session *session)
 			&session->our_chains[i]) != 0)
 			status = -1;
 	}
-	store_end_read(store);
-	if (status != 0)
-		return sync_fail(session, HEARTH_FAILED, "cannot read this replica's version vector "
-		    "and op hashes (run hearth fsck)");
-	return 0;
+	return status;
 }
 
 int
@@ -353,8 +364,8 @@ sync_refuse_fork(struct sync_session *session, struct replica_id replica, uint64
 	replica_id_hex(replica, hex);
 	return sync_fail(session, HEARTH_FAILED, "%s and this Home hold different ops as replica "
 	    "%.8s (they differ at or before its op %llu): one state folder was copied from the "
-	    "other and both recorded under that id, so their ops cannot be told apart; nothing "
-	    "was exchanged. Keep one of the two as it is. In the other, save the files you "
+	    "other and both recorded under that id, so their ops cannot be told apart (or one "
+	    "store is damaged there: `hearth fsck` says); nothing was exchanged. Keep one of the two as it is. In the other, save the files you "
 	    "changed there, move that Home aside, make it again with `hearth clone` from the "
 	    "one you keep, copy the saved files in and `hearth record`", session->peer, hex,
 	    (unsigned long long)at);

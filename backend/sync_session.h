@@ -55,6 +55,7 @@ struct sync_session {
 	uint32_t protocol_floor;
 	uint32_t protocol;
 	bool peer_failed;		/* the peer sent ERROR or vanished: do not answer */
+	bool refetch;			/* WIRE_REFETCH: send the peer's own ops too */
 	/* What travelled, each way. */
 	uint64_t ops_sent, ops_received, ops_new;
 	uint64_t versions_sent, versions_received;
@@ -93,6 +94,9 @@ int sync_bad_frame(struct sync_session *session, const char *reason);
 /* Reads this replica's version vector and the op hash chain at each of
  * its entries into ours and our_chains, in one read snapshot. */
 int sync_read_ours(struct sync_session *session);
+/* The op hash chain at each entry of ours, into our_chains; -1 when one is
+ * not held. Inside a read snapshot. */
+int sync_read_chains(struct sync_session *session);
 int sync_send_hello(struct sync_session *session, uint32_t flags);
 int sync_read_hello(struct sync_session *session);
 /* What both sides check of the other's HELLO: a version in common, the

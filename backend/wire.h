@@ -73,7 +73,11 @@ enum wire_type {
  * (the CHUNK frames sent) and DONE. No ops travel; nothing is written on
  * the server. What fsck --repair uses to fetch damaged or missing chunks. */
 #define WIRE_FETCH 4u
-#define WIRE_FLAGS_KNOWN (WIRE_PULL | WIRE_PUSH | WIRE_FETCH)
+/* Protocol 3, with PULL alone: the server sends the ops above the client's
+ * vector of the client's own replica too (an honest client lowers its
+ * vector only to fetch its damaged ops again: fsck --repair). */
+#define WIRE_REFETCH 8u
+#define WIRE_FLAGS_KNOWN (WIRE_PULL | WIRE_PUSH | WIRE_FETCH | WIRE_REFETCH)
 
 /* CHUNK codecs; version 1 sends chunks raw (packs compress them). */
 #define WIRE_CODEC_RAW 0

@@ -91,4 +91,29 @@ test_expect_success 'a damaged op never travels: sync and clone refuse it, namin
 	test_tool flip $db op $last body 20 && (cd c && hearth sync ../h >/dev/null)
 '
 
+test_expect_success 'fsck --repair fetches damaged ops from a peer, proved by the chain' '
+	(cd c && hearth sync ../h >/dev/null) &&
+	test_tool ops h >ops.before && n=$(wc -l <ops.before) &&
+	set_op=$(grep -n "^0102" ops.before | tail -n 1 | cut -d: -f1) &&
+	test_tool flip $db op $((set_op - 1)) body 40 &&
+	test_tool flip $db op $((n - 1)) chain 3 &&
+	test_tool flip $db op 0 node 5 &&
+	test_tool flip $db version 0 author 2 &&
+	(cd h && ! hearth fsck) >fsck.out && test $(grep -c "is damaged" fsck.out) = 2 &&
+	(cd h && hearth fsck --repair ../c) >repair.out 2>&1 &&
+	grep "2 damaged ops; 2 fetched and proved by the hash chain, 0 lacking" repair.out &&
+	sed -n "/after the repair/,\$p" repair.out | grep "no problems" &&
+	test_tool ops h >ops.after && test_cmp ops.before ops.after &&
+	(cd h && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'an op the peer lacks stays damaged, and the repair says so' '
+	echo newest >h/newest && (cd h && hearth record -m newest >/dev/null) &&
+	n=$(test_tool ops h | wc -l) && test_tool flip $db op $((n - 1)) body 25 &&
+	(cd h && test_expect_code 1 hearth fsck --repair ../c) >repair.out 2>&1 &&
+	grep "1 damaged op; 0 fetched and proved by the hash chain, 1 lacking" repair.out &&
+	grep "sent no copy of 1 damaged op" repair.out &&
+	test_tool flip $db op $((n - 1)) body 25 && (cd h && hearth fsck >/dev/null)
+'
+
 test_done

@@ -57,6 +57,12 @@ cli_fsck_repair(struct cli *cli, const char *peer)
 	    (unsigned long long)result.chunks_lacking, (unsigned long long)result.packs_retired,
 	    result.packs_retired == 1 ? "" : "s", (unsigned long long)result.markers_rewritten,
 	    result.markers_rewritten == 1 ? "" : "s");
+	if (result.ops_damaged > 0 || result.rows_mended > 0)
+		printf("repair: %llu damaged op%s; %llu fetched and proved by the hash chain, "
+		    "%llu lacking; %llu row%s written anew from their op\n",
+		    (unsigned long long)result.ops_damaged, result.ops_damaged == 1 ? "" : "s",
+		    (unsigned long long)result.ops_fetched, (unsigned long long)result.ops_lacking,
+		    (unsigned long long)result.rows_mended, result.rows_mended == 1 ? "" : "s");
 	if (status != 0 && status != HEARTH_DAMAGED)
 		return cli_fail(&error);
 	if (status != 0)
