@@ -268,6 +268,54 @@ in_scope(const struct checkout *checkout, struct node_id id)
 	    bsearch(&id, checkout->only, checkout->only_count, sizeof id, compare_node_ids) != NULL;
 }
 
+/* Whether a folder of the index that is in the original scope goes (the
+ * target lacks it) above current. */
+static bool
+under_removed_folder(struct checkout *checkout, const struct current *current)
+{
+	struct node_id parent = current->parent;
+
+	for (int depth = 0; depth < 4096 && !node_id_equal(parent, NODE_ROOT); depth++) {
+		struct current *folder = find_current(checkout, parent);
+		if (folder == NULL)
+			return false;
+		if (folder->kind == NODE_DIR && in_scope(checkout, folder->id) &&
+		    tree_find(&checkout->target, folder->id) == NULL)
+			return true;
+		parent = folder->parent;
+	}
+	return false;
+}
+
+/* A partial checkout (a resolve) that removes a folder takes what the
+ * index holds below it along, brought to the target too: left out, those
+ * rows would name a parent gone from the index, and a later checkout would
+ * take them for paths at the top of the Home (a tree behind head still
+ * holds what head deleted there). */
+static void
+widen_scope(struct checkout *checkout)
+{
+	size_t count = checkout->only_count, extra = 0;
+
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		struct current *current = &checkout->currents[i];
+		if (!in_scope(checkout, current->id) && under_removed_folder(checkout, current))
+			extra++;
+	}
+	if (extra == 0)
+		return;
+	struct node_id *wider = arena_alloc(&checkout->arena, (count + extra) * sizeof *wider);
+	memcpy(wider, checkout->only, count * sizeof *wider);
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		struct current *current = &checkout->currents[i];
+		if (!in_scope(checkout, current->id) && under_removed_folder(checkout, current))
+			wider[count++] = current->id;
+	}
+	qsort(wider, count, sizeof *wider, compare_node_ids);
+	checkout->only = wider;
+	checkout->only_count = count;
+}
+
 static void
 make_plan(struct checkout *checkout)
 {
@@ -1501,6 +1549,8 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 
 	if (load_trees(checkout, vv) != 0 || load_currents(checkout) != 0)
 		return checkout->error->code;
+	if (checkout->only != NULL)
+		widen_scope(checkout);
 	status = scan_tree(home, NULL, 0, checkout->progress, &scan, checkout->error);
 	if (status != 0)
 		return status;

@@ -1,0 +1,35 @@
+#!/bin/sh
+test_description='a resolve in a tree behind head writes what it settles and never a stranger'"'"'s path'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+. "$HEARTH_SOURCE_DIR/tests/lib/manifest.sh"
+
+# r2 deletes a folder while r1 adds to it: a revived conflict on r1, whose
+# tree still holds what r2 deleted there (r1 never checked out). Keeping
+# the delete removed the folder from the index but not from the disk (it
+# still held the deleted link), so the link's row named a parent gone from
+# the index; the next checkout took it for a path at the top and removed
+# r1's own file of that name there.
+test_expect_success 'setup: a revived folder on a replica whose tree is behind head' '
+	hearth init r0 >/dev/null && mkdir "r0/my dir" && ln -s ../docs "r0/my dir/u" &&
+	(cd r0 && hearth record -m start >/dev/null) &&
+	hearth clone r0 r1 >/dev/null && hearth clone r0 r2 >/dev/null &&
+	ln -s nowhere r1/u && echo b >"r1/my dir/b.txt" && (cd r1 && hearth record -m "on r1" >/dev/null) &&
+	rm -rf "r2/my dir" && (cd r2 && hearth record --yes -m "on r2" >/dev/null && hearth sync ../r1 >/dev/null) &&
+	(cd r1 && hearth conflicts --porcelain) >conflicts && grep " revived my dir$" conflicts
+'
+
+test_expect_success 'keeping the delete leaves the tree at head, the own file in place' '
+	id=$(sed -n "s/ revived my dir\$//p" conflicts) &&
+	(cd r1 && hearth resolve --theirs "$id") &&
+	test -L r1/u && test "$(readlink r1/u)" = nowhere && ! test -e "r1/my dir" &&
+	(cd r1 && hearth status --porcelain) >status && ! grep -v "^#" status &&
+	test_tool derive r1 >model && tree_manifest r1 | sed "s/ d [0-7]*\$/ d/" >tree &&
+	test_cmp model tree
+'
+
+test_expect_success 'a checkout afterwards changes nothing' '
+	(cd r1 && hearth checkout) >out && grep "0 written, 0 removed, 0 moved" out &&
+	test -L r1/u && tree_manifest r1 | sed "s/ d [0-7]*\$/ d/" >tree && test_cmp model tree
+'
+
+test_done
