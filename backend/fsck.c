@@ -185,7 +185,7 @@ row_kind_name(sqlite3_stmt *statement)
 /* The op's bytes against its chain: any byte changed in the body or in
  * the chain itself shows here, whether or not the op still decodes. */
 static bool
-chain_intact(struct chain_walk *walk, sqlite3_stmt *statement)
+chain_intact(struct store *store, struct chain_walk *walk, sqlite3_stmt *statement)
 {
 	const void *body = sqlite3_column_blob(statement, 4);
 	size_t length = (size_t)sqlite3_column_bytes(statement, 4);
@@ -194,8 +194,8 @@ chain_intact(struct chain_walk *walk, sqlite3_stmt *statement)
 
 	if (have_stored)
 		memcpy(stored.bytes, sqlite3_column_blob(statement, 6), HASH_BYTES);
-	store_chain_next(&walk->stored, body, length, &from_stored);
-	store_chain_next(&walk->computed, body, length, &from_computed);
+	store_chain_next(store, &walk->stored, body, length, &from_stored);
+	store_chain_next(store, &walk->computed, body, length, &from_computed);
 	bool intact = have_stored && (hash_equal(&from_stored, &stored) ||
 	    hash_equal(&from_computed, &stored));
 	walk->computed = from_stored;
@@ -274,7 +274,7 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 			*ops = realloc(*ops, capacity * sizeof **ops);
 		}
 		struct op *op = &(*ops)[*count];
-		bool intact = chain_intact(&walk, statement);
+		bool intact = chain_intact(&home->store, &walk, statement);
 		bool decoded = op_decode(sqlite3_column_blob(statement, 4),
 		    (size_t)sqlite3_column_bytes(statement, 4), op, arena, reason, sizeof reason);
 		if (!intact) {

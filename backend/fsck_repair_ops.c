@@ -75,7 +75,7 @@ chain_proves(struct store *store, int64_t number, uint64_t counter, const struct
 	bool proven = sqlite3_column_bytes(statement, 1) == HASH_BYTES;
 	if (proven) {
 		memcpy(next_chain.bytes, sqlite3_column_blob(statement, 1), HASH_BYTES);
-		store_chain_next(chain, sqlite3_column_blob(statement, 0),
+		store_chain_next(store, chain, sqlite3_column_blob(statement, 0),
 		    (size_t)sqlite3_column_bytes(statement, 0), &extended);
 		proven = hash_equal(&extended, &next_chain);
 	}
@@ -102,7 +102,7 @@ refetch_take(void *context, const uint8_t *body, size_t length, struct hearth_er
 	if (got.replica_number <= 0 ||
 	    store_op_chain(store, got.replica_number, op.id.counter - 1, &previous) != 0)
 		return 0;
-	store_chain_next(&previous, body, length, &got.chain);
+	store_chain_next(store, &previous, body, length, &got.chain);
 	if (!chain_proves(store, got.replica_number, op.id.counter, &got.chain))
 		return 0;
 	got.body = malloc(length);

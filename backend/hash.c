@@ -56,3 +56,28 @@ hash_bytes(const void *data, size_t length, struct hash *out)
 	if (EVP_Digest(data, length, out->bytes, &digest_length, EVP_sha256(), NULL) != 1)
 		hash_die();
 }
+
+void
+hash_digest(struct hash_state *state, struct hash *out)
+{
+	unsigned int length = HASH_BYTES;
+
+	if (EVP_DigestFinal_ex(state->context, out->bytes, &length) != 1)
+		hash_die();
+}
+
+void
+hash_restart(struct hash_state *state)
+{
+	if (EVP_DigestInit_ex(state->context, EVP_sha256(), NULL) != 1)
+		hash_die();
+}
+
+void
+hash_free(struct hash_state *state)
+{
+	if (state == NULL)
+		return;
+	EVP_MD_CTX_free(state->context);
+	free(state);
+}

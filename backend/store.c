@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/space.h"
+#include "backend/hash.h"
 #include "backend/store_vfs.h"
 
 /* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
@@ -461,6 +462,8 @@ store_close(struct store *store)
 	store->replica_count = 0;
 	free(store->chain_tips);
 	store->chain_tips = NULL;
+	hash_free(store->chain_hasher);
+	store->chain_hasher = NULL;
 	store->chain_tip_count = store->chain_tip_capacity = 0;
 	store->statement_count = store->statement_capacity = 0;
 	if (store->db != NULL)

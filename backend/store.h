@@ -15,6 +15,8 @@
 #include "model/id.h"
 #include "model/op.h"
 
+struct hash_state;
+
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
 #define STORE_SCHEMA_VERSION 4
@@ -48,6 +50,7 @@ struct store {
 		struct hash chain;
 	} *chain_tips;
 	size_t chain_tip_count, chain_tip_capacity;
+	struct hash_state *chain_hasher;	/* reused by store_chain_next */
 };
 
 /* An mtime in a column: an INTEGER when it fits 64 bits (every time
@@ -108,8 +111,8 @@ int store_replica_raise(struct store *store, int64_t replica_number, uint64_t co
 /* The op hash chain (store_chain.c): chain(R, c) = SHA-256(chain(R, c - 1)
  * || encoding of op (R, c)), chain(R, 0) all zeros. store_put_op keeps it
  * in the op's row. */
-void store_chain_next(const struct hash *previous, const void *body, size_t length,
-    struct hash *out);
+void store_chain_next(struct store *store, const struct hash *previous, const void *body,
+    size_t length, struct hash *out);
 /* chain(replica, counter) as stored; -1 when that op (or its chain) is not held. */
 int store_op_chain(struct store *store, int64_t replica_number, uint64_t counter,
     struct hash *out);

@@ -18,13 +18,16 @@
 static const char SQL_CHAIN_GET[] = "SELECT chain FROM op WHERE replica = ?1 AND counter = ?2";
 
 void
-store_chain_next(const struct hash *previous, const void *body, size_t length, struct hash *out)
+store_chain_next(struct store *store, const struct hash *previous, const void *body,
+    size_t length, struct hash *out)
 {
-	struct hash_state *state = hash_begin();
-
-	hash_update(state, previous->bytes, HASH_BYTES);
-	hash_update(state, body, length);
-	hash_finish(state, out);
+	if (store->chain_hasher == NULL)
+		store->chain_hasher = hash_begin();
+	else
+		hash_restart(store->chain_hasher);
+	hash_update(store->chain_hasher, previous->bytes, HASH_BYTES);
+	hash_update(store->chain_hasher, body, length);
+	hash_digest(store->chain_hasher, out);
 }
 
 void
@@ -81,7 +84,7 @@ store_chain_extend(struct store *store, int64_t replica_number, uint64_t counter
 
 	if (store_op_chain(store, replica_number, counter - 1, &previous) != 0)
 		return -1;
-	store_chain_next(&previous, encoded->data, encoded->length, out);
+	store_chain_next(store, &previous, encoded->data, encoded->length, out);
 	struct store_chain_tip *tip = chain_tip(store, replica_number);
 	tip->counter = counter;
 	tip->chain = *out;
@@ -118,7 +121,7 @@ chain_page(struct store *store, int64_t *replica, uint64_t *counter, struct hash
 		row->counter = (uint64_t)sqlite3_column_int64(statement, 1);
 		if (row->replica != *replica)
 			memset(previous->bytes, 0, HASH_BYTES);
-		store_chain_next(previous, sqlite3_column_blob(statement, 2),
+		store_chain_next(store, previous, sqlite3_column_blob(statement, 2),
 		    (size_t)sqlite3_column_bytes(statement, 2), &row->chain);
 		*previous = row->chain;
 		*replica = row->replica;

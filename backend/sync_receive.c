@@ -131,7 +131,7 @@ sync_chain_take(struct sync_session *session, struct sync_incoming *incoming, co
 	if (chain == NULL)
 		return sync_fail(session, HEARTH_DAMAGED, "this store lacks the op hash chain its "
 		    "ops should end with (run hearth fsck)");
-	store_chain_next(&chain->chain, body, length, &chain->chain);
+	store_chain_next(&session->home->store, &chain->chain, body, length, &chain->chain);
 	chain->counter = op->id.counter;
 	return 0;
 }

@@ -197,7 +197,7 @@ sync_cursor_verify(struct sync_session *session, struct sync_cursor *cursor, con
 	struct hash computed;
 	char hex[ID_HEX];
 
-	store_chain_next(&cursor->chain, body, length, &computed);
+	store_chain_next(&session->home->store, &cursor->chain, body, length, &computed);
 	if (sqlite3_column_bytes(cursor->statement, 4) != HASH_BYTES ||
 	    memcmp(sqlite3_column_blob(cursor->statement, 4), computed.bytes, HASH_BYTES) != 0) {
 		replica_id_hex(cursor->id.replica, hex);
