@@ -151,7 +151,12 @@ automerge_load(struct hearth *home, struct node_id node, const char *path,
 	/* The heads' bytes, for the front ends (read once, by the merge). */
 	out->readable = true;
 	for (size_t i = 0; i < out->head_count; i++) {
-		out->readable = read_blob(out, &out->heads[i], &out->head_texts[i]) && out->readable;
+		/* A head too big or unreadable has no text: nothing to look into. */
+		out->head_texts[i] = (struct merge_text){ NULL, 0 };
+		if (!read_blob(out, &out->heads[i], &out->head_texts[i])) {
+			out->readable = false;
+			continue;
+		}
 		out->has_markers = out->has_markers ||
 		    merge_has_markers(out->head_texts[i].bytes, out->head_texts[i].length);
 	}
