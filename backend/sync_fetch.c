@@ -156,30 +156,46 @@ sync_fetch_run(struct sync_session *session, const struct hash *chunks, size_t c
 	return 0;
 }
 
+/* Names the peer (into peer_name, as big as a sync result's; as typed when
+ * it has no name), then opens a session to it that speaks at least floor.
+ * Nonzero: nothing to free; zero: the caller frees the session. */
+static int
+open_fetch_session(struct hearth *home, const char *peer, const char *program, uint32_t floor,
+    const struct hearth_progress *progress, struct hearth_sync_result *named,
+    struct sync_session *session, char *peer_name, struct hearth_error *error)
+{
+	struct transport_address address;
+
+	memset(named, 0, sizeof *named);
+	hearth_error_clear(error);
+	int status = sync_resolve_peer(home, peer, named, &address, error);
+	snprintf(peer_name, sizeof named->peer_name, "%s", status == 0 ? named->peer_name : peer);
+	if (status != 0)
+		return status;
+	sync_session_init(session, home, progress, error);
+	session->peer = named->peer_name;
+	session->protocol_floor = floor;
+	status = transport_open(&session->transport, &address, program,
+	    home->config->ssh_command, error);
+	if (status != 0)
+		sync_session_free(session);
+	return status;
+}
+
 int
 sync_fetch(struct hearth *home, const char *peer, const char *program,
     const struct hash *chunks, size_t count, const struct sync_fetch_sink *sink,
     const struct hearth_progress *progress, char *peer_name, struct hearth_error *error)
 {
 	struct hearth_sync_result named;
-	struct transport_address address;
 	struct sync_session session;
+	int status = open_fetch_session(home, peer, program, WIRE_PROTOCOL_FETCH, progress, &named,
+	    &session, peer_name, error);
 
-	memset(&named, 0, sizeof named);
-	hearth_error_clear(error);
-	int status = sync_resolve_peer(home, peer, &named, &address, error);
-	snprintf(peer_name, sizeof named.peer_name, "%s", status == 0 ? named.peer_name : peer);
 	if (status != 0)
 		return status;
-	sync_session_init(&session, home, progress, error);
-	session.peer = named.peer_name;
-	session.protocol_floor = WIRE_PROTOCOL_FETCH;
-	status = transport_open(&session.transport, &address, program, home->config->ssh_command,
-	    error);
-	if (status == 0) {
-		session.transport.cancel = progress != NULL ? progress->cancel : NULL;
-		status = sync_finish(&session, sync_fetch_run(&session, chunks, count, sink));
-	}
+	session.transport.cancel = progress != NULL ? progress->cancel : NULL;
+	status = sync_finish(&session, sync_fetch_run(&session, chunks, count, sink));
 	sync_session_free(&session);
 	return status;
 }
@@ -256,22 +272,13 @@ sync_fetch_ops(struct hearth *home, const char *peer, const char *program, const
     const struct sync_op_sink *sink, char *peer_name, struct hearth_error *error)
 {
 	struct hearth_sync_result named;
-	struct transport_address address;
 	struct sync_session session;
+	int status = open_fetch_session(home, peer, program, WIRE_PROTOCOL_CHAINS, NULL, &named,
+	    &session, peer_name, error);
 
-	memset(&named, 0, sizeof named);
-	hearth_error_clear(error);
-	int status = sync_resolve_peer(home, peer, &named, &address, error);
-	snprintf(peer_name, sizeof named.peer_name, "%s", status == 0 ? named.peer_name : peer);
 	if (status != 0)
 		return status;
-	sync_session_init(&session, home, NULL, error);
-	session.peer = named.peer_name;
-	session.protocol_floor = WIRE_PROTOCOL_CHAINS;
-	status = transport_open(&session.transport, &address, program, home->config->ssh_command,
-	    error);
-	if (status == 0)
-		status = sync_finish(&session, sync_refetch_run(&session, from, sink));
+	status = sync_finish(&session, sync_refetch_run(&session, from, sink));
 	sync_session_free(&session);
 	return status;
 }
