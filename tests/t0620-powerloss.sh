@@ -8,9 +8,9 @@ test_description='power loss at every step: full and group keep every success, n
 # and sync (either side), and right after each ends; see powerloss_walk in
 # tests/lib/fault-lib.sh for what is checked after each death. group, the
 # default, is walked at every call; full and none at every fourth. Under
-# the sanitizers, three times sparser.
+# the sanitizers, six times sparser.
 STRIDE_SCALE=1
-[ -z "${HEARTH_SANITIZED:-}" ] || STRIDE_SCALE=3
+[ -z "${HEARTH_SANITIZED:-}" ] || STRIDE_SCALE=6
 
 record_run() { (cd home && hearth record -m "the record the power cut"); }
 checkout_run() { (cd home && hearth checkout head~1); }
