@@ -140,4 +140,10 @@ test_expect_success 'test_wait_for waits for an event and gives up at its bound'
 	grep "did not hold within 1 s" err
 '
 
+test_expect_success 'every test script can be run by itself (its exec bit is set)' '
+	for script in "$HEARTH_SOURCE_DIR"/tests/t[0-9]*.sh; do
+		test -x "$script" || { echo "not executable: $script"; exit 1; }
+	done
+'
+
 test_done
