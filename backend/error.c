@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/home.h"
-#include "backend/space.h"
+#include "backend/disk/home.h"
+#include "backend/io/space.h"
 #include "model/arena.h"
 
 struct hearth_storage {

@@ -19,14 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/blob.h"
-#include "backend/chunk.h"
-#include "backend/hash.h"
-#include "backend/head.h"
-#include "backend/history.h"
-#include "backend/identity.h"
-#include "backend/scan.h"
-#include "backend/verify.h"
+#include "backend/history/blob.h"
+#include "backend/store/chunk.h"
+#include "backend/store/hash.h"
+#include "backend/history/head.h"
+#include "backend/history/history.h"
+#include "backend/disk/identity.h"
+#include "backend/disk/scan.h"
+#include "backend/history/verify.h"
 #include "model/array.h"
 #include "model/state.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/home.h"
+#include "backend/disk/home.h"
 
 /* A set of chunk or content ids: filled by fsck_hashes_add, sorted on the
  * first lookup. */

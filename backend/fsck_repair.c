@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "backend/fsck.h"
-#include "backend/hash.h"
-#include "backend/identity.h"
-#include "backend/io.h"
-#include "backend/sync.h"
+#include "backend/store/hash.h"
+#include "backend/disk/identity.h"
+#include "backend/io/io.h"
+#include "backend/sync/sync.h"
 
 #define REPAIR_DAMAGED_DIR "damaged"
 

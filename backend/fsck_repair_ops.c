@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "backend/fsck.h"
-#include "backend/history.h"
-#include "backend/sync.h"
+#include "backend/history/history.h"
+#include "backend/sync/sync.h"
 #include "model/array.h"
 
 /* An op fetched again and proved, waiting for the transaction. */

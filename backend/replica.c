@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend/checkout.h"
-#include "backend/home.h"
-#include "backend/setup.h"
-#include "backend/sync.h"
+#include "backend/history/checkout.h"
+#include "backend/disk/home.h"
+#include "backend/disk/setup.h"
+#include "backend/sync/sync.h"
 
 /* ---- a state folder's own identity ------------------------------------------------ */
 

@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/content.h"
-#include "backend/pack.h"
+#include "backend/store/content.h"
+#include "backend/store/pack.h"
 
 #define PERF_BLOCK (1024 * 1024)
 

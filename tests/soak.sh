@@ -4,7 +4,7 @@
 # (the pulling side or the serving side) and reconcile (the walk of watch
 # --once, in pages of two entries) is killed with SIGKILL at a random
 # point, on a fresh copy of its fixture: either at a random write-class
-# call (HEARTH_KILL, backend/io.c: every distinct state the disk can be
+# call (HEARTH_KILL, backend/io/io.c: every distinct state the disk can be
 # left in between two calls) or at a random time from outside (timeout -s
 # KILL: anywhere, even inside a call). After each kill:
 #

@@ -9,7 +9,7 @@ test_description='the reconcile walk (watch --once) fails cleanly at every write
 # unchanged is a change the next status or record under a watch would not
 # see. So after a fault (or a kill) and the rerun, every folder a clean walk
 # marks is marked (more may be: a folder touched within the last 2 s is
-# marked until a later walk trusts it, backend/reconcile.c).
+# marked until a later walk trusts it, backend/disk/reconcile.c).
 #
 # Pages of two entries (HEARTH_RECONCILE_PAGE): the walk commits several
 # times, so faults and kills land between pages as well as in them.

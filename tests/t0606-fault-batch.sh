@@ -2,7 +2,7 @@
 test_description='a batch of ops that fails to integrate fails the record, the store as it was'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 
-# A record integrates its ops in batches of 4096 (backend/author.c); a
+# A record integrates its ops in batches of 4096 (backend/history/author.c); a
 # first record of 2100 files makes 4200 ops and so crosses one batch
 # boundary. HEARTH_FAULT_BATCH=N fails the Nth batch as a failed write of
 # it would: 1 is the batch that filled mid-record, 2 the rest at the end.

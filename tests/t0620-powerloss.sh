@@ -4,7 +4,7 @@ test_description='power loss at every step: full and group keep every success, n
 . "$HEARTH_SOURCE_DIR/tests/lib/fault-lib.sh"
 
 # The machine dies (HEARTH_POWERLOSS: every change no flush made durable is
-# undone, backend/io_powerloss.c) at write-class calls of record, checkout
+# undone, backend/io/io_powerloss.c) at write-class calls of record, checkout
 # and sync (either side), and right after each ends; see powerloss_walk in
 # tests/lib/fault-lib.sh for what is checked after each death. group, the
 # default, is walked at every call; full and none at every fourth. Under

@@ -89,7 +89,7 @@ test_expect_success 'the keys of hearth(1) are the lines of hearth --dump-action
 
 # Variables the program reads but keeps to itself: HEARTH_FAULT,
 # HEARTH_FAULT_BATCH, HEARTH_KILL and HEARTH_POWERLOSS (with its _STASH)
-# inject faults, kills and power cuts for the crash tests (backend/io.c); HEARTH_RECONCILE_PAGE, HEARTH_RECONCILE_KILL_AFTER
+# inject faults, kills and power cuts for the crash tests (backend/io/io.c); HEARTH_RECONCILE_PAGE, HEARTH_RECONCILE_KILL_AFTER
 # and HEARTH_WATCH_FAULT make small pages, kills between them and lost
 # events for the index tests (t04xx).
 UNDOCUMENTED_ENV='HEARTH_FAULT HEARTH_FAULT_BATCH HEARTH_KILL HEARTH_POWERLOSS HEARTH_POWERLOSS_STASH HEARTH_RECONCILE_PAGE HEARTH_RECONCILE_KILL_AFTER HEARTH_WATCH_FAULT'
@@ -98,7 +98,7 @@ UNDOCUMENTED_ENV='HEARTH_FAULT HEARTH_FAULT_BATCH HEARTH_KILL HEARTH_POWERLOSS H
 NOT_YET_READ_ENV=''
 
 test_expect_success 'every environment variable the program reads is in ENVIRONMENT of hearth(1)' '
-	cat "$HEARTH_SOURCE_DIR"/backend/*.c "$HEARTH_SOURCE_DIR"/config/*.c \
+	cat "$HEARTH_SOURCE_DIR"/backend/*.c "$HEARTH_SOURCE_DIR"/backend/*/*.c "$HEARTH_SOURCE_DIR"/config/*.c \
 	    "$HEARTH_SOURCE_DIR"/themes/*.c "$HEARTH_SOURCE_DIR"/tui/*.c "$HEARTH_SOURCE_DIR"/model/*.c |
 		grep -o "getenv(\"[A-Z_]*\")" | sed "s/getenv(\"\(.*\)\")/\1/" | sort -u >read &&
 	awk "/^\.Sh ENVIRONMENT/ { inside = 1; next } /^\.Sh / { inside = 0 }

@@ -1,12 +1,12 @@
 /* Fuzz target: the sync protocol's frame and payload decoders
- * (backend/wire.c) on a byte stream as a peer would send it. The stream is
+ * (backend/sync/wire.c) on a byte stream as a peer would send it. The stream is
  * walked twice: frame by frame as the receiver does, checksums and all,
  * and again trusting each header's length but not its checksum, so that
  * mutated payloads reach every decoder instead of stopping at the CRC. */
 #include <stdbool.h>
 #include <string.h>
 
-#include "backend/wire.h"
+#include "backend/sync/wire.h"
 #include "model/op.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -1,6 +1,6 @@
 # The fault walk (tests/t060x-fault-*.sh), sourced after test-lib.sh. A
 # command is run once with HEARTH_FAULT=count to learn how many write-class
-# calls N it makes (backend/io.c prints it at exit), then once per n in
+# calls N it makes (backend/io/io.c prints it at exit), then once per n in
 # 1..N and per kind (EIO, ENOSPC, SHORT) with the nth call failing, each
 # time on a fresh copy of the same fixture. After each faulted run:
 #
@@ -138,7 +138,7 @@ walk_marks() {
 }
 
 # fault_count SIDE: the write-class calls the command makes on SIDE, one
-# letter per call (enum io_call in backend/io.h: w a write, W a database
+# letter per call (enum io_call in backend/io/io.h: w a write, W a database
 # write, s a sync...), and the state a run without faults leaves
 # (expected.*).
 fault_count() {
@@ -289,7 +289,7 @@ set_durability() {
 
 # powerloss_walk SIDE MODE: the machine of SIDE dies at every
 # POWERLOSS_STRIDE-th write-class call of the command, and once right after
-# it ends (HEARTH_POWERLOSS, backend/io_powerloss.c: what no flush made
+# it ends (HEARTH_POWERLOSS, backend/io/io_powerloss.c: what no flush made
 # durable is undone). After each death: fsck clean, history before or
 # after, every tree file old or new; in full and group (MODE) a command
 # that reported success has all its effect; and the command then

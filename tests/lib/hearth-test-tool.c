@@ -14,13 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend/blob.h"
-#include "backend/hash.h"
-#include "backend/history.h"
-#include "backend/home.h"
-#include "backend/pack.h"
-#include "backend/sync.h"
-#include "backend/wire.h"
+#include "backend/history/blob.h"
+#include "backend/store/hash.h"
+#include "backend/history/history.h"
+#include "backend/disk/home.h"
+#include "backend/store/pack.h"
+#include "backend/sync/sync.h"
+#include "backend/sync/wire.h"
 #include "model/array.h"
 #include "model/op.h"
 #include "model/state.h"

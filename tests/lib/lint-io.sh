@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make lint-io`: no backend code writes to the disk except through the
-# I/O seam (backend/io.h), so the fault and power-loss tests see every
+# I/O seam (backend/io/io.h), so the fault and power-loss tests see every
 # write. A grep over the C files with comments taken out: a direct call of
 # a system call or libc function that writes, syncs, creates, renames or
 # removes, or an open with a write flag, is an error naming file and line.
@@ -24,10 +24,10 @@ write_flags='O_(CREAT|WRONLY|RDWR|TRUNC|APPEND)|"[wa]|"r\+'
 # The allow-list, as FILE:TEXT (TEXT a fixed string on the offending line).
 # Keep it short; each entry says why it is not a write to go through io.h.
 allowed=$(cat <<'EOF'
-backend/io.c:
-backend/io_powerloss.c:
-backend/store_vfs.c:shim->powerloss_fd = open(path, O_RDWR | O_CLOEXEC)
-backend/transport.c:write(transport->write_fd,
+backend/io/io.c:
+backend/io/io_powerloss.c:
+backend/store/store_vfs.c:shim->powerloss_fd = open(path, O_RDWR | O_CLOEXEC)
+backend/sync/transport.c:write(transport->write_fd,
 EOF
 )
 # io.c is the seam itself. io_powerloss.c is the seam's test-mode power-loss
@@ -50,7 +50,7 @@ is_allowed() {	# FILE LINE-TEXT
 # Prints FILE:LINE:TEXT for every offending call, comments removed (line
 # numbers kept) and an open call's continuation lines joined to its first.
 offenders() {
-	for source in "$folder"/*.c "$folder"/*.h; do
+	for source in "$folder"/*.c "$folder"/*.h "$folder"/*/*.c "$folder"/*/*.h; do
 		[ -e "$source" ] || continue
 		awk -v writers="$writers" -v openers="$openers" -v flags="$write_flags" '
 		function strip(text,    out, at) {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/chunk.h"
-#include "backend/hash.h"
+#include "backend/store/chunk.h"
+#include "backend/store/hash.h"
 #include "tests/unit/tap.h"
 
 #define TEST_SIZE (20u * 1024 * 1024)

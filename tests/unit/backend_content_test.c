@@ -11,10 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend/chunk.h"
-#include "backend/content.h"
-#include "backend/hash.h"
-#include "backend/pack.h"
+#include "backend/store/chunk.h"
+#include "backend/store/content.h"
+#include "backend/store/hash.h"
+#include "backend/store/pack.h"
 #include "tests/unit/tap.h"
 
 #define TEST_MIB (1024u * 1024)

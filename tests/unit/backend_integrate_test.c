@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/hash.h"
-#include "backend/home.h"
-#include "backend/integrate.h"
-#include "backend/verify.h"
+#include "backend/store/hash.h"
+#include "backend/disk/home.h"
+#include "backend/history/integrate.h"
+#include "backend/history/verify.h"
 #include "tests/unit/history_gen.h"
 #include "tests/unit/tap.h"
 

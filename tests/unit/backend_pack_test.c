@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/chunk.h"
-#include "backend/hash.h"
-#include "backend/io.h"
-#include "backend/pack.h"
+#include "backend/store/chunk.h"
+#include "backend/store/hash.h"
+#include "backend/io/io.h"
+#include "backend/store/pack.h"
 #include "tests/unit/tap.h"
 
 #define TEST_PACKS_MAX 64

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/pack.h"
-#include "backend/wire.h"
+#include "backend/store/pack.h"
+#include "backend/sync/wire.h"
 #include "tests/unit/tap.h"
 
 static struct replica_id

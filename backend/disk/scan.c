@@ -1,0 +1,1413 @@
+/* The tree walk behind status and record. Each folder's disk listing is
+ * merge-joined with the index rows of its node (both sorted by name bytes),
+ * so memory is bounded by the largest folder plus the changes found. Moves
+ * are told from deletes by inode evidence: a new folder whose inode an index
+ * row holds, at a place that no longer exists, is that row moved (and its
+ * contents are joined against that row's children); files are matched at
+ * the end of the walk between what vanished and what appeared. */
+#include "backend/disk/scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/store/content.h"
+#include "backend/store/hash.h"
+#include "backend/disk/identity.h"
+#include "backend/disk/layout.h"
+#include "model/array.h"
+#include "model/path.h"
+#include "model/buffer.h"
+
+#define RACY_WINDOW_NS (2 * 1000000000LL)
+
+bool
+scan_stamp_is_racy(op_mtime mtime_ns, int64_t stamped_ns)
+{
+	return mtime_ns >= stamped_ns - RACY_WINDOW_NS;
+}
+
+/* ---- opening below a root ------------------------------------------------------ */
+
+static int
+open_beneath(int root_fd, const char *relative_path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *path = relative_path[0] ? relative_path : ".";
+	int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	/* Kernels before 5.6: walk component by component, refusing links. */
+	int current = dup(root_fd);
+	char component[256];
+	while (current >= 0 && *path) {
+		size_t length = strcspn(path, "/");
+		if (length == 0 || length >= sizeof component) {
+			close(current);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(component, path, length);
+		component[length] = '\0';
+		path += length + (path[length] == '/');
+		int next = openat(current, component,
+		    (*path ? O_RDONLY | O_DIRECTORY : flags) | O_CLOEXEC | O_NOFOLLOW);
+		close(current);
+		current = next;
+	}
+	return current;
+}
+
+int
+scan_open_folder(int root_fd, const char *relative_path)
+{
+	return open_beneath(root_fd, relative_path, O_RDONLY | O_DIRECTORY);
+}
+
+int
+scan_open_file(int root_fd, const char *relative_path)
+{
+	struct stat status;
+	int fd = open_beneath(root_fd, relative_path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+		close(fd);
+		return SCAN_NOT_A_FILE;
+	}
+	return fd;
+}
+
+int
+scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
+    size_t *length)
+{
+	const char *slash = strrchr(relative_path, '/');
+	char folder[4096];
+	int folder_fd;
+
+	if (slash == NULL) {
+		folder_fd = scan_open_folder(root_fd, "");
+		slash = relative_path - 1;
+	} else {
+		size_t folder_length = (size_t)(slash - relative_path);
+		if (folder_length >= sizeof folder) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(folder, relative_path, folder_length);
+		folder[folder_length] = '\0';
+		folder_fd = scan_open_folder(root_fd, folder);
+	}
+	if (folder_fd < 0)
+		return -1;
+	char buffer[4097];
+	ssize_t got = readlinkat(folder_fd, slash + 1, buffer, sizeof buffer);
+	close(folder_fd);
+	if (got < 0)
+		return -1;
+	if ((size_t)got >= sizeof buffer) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	*target = arena_strndup(arena, buffer, (size_t)got);
+	*length = (size_t)got;
+	return 0;
+}
+
+/* ---- what the disk holds ------------------------------------------------------- */
+
+struct disk_item {
+	char *name;
+	size_t name_length;
+	enum node_kind kind;
+	int root;
+	struct scan_stamp stamp;
+};
+
+static int64_t
+timespec_ns(struct timespec time)
+{
+	return (int64_t)time.tv_sec * 1000000000LL + time.tv_nsec;
+}
+
+static void
+stamp_from_stat(const struct stat *status, struct scan_stamp *stamp)
+{
+	stamp->size = S_ISDIR(status->st_mode) ? 0 : (uint64_t)status->st_size;
+	stamp->mode = status->st_mode & 07777;
+	stamp->mtime_ns = (op_mtime)status->st_mtim.tv_sec * 1000000000 + status->st_mtim.tv_nsec;
+	stamp->ctime_ns = timespec_ns(status->st_ctim);
+	stamp->device = (uint64_t)status->st_dev;
+	stamp->inode = (uint64_t)status->st_ino;
+}
+
+/* The order both sides of a folder are joined in: by name, then (files
+ * only) by root, since one name in two roots is two files while a folder
+ * in several roots is one folder. */
+static int
+compare_places(const char *name_a, enum node_kind kind_a, int root_a, const char *name_b,
+    enum node_kind kind_b, int root_b)
+{
+	int order = strcmp(name_a, name_b);
+	if (order != 0)
+		return order;
+	int key_a = kind_a == NODE_DIR ? -1 : root_a, key_b = kind_b == NODE_DIR ? -1 : root_b;
+	return (key_a > key_b) - (key_a < key_b);
+}
+
+static int
+compare_disk_items(const void *a, const void *b)
+{
+	const struct disk_item *x = a, *y = b;
+	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
+}
+
+struct walk {
+	struct hearth *home;
+	const char *const *paths;
+	size_t path_count;
+	const struct hearth_progress *progress;
+	struct scan_result *result;
+	struct hearth_error *error;
+	struct buffer path;		/* scratch for building child paths */
+	/* Index rows found missing during the walk, resolved at its end. */
+	struct missing {
+		struct node_id node;
+		enum node_kind kind;
+		uint64_t device, inode;
+		op_mtime mtime_ns;
+		char *path;
+		int root;
+		bool claimed;
+	} *missing;
+	size_t missing_count, missing_capacity;
+	/* Nodes moved here from elsewhere; their old place is not a delete. */
+	struct node_id *claimed;
+	size_t claimed_count, claimed_capacity;
+	/* scan_folders: the folders given are listed one level deep (depth 1);
+	 * what is new or moved inside them is walked whole. */
+	bool shallow;
+	int depth;
+	/* Set by a listing that could not see everything (a folder hearth may
+	 * not read): then nothing the index holds there is taken as deleted. */
+	bool partial;
+};
+
+static bool
+is_hidden_from_history(const char *folder_path, const char *name)
+{
+	/* .hearth/ holds markers and state: never recorded, at the top of
+	 * every root. */
+	return folder_path[0] == '\0' && strcmp(name, HOME_DIR_NAME) == 0;
+}
+
+static void
+child_path(struct buffer *out, const char *folder_path, const char *name)
+{
+	buffer_reset(out);
+	if (folder_path[0] != '\0') {
+		buffer_append(out, folder_path, strlen(folder_path));
+		buffer_append_byte(out, '/');
+	}
+	buffer_append(out, name, strlen(name));
+	buffer_string(out);
+}
+
+#define TOO_LONG "a path longer than PATH_MAX (4096 bytes)"
+
+/* NODE_FILE, NODE_DIR or NODE_SYMLINK; 0 for what is not content. */
+static enum node_kind
+node_kind_of(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return NODE_FILE;
+	if (S_ISDIR(mode))
+		return NODE_DIR;
+	if (S_ISLNK(mode))
+		return NODE_SYMLINK;
+	return 0;
+}
+
+/* Why a FIFO, socket or device is left out: hearth keeps files, folders
+ * and links, and never opens anything else (a FIFO would block). */
+static const char *
+not_content(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO, not content";
+	if (S_ISSOCK(mode))
+		return "a socket, not content";
+	return "a device, not content";
+}
+
+void
+scan_note(struct scan_result *result, int root, const char *path, const char *why, bool excluded)
+{
+	for (size_t i = 0; i < result->left_out_count; i++)
+		if (result->left_out[i].root == root && strcmp(result->left_out[i].path, path) == 0)
+			return;
+	result->left_out = array_grow(result->left_out, &result->left_out_capacity,
+	    result->left_out_count + 1, sizeof *result->left_out);
+	struct scan_left_out *item = &result->left_out[result->left_out_count++];
+	item->path = arena_strdup(&result->arena, path);
+	item->root = root;
+	item->why = arena_strdup(&result->arena, why);
+	item->excluded = excluded;
+}
+
+/* A folder the walk may not list (no permission): named once, and none of
+ * what the index holds in it counts as deleted. */
+static void
+unreadable(struct walk *walk, int root, const char *folder_path)
+{
+	char why[256];
+
+	snprintf(why, sizeof why, "cannot be read (%s), left out", strerror(errno));
+	scan_note(walk->result, root, folder_path[0] ? folder_path : ".", why, true);
+	walk->partial = true;
+}
+
+static bool
+denied(int error)
+{
+	return error == EACCES || error == EPERM;
+}
+
+/* Left out of the walk: said once, "PATH: why, left out". */
+static void
+leave_out(struct walk *walk, int root, const char *path, const char *why)
+{
+	char line[256];
+
+	snprintf(line, sizeof line, "%s, left out", why);
+	scan_note(walk->result, root, path, line, true);
+}
+
+/* Reads one folder of one root; appends to items. A folder missing from
+ * this root is simply absent there. With folder (may be NULL), also the
+ * folder's own stamp in this root. */
+static int
+list_root_folder(struct walk *walk, int root, const char *folder_path, struct disk_item **items,
+    size_t *count, size_t *capacity, struct scan_root_stamp *folder)
+{
+	int fd = scan_open_folder(walk->home->roots[root].fd, folder_path);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		if (denied(errno)) {
+			unreadable(walk, root, folder_path);
+			return 0;
+		}
+		return hearth_fail_errno(walk->error, "cannot open %s/%s",
+		    walk->home->roots[root].path, folder_path);
+	}
+	struct stat folder_status;
+	if (folder != NULL && fstat(fd, &folder_status) == 0) {
+		folder->present = true;
+		stamp_from_stat(&folder_status, &folder->stamp);
+	}
+	DIR *dir = fdopendir(fd);
+	if (dir == NULL) {
+		close(fd);
+		return hearth_fail_errno(walk->error, "cannot read %s/%s",
+		    walk->home->roots[root].path, folder_path);
+	}
+	struct dirent *dirent;
+	/* errno cleared before each readdir: only then does NULL with errno
+	 * set tell a failed read from the end. */
+	for (errno = 0; (dirent = readdir(dir)) != NULL; errno = 0) {
+		const char *name = dirent->d_name;
+		struct stat status;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+		    is_hidden_from_history(folder_path, name))
+			continue;
+		if (fstatat(dirfd(dir), name, &status, AT_SYMLINK_NOFOLLOW) != 0) {
+			/* Vanished while we looked: seen next time. Listed but not
+			 * searchable (r without x): what is there cannot be told. */
+			if (denied(errno)) {
+				unreadable(walk, root, folder_path);
+				break;
+			}
+			continue;
+		}
+		/* A folder's identity marker, where xattrs are not kept, is
+		 * hearth's; a user's own file of that name is theirs. */
+		if (S_ISREG(status.st_mode) && identity_is_marker(dirfd(dir), name))
+			continue;
+		enum node_kind kind = node_kind_of(status.st_mode);
+		child_path(&walk->path, folder_path, name);
+		/* Past PATH_MAX no call can name it: said once, the rest walked. */
+		if (walk->path.length >= PATH_MAX) {
+			leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
+			continue;
+		}
+		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
+			continue;
+		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {
+			scan_note(walk->result, root, (const char *)walk->path.data,
+			    "another Home's state, left out", true);
+			continue;
+		}
+		if (kind == 0) {
+			leave_out(walk, root, (const char *)walk->path.data, not_content(status.st_mode));
+			continue;
+		}
+		*items = array_grow(*items, capacity, *count + 1, sizeof **items);
+		struct disk_item *item = &(*items)[(*count)++];
+		item->name_length = strlen(name);
+		item->name = arena_strndup(&walk->result->arena, name, item->name_length);
+		item->kind = kind;
+		item->root = root;
+		stamp_from_stat(&status, &item->stamp);
+	}
+	if (dirent == NULL && denied(errno))
+		unreadable(walk, root, folder_path);
+	closedir(dir);
+	return 0;
+}
+
+/* ---- what the index holds ------------------------------------------------------ */
+
+struct entry_row {
+	struct node_id node;
+	char *name;
+	size_t name_length;
+	enum node_kind kind;
+	int root;
+	struct hash blob;
+	struct scan_stamp stamp;
+	int64_t stamped;
+	uint8_t *seen;
+	size_t seen_length;
+	int restore;
+};
+
+static int
+compare_entry_rows(const void *a, const void *b)
+{
+	const struct entry_row *x = a, *y = b;
+	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
+}
+
+static const char SQL_ENTRY_CHILDREN[] =
+    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+    "seen, restore FROM entry WHERE parent = ?1 ORDER BY name";
+
+static int
+root_index(const struct hearth *home, const char *name)
+{
+	for (size_t i = 0; i < home->root_count; i++)
+		if (strcmp(home->roots[i].name, name) == 0)
+			return (int)i;
+	return 0;	/* a root this replica lacks: the first (docs/DESIGN.md §6) */
+}
+
+static void
+entry_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entry_row *row)
+{
+	memset(row, 0, sizeof *row);
+	memcpy(row->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	row->name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	row->name = arena_strndup(&walk->result->arena, sqlite3_column_blob(statement, 1),
+	    row->name_length);
+	row->kind = (enum node_kind)sqlite3_column_int(statement, 2);
+	row->root = root_index(walk->home, (const char *)sqlite3_column_text(statement, 3));
+	if (sqlite3_column_bytes(statement, 4) == HASH_BYTES)
+		memcpy(row->blob.bytes, sqlite3_column_blob(statement, 4), HASH_BYTES);
+	row->stamp.size = (uint64_t)sqlite3_column_int64(statement, 5);
+	row->stamp.mode = (uint32_t)sqlite3_column_int(statement, 6);
+	row->stamp.mtime_ns = store_column_mtime(statement, 7);
+	row->stamp.device = (uint64_t)sqlite3_column_int64(statement, 8);
+	row->stamp.inode = (uint64_t)sqlite3_column_int64(statement, 9);
+	row->stamp.ctime_ns = sqlite3_column_int64(statement, 10);
+	row->stamped = sqlite3_column_int64(statement, 11);
+	row->seen_length = (size_t)sqlite3_column_bytes(statement, 12);
+	row->seen = arena_copy(&walk->result->arena, sqlite3_column_blob(statement, 12),
+	    row->seen_length);
+	row->restore = sqlite3_column_int(statement, 13);
+}
+
+static int
+load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, size_t *count,
+    size_t *capacity)
+{
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY_CHILDREN);
+	int step;
+
+	sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_STATIC);
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		*rows = array_grow(*rows, capacity, *count + 1, sizeof **rows);
+		entry_row_from_statement(walk, statement, &(*rows)[(*count)++]);
+	}
+	if (step != SQLITE_DONE) {
+		char message[512];
+		store_fail(&walk->home->store, "cannot read the index", message, sizeof message);
+		return hearth_fail(walk->error, HEARTH_FAILED, "%s", message);
+	}
+	return 0;
+}
+
+/* ---- scope: record PATH... limits the walk ------------------------------------- */
+
+static bool
+path_is_within(const char *path, const char *scope)
+{
+	size_t length = strlen(scope);
+	return scope[0] == '\0' ||
+	    (strncmp(path, scope, length) == 0 && (path[length] == '\0' || path[length] == '/'));
+}
+
+/* Changes at path are reported. */
+static bool
+in_scope(const struct walk *walk, const char *path)
+{
+	if (walk->path_count == 0)
+		return true;
+	for (size_t i = 0; i < walk->path_count; i++)
+		if (path_is_within(path, walk->paths[i]))
+			return true;
+	return false;
+}
+
+/* The walk must enter folder to reach something in scope. */
+static bool
+leads_to_scope(const struct walk *walk, const char *folder)
+{
+	if (in_scope(walk, folder))
+		return true;
+	for (size_t i = 0; i < walk->path_count; i++)
+		if (path_is_within(walk->paths[i], folder))
+			return true;
+	return false;
+}
+
+/* ---- recording changes ----------------------------------------------------------- */
+
+static struct scan_change *
+add_change(struct walk *walk, enum scan_change_kind kind, const char *path)
+{
+	struct scan_result *result = walk->result;
+
+	result->changes = array_grow(result->changes, &result->capacity, result->count + 1,
+	    sizeof *result->changes);
+	struct scan_change *change = &result->changes[result->count++];
+	memset(change, 0, sizeof *change);
+	change->kind = kind;
+	change->old_root = -1;
+	change->path = arena_strdup(&result->arena, path);
+	return change;
+}
+
+static void
+fill_from_disk(struct scan_change *change, const struct disk_item *item, struct node_id parent)
+{
+	change->node_kind = item->kind;
+	change->parent = parent;
+	change->name = (const uint8_t *)item->name;
+	change->name_length = item->name_length;
+	change->root = item->root;
+	change->stamp = item->stamp;
+}
+
+static void
+fill_from_entry(struct scan_change *change, const struct entry_row *row)
+{
+	change->has_entry = true;
+	change->node = row->node;
+	change->old_root = row->root;
+	change->old_blob = row->blob;
+	change->old_mode = row->stamp.mode;
+	change->restore = row->restore;
+	change->seen = row->seen;
+	change->seen_length = row->seen_length;
+	if (change->node_kind == 0)
+		change->node_kind = row->kind;
+}
+
+static void
+remember_missing(struct walk *walk, const struct entry_row *row, const char *path)
+{
+	walk->missing = array_grow(walk->missing, &walk->missing_capacity, walk->missing_count + 1,
+	    sizeof *walk->missing);
+	struct missing *missing = &walk->missing[walk->missing_count++];
+	missing->node = row->node;
+	missing->kind = row->kind;
+	missing->device = row->stamp.device;
+	missing->inode = row->stamp.inode;
+	missing->mtime_ns = row->stamp.mtime_ns;
+	missing->path = arena_strdup(&walk->result->arena, path);
+	missing->root = row->root;
+	missing->claimed = false;
+}
+
+static void
+remember_claim(struct walk *walk, struct node_id node)
+{
+	walk->claimed = array_grow(walk->claimed, &walk->claimed_capacity, walk->claimed_count + 1,
+	    sizeof *walk->claimed);
+	walk->claimed[walk->claimed_count++] = node;
+}
+
+static bool
+is_claimed(const struct walk *walk, struct node_id node)
+{
+	for (size_t i = 0; i < walk->claimed_count; i++)
+		if (node_id_equal(walk->claimed[i], node))
+			return true;
+	return false;
+}
+
+static void
+report_progress(struct walk *walk, const char *path)
+{
+	if (walk->progress == NULL || walk->progress->report == NULL ||
+	    walk->result->entries_seen % 2048 != 0)
+		return;
+	struct hearth_progress_report report = {
+		.phase = "scanning", .done = walk->result->entries_seen, .path = path,
+	};
+	walk->progress->report(walk->progress->context, &report);
+}
+
+static bool
+cancelled(const struct walk *walk)
+{
+	return walk->progress != NULL && walk->progress->cancel != NULL &&
+	    atomic_load(walk->progress->cancel) != 0;
+}
+
+/* ---- the walk ----------------------------------------------------------------------- */
+
+static int walk_folder(struct walk *walk, struct node_id node, const char *folder_path);
+
+/* A file or link present both on disk and in the index. */
+static void
+compare_file(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    struct node_id parent, const char *path)
+{
+	const struct scan_stamp *disk = &item->stamp, *known = &row->stamp;
+	bool stamp_equal = disk->size == known->size && disk->mtime_ns == known->mtime_ns &&
+	    disk->ctime_ns == known->ctime_ns && disk->inode == known->inode &&
+	    disk->device == known->device;
+	bool mode_changed = item->kind == NODE_FILE && (disk->mode & 0777) != (known->mode & 0777);
+
+	if (stamp_equal && !mode_changed && !scan_stamp_is_racy(disk->mtime_ns, row->stamped)) {
+		if (row->restore != 0) {
+			struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
+			fill_from_disk(change, item, parent);
+			fill_from_entry(change, row);
+			change->blob = row->blob;
+		}
+		return;
+	}
+	struct scan_change *change = add_change(walk, SCAN_MODIFIED, path);
+	fill_from_disk(change, item, parent);
+	fill_from_entry(change, row);
+	change->mode_changed = mode_changed;
+	/* A size change settles it; anything else needs the bytes. */
+	change->content_changed = disk->size != known->size;
+	change->needs_content = true;
+}
+
+static bool
+load_entry_by_node(struct walk *walk, struct node_id node, struct entry_row *out)
+{
+	static const char SQL_ENTRY_BY_NODE[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE node = ?1 AND restore != 2";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY_BY_NODE);
+	bool found = false;
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		entry_row_from_statement(walk, statement, out);
+		found = true;
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+/* Looks for an index folder with this inode whose own place no longer holds
+ * it: then the folder on disk is that node, moved. */
+static bool
+find_moved_folder(struct walk *walk, const struct disk_item *item, struct entry_row *out)
+{
+	static const char SQL_BY_INODE[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE inode = ?1 AND device = ?2 AND kind = 2";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_BY_INODE);
+	bool found = false;
+
+	sqlite3_bind_int64(statement, 1, (int64_t)item->stamp.inode);
+	sqlite3_bind_int64(statement, 2, (int64_t)item->stamp.device);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		entry_row_from_statement(walk, statement, out);
+		found = !is_claimed(walk, out->node);
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+/* One step up the working-tree index, for path_from_parents. */
+static const char SQL_INDEX_PLACE[] = "SELECT parent, name FROM entry WHERE node = ?1";
+
+static bool
+index_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
+    size_t *name_length)
+{
+	struct hearth *home = context;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_PLACE);
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return false;
+	memcpy(parent->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	*name = sqlite3_column_blob(statement, 1);
+	*name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	return true;
+}
+
+bool
+scan_index_path(struct hearth *home, struct node_id node, struct buffer *out)
+{
+	enum path_end end = path_from_parents(node, index_step, home, out);
+
+	store_statement(&home->store, SQL_INDEX_PLACE);	/* resets it */
+	return end == PATH_AT_TOP;
+}
+
+/* Whether the index's place of a folder still holds it: by marker, or
+ * (without one) by inode. */
+static bool
+folder_still_there(struct walk *walk, const struct entry_row *row, struct buffer *old_path)
+{
+	struct stat status;
+	struct node_id claimed;
+	int fd = walk->home->roots[row->root].fd;
+
+	if (!scan_index_path(walk->home, row->node, old_path))
+		return false;
+	if (fstatat(fd, (const char *)old_path->data, &status, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISDIR(status.st_mode))
+		return false;
+	if (identity_read_folder(fd, (const char *)old_path->data, &claimed))
+		return node_id_equal(claimed, row->node);
+	return (uint64_t)status.st_ino == row->stamp.inode;
+}
+
+static int
+record_moved_folder(struct walk *walk, const struct disk_item *item, struct node_id parent,
+    const char *path, const struct entry_row *moved, const char *old_path, bool has_marker)
+{
+	struct scan_change *change = add_change(walk, SCAN_MOVED, path);
+
+	fill_from_disk(change, item, parent);
+	fill_from_entry(change, moved);
+	change->old_path = arena_strdup(&walk->result->arena, old_path);
+	change->has_identity = has_marker;
+	change->identity = moved->node;
+	change->identity_stale = !has_marker;
+	remember_claim(walk, moved->node);
+	return walk_folder(walk, moved->node, path);
+}
+
+/* A folder present on disk, absent from the index here: the node its
+ * marker names, moved; else one with its inode, moved; else a new one (a
+ * copied marker names a folder still in its place: the copy is new). */
+static int
+handle_new_folder(struct walk *walk, const struct disk_item *item, struct node_id parent,
+    const char *path)
+{
+	struct entry_row moved;
+	struct buffer old_path;
+	struct node_id claimed;
+	bool has_marker = identity_read_folder(walk->home->roots[item->root].fd, path, &claimed);
+	int status = -2;
+
+	buffer_init(&old_path);
+	if (has_marker && load_entry_by_node(walk, claimed, &moved) && moved.kind == NODE_DIR &&
+	    !is_claimed(walk, moved.node) && !folder_still_there(walk, &moved, &old_path))
+		status = record_moved_folder(walk, item, parent, path, &moved,
+		    (const char *)old_path.data, true);
+	else if (!has_marker && find_moved_folder(walk, item, &moved) &&
+	    !folder_still_there(walk, &moved, &old_path))
+		status = record_moved_folder(walk, item, parent, path, &moved,
+		    (const char *)old_path.data, false);
+	buffer_free(&old_path);
+	if (status != -2)
+		return status;
+	struct scan_change *change = add_change(walk, SCAN_ADDED, path);
+	fill_from_disk(change, item, parent);
+	change->node = home_new_node_id();
+	change->has_identity = has_marker;
+	change->identity = claimed;
+	change->identity_stale = true;
+	return walk_folder(walk, change->node, path);
+}
+
+static void
+handle_new_file(struct walk *walk, const struct disk_item *item, struct node_id parent,
+    const char *path)
+{
+	struct scan_change *change = add_change(walk, SCAN_ADDED, path);
+	fill_from_disk(change, item, parent);
+	change->node = home_new_node_id();
+	change->needs_content = true;
+	change->content_changed = true;
+	change->identity_stale = item->kind == NODE_FILE;
+	if (item->kind == NODE_FILE)
+		change->has_identity = identity_read_file(walk->home->roots[item->root].fd, path,
+		    &change->identity);
+}
+
+static int
+handle_both(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    struct node_id parent, const char *path)
+{
+	if (item->kind != row->kind) {
+		/* A file replaced by a folder (or a link...): the old node goes,
+		 * a new one comes; they are different things. */
+		remember_missing(walk, row, path);
+		if (item->kind == NODE_DIR)
+			return handle_new_folder(walk, item, parent, path);
+		handle_new_file(walk, item, parent, path);
+		return 0;
+	}
+	if (item->kind == NODE_DIR) {
+		if (row->restore != 0) {
+			struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
+			fill_from_disk(change, item, parent);
+			fill_from_entry(change, row);
+		}
+		/* A folder the index holds, still here: in a shallow scan its
+		 * contents are listed only if it is itself one of the folders. */
+		if (walk->shallow && walk->depth == 1)
+			return 0;
+		return walk_folder(walk, row->node, path);
+	}
+	compare_file(walk, item, row, parent, path);
+	return 0;
+}
+
+static int
+join_folder(struct walk *walk, struct node_id node, const char *folder_path,
+    struct disk_item *items, size_t item_count, struct entry_row *rows, size_t row_count,
+    bool partial)
+{
+	size_t i = 0, j = 0;
+	struct buffer path;
+	int status = 0;
+
+	buffer_init(&path);
+	while (status == 0 && (i < item_count || j < row_count)) {
+		int order;
+		if (i == item_count)
+			order = 1;
+		else if (j == row_count)
+			order = -1;
+		else
+			order = compare_places(items[i].name, items[i].kind, items[i].root, rows[j].name,
+			    rows[j].kind, rows[j].root);
+		child_path(&path, folder_path, order <= 0 ? items[i].name : rows[j].name);
+		const char *child = (const char *)path.data;
+		bool report = in_scope(walk, child);
+		walk->result->entries_seen++;
+		report_progress(walk, child);
+
+		if (order == 0) {
+			if (leads_to_scope(walk, child))
+				status = report ? handle_both(walk, &items[i], &rows[j], node, child)
+						: (items[i].kind == NODE_DIR && rows[j].kind == NODE_DIR
+							  ? walk_folder(walk, rows[j].node, child)
+							  : 0);
+			i++, j++;
+		} else if (order < 0) {
+			/* A new folder on the way to a path in scope is recorded too:
+			 * what is inside needs a parent. */
+			if (items[i].kind == NODE_DIR && leads_to_scope(walk, child))
+				status = handle_new_folder(walk, &items[i], node, child);
+			else if (report)
+				handle_new_file(walk, &items[i], node, child);
+			i++;
+		} else {
+			if (report && !partial && !is_claimed(walk, rows[j].node))
+				remember_missing(walk, &rows[j], child);
+			j++;
+		}
+		if (status == 0 && cancelled(walk))
+			status = hearth_fail(walk->error, HEARTH_CANCELLED, "cancelled");
+	}
+	buffer_free(&path);
+	return status;
+}
+
+/* Both sides of one folder, each sorted in join order: what every root
+ * holds there (a folder in several roots once, its first) and the index
+ * rows of node. The caller frees both arrays. */
+static int
+read_folder(struct walk *walk, struct node_id node, const char *folder_path,
+    struct disk_item **items, size_t *item_count, struct entry_row **rows, size_t *row_count,
+    struct scan_root_stamp *folders)
+{
+	size_t item_capacity = 0, row_capacity = 0;
+	int status = 0;
+
+	*items = NULL;
+	*rows = NULL;
+	*item_count = *row_count = 0;
+	for (size_t root = 0; status == 0 && root < walk->home->root_count; root++)
+		status = list_root_folder(walk, (int)root, folder_path, items, item_count,
+		    &item_capacity, folders ? &folders[root] : NULL);
+	if (status == 0)
+		status = load_entries(walk, node, rows, row_count, &row_capacity);
+	if (status != 0)
+		return status;
+	if (*row_count > 1)
+		qsort(*rows, *row_count, sizeof **rows, compare_entry_rows);
+	if (*item_count > 1)
+		qsort(*items, *item_count, sizeof **items, compare_disk_items);
+	/* A folder in several roots is one folder: keep its first. */
+	size_t kept = 0;
+	for (size_t i = 0; i < *item_count; i++) {
+		struct disk_item *item = &(*items)[i];
+		if (kept > 0 && item->kind == NODE_DIR && (*items)[kept - 1].kind == NODE_DIR &&
+		    strcmp((*items)[kept - 1].name, item->name) == 0)
+			continue;
+		(*items)[kept++] = *item;
+	}
+	*item_count = kept;
+	return 0;
+}
+
+static int
+walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
+{
+	struct disk_item *items;
+	struct entry_row *rows;
+	size_t item_count, row_count;
+
+	walk->depth++;
+	walk->partial = false;
+	int status = read_folder(walk, node, folder_path, &items, &item_count, &rows, &row_count,
+	    NULL);
+	bool partial = walk->partial;
+	if (status == 0)
+		status = join_folder(walk, node, folder_path, items, item_count, rows, row_count,
+		    partial);
+	free(items);
+	free(rows);
+	walk->depth--;
+	return status;
+}
+
+/* ---- after the walk: what vanished ------------------------------------------------ */
+
+/* Adds the index rows below a vanished folder to the missing list. */
+static int
+expand_missing_folder(struct walk *walk, struct node_id node, const char *path)
+{
+	struct entry_row *rows = NULL;
+	size_t count = 0, capacity = 0;
+	struct buffer child;
+	int status = load_entries(walk, node, &rows, &count, &capacity);
+
+	buffer_init(&child);
+	for (size_t i = 0; status == 0 && i < count; i++) {
+		if (is_claimed(walk, rows[i].node))
+			continue;
+		child_path(&child, path, rows[i].name);
+		remember_missing(walk, &rows[i], (const char *)child.data);
+		if (rows[i].kind == NODE_DIR)
+			status = expand_missing_folder(walk, rows[i].node,
+			    walk->missing[walk->missing_count - 1].path);
+	}
+	buffer_free(&child);
+	free(rows);
+	return status;
+}
+
+/* A vanished file whose inode and mtime turn up at a new path moved there
+ * (rename keeps both; an edit changes mtime, and then it is a delete and
+ * an add: identity is never guessed from content). */
+static void
+claim_move(struct scan_change *added, struct missing *missing)
+{
+	missing->claimed = true;
+	added->kind = SCAN_MOVED;
+	added->old_path = missing->path;
+	added->old_root = missing->root;
+	added->node = missing->node;
+	added->has_entry = true;
+}
+
+/* A vanished file whose id an appeared one carries moved there, whatever
+ * else changed (across devices and roots too). */
+static void
+match_by_identity(struct walk *walk)
+{
+	struct scan_result *result = walk->result;
+
+	for (size_t i = 0; i < result->count; i++) {
+		struct scan_change *added = &result->changes[i];
+		if (added->kind != SCAN_ADDED || !added->has_identity || added->node_kind == NODE_DIR)
+			continue;
+		for (size_t j = 0; j < walk->missing_count; j++) {
+			struct missing *missing = &walk->missing[j];
+			if (missing->claimed || missing->kind != added->node_kind ||
+			    !node_id_equal(missing->node, added->identity))
+				continue;
+			claim_move(added, missing);
+			added->identity_stale = false;
+			/* Same bytes? Only its stamp can say without reading. */
+			added->needs_content = missing->mtime_ns != added->stamp.mtime_ns ||
+			    missing->inode != added->stamp.inode;
+			added->content_changed = false;
+			break;
+		}
+	}
+}
+
+static void
+match_moved_files(struct walk *walk)
+{
+	struct scan_result *result = walk->result;
+
+	match_by_identity(walk);
+	for (size_t i = 0; i < result->count; i++) {
+		struct scan_change *added = &result->changes[i];
+		if (added->kind != SCAN_ADDED || added->node_kind == NODE_DIR)
+			continue;
+		for (size_t j = 0; j < walk->missing_count; j++) {
+			struct missing *missing = &walk->missing[j];
+			if (missing->claimed || missing->kind != added->node_kind ||
+			    missing->inode != added->stamp.inode ||
+			    missing->device != added->stamp.device ||
+			    missing->mtime_ns != added->stamp.mtime_ns)
+				continue;
+			claim_move(added, missing);
+			added->needs_content = false;
+			added->content_changed = false;
+			added->identity_stale = !added->has_identity;
+			break;
+		}
+	}
+}
+
+/* Fills the index side of moved files (their seen sets and old blobs). */
+static int
+load_entry_side(struct walk *walk, struct scan_change *change)
+{
+	static const char SQL_ENTRY[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE node = ?1";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY);
+	struct entry_row row;
+
+	sqlite3_bind_blob(statement, 1, change->node.bytes, ID_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return hearth_fail(walk->error, HEARTH_FAILED, "index row for %s vanished",
+		    change->path);
+	entry_row_from_statement(walk, statement, &row);
+	sqlite3_reset(statement);
+	fill_from_entry(change, &row);
+	change->blob = row.blob;
+	change->mode_changed = change->node_kind == NODE_FILE &&
+	    (change->stamp.mode & 0777) != (row.stamp.mode & 0777);
+	return 0;
+}
+
+static int
+record_deletions(struct walk *walk)
+{
+	/* Folders first expand to their contents, so a file moved out of a
+	 * deleted folder can still be matched. */
+	size_t initial = walk->missing_count;
+	for (size_t i = 0; i < initial; i++) {
+		/* A folder that moved was walked where it is now. */
+		if (walk->missing[i].kind == NODE_DIR && !walk->missing[i].claimed &&
+		    !is_claimed(walk, walk->missing[i].node)) {
+			int status = expand_missing_folder(walk, walk->missing[i].node,
+			    walk->missing[i].path);
+			if (status != 0)
+				return status;
+		}
+	}
+	match_moved_files(walk);
+	for (size_t i = 0; i < walk->result->count; i++) {
+		struct scan_change *change = &walk->result->changes[i];
+		if (change->kind == SCAN_MOVED && change->node_kind != NODE_DIR && change->seen == NULL) {
+			int status = load_entry_side(walk, change);
+			if (status != 0)
+				return status;
+		}
+	}
+	for (size_t i = 0; i < walk->missing_count; i++) {
+		struct missing *missing = &walk->missing[i];
+		if (missing->claimed || is_claimed(walk, missing->node))
+			continue;
+		struct scan_change *change = add_change(walk, SCAN_DELETED, missing->path);
+		change->node = missing->node;
+		change->node_kind = missing->kind;
+		change->parent = NODE_TRASH;
+		if (load_entry_side(walk, change) != 0)
+			return walk->error->code;
+	}
+	return 0;
+}
+
+/* Nodes a checkout of an older version left out of the tree: a record
+ * deletes them from head (the restore). */
+static int
+record_absent_restores(struct walk *walk)
+{
+	static const char SQL_ABSENT[] =
+	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
+	    "seen, restore FROM entry WHERE restore = 2";
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ABSENT);
+	int step;
+
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct entry_row row;
+		entry_row_from_statement(walk, statement, &row);
+		struct scan_change *change = add_change(walk, SCAN_RESTORE, row.name);
+		fill_from_entry(change, &row);
+		change->node_kind = row.kind;
+		change->parent = NODE_TRASH;
+	}
+	return step == SQLITE_DONE ? 0 : hearth_fail(walk->error, HEARTH_FAILED,
+	    "cannot read the index: %s", sqlite3_errmsg(walk->home->store.db));
+}
+
+static int
+compare_changes(const void *a, const void *b)
+{
+	const struct scan_change *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+/* After the folders are walked: what vanished (and moved), restores when
+ * asked, then the changes sorted by path with their roots' names. */
+static int
+finish_walk(struct walk *walk, bool restores, int status)
+{
+	struct scan_result *out = walk->result;
+	struct hearth *home = walk->home;
+
+	if (status == 0)
+		status = record_deletions(walk);
+	if (status == 0 && restores)
+		status = record_absent_restores(walk);
+	buffer_free(&walk->path);
+	free(walk->missing);
+	free(walk->claimed);
+	if (status != 0) {
+		scan_result_free(out);
+		return status;
+	}
+	if (out->count > 1)
+		qsort(out->changes, out->count, sizeof *out->changes, compare_changes);
+	for (size_t i = 0; i < out->count; i++) {
+		struct scan_change *change = &out->changes[i];
+		change->root_name = home->roots[change->root].name;
+		if (change->old_root >= 0 && (size_t)change->old_root < home->root_count)
+			change->old_root_name = home->roots[change->old_root].name;
+	}
+	return 0;
+}
+
+int
+scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error)
+{
+	struct walk walk = {
+		.home = home, .paths = paths, .path_count = path_count, .progress = progress,
+		.result = out, .error = error,
+	};
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 256 * 1024);
+	if (home_require_roots(home, error) != 0)
+		return error->code;
+	buffer_init(&walk.path);
+	int status = walk_folder(&walk, NODE_ROOT, "");
+	return finish_walk(&walk, path_count == 0, status);
+}
+
+int
+scan_folders(struct hearth *home, const struct scan_folder *folders, size_t count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error)
+{
+	struct walk walk = {
+		.home = home, .progress = progress, .result = out, .error = error, .shallow = true,
+	};
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 64 * 1024);
+	if (home_require_roots(home, error) != 0)
+		return error->code;
+	buffer_init(&walk.path);
+	int status = 0;
+	for (size_t i = 0; status == 0 && i < count; i++)
+		status = walk_folder(&walk, folders[i].node, folders[i].path);
+	out->folders_listed = count;
+	return finish_walk(&walk, false, status);
+}
+
+/* ---- one folder against the index, for the reconcile ------------------------------ */
+
+/* Whether a file's stamp on disk tells it unchanged, by the rule of
+ * compare_file: the same stamp, taken long enough after the last write. */
+static bool
+stamp_trusted(const struct disk_item *item, const struct entry_row *row)
+{
+	const struct scan_stamp *disk = &item->stamp, *known = &row->stamp;
+
+	if (disk->size != known->size || disk->mtime_ns != known->mtime_ns ||
+	    disk->ctime_ns != known->ctime_ns || disk->inode != known->inode ||
+	    disk->device != known->device)
+		return false;
+	if (item->kind == NODE_FILE && (disk->mode & 0777) != (known->mode & 0777))
+		return false;
+	return !scan_stamp_is_racy(disk->mtime_ns, row->stamped);
+}
+
+/* Whether the two sorted sides of a folder agree: the same names, kinds
+ * and roots, every file's stamp trusted. Folders inside are not entered. */
+static bool
+folder_sides_differ(const struct disk_item *items, size_t item_count,
+    const struct entry_row *rows, size_t row_count)
+{
+	if (item_count != row_count)
+		return true;
+	for (size_t i = 0; i < item_count; i++) {
+		if (compare_places(items[i].name, items[i].kind, items[i].root, rows[i].name,
+			rows[i].kind, rows[i].root) != 0 || items[i].kind != rows[i].kind)
+			return true;
+		if (items[i].kind != NODE_DIR && !stamp_trusted(&items[i], &rows[i]))
+			return true;
+	}
+	return false;
+}
+
+int
+scan_check_folder(struct hearth *home, struct node_id node, const char *path,
+    struct scan_folder_check *out, struct hearth_error *error)
+{
+	struct scan_result scratch;
+	struct walk walk = { .home = home, .result = &scratch, .error = error };
+	struct disk_item *items;
+	struct entry_row *rows;
+	size_t item_count, row_count;
+
+	memset(&scratch, 0, sizeof scratch);
+	arena_init(&scratch.arena, 16 * 1024);
+	buffer_init(&walk.path);
+	for (size_t root = 0; root < home->root_count; root++)
+		out->roots[root].present = false;
+	int status = read_folder(&walk, node, path, &items, &item_count, &rows, &row_count,
+	    out->roots);
+	if (status == 0) {
+		out->present = false;
+		for (size_t root = 0; root < home->root_count; root++)
+			out->present |= out->roots[root].present;
+		out->items = item_count;
+		out->differs = !out->present || folder_sides_differ(items, item_count, rows, row_count);
+		free(items);
+		free(rows);
+	}
+	buffer_free(&walk.path);
+	arena_free(&scratch.arena);
+	return status;
+}
+
+void
+scan_result_free(struct scan_result *result)
+{
+	free(result->changes);
+	result->changes = NULL;
+	result->count = result->capacity = 0;
+	free(result->left_out);
+	result->left_out = NULL;
+	result->left_out_count = result->left_out_capacity = 0;
+	arena_free(&result->arena);
+}
+
+int
+scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth_error *error)
+{
+	const struct home_root *root = &home->roots[change->root];
+	char message[512];
+
+	if (change->node_kind == NODE_SYMLINK) {
+		struct arena scratch;
+		char *target;
+		size_t length;
+		arena_init(&scratch, 4096);
+		if (scan_read_link(root->fd, change->path, &scratch, &target, &length) != 0) {
+			arena_free(&scratch);
+			return hearth_fail_errno(error, "cannot read link %s/%s", root->path,
+			    change->path);
+		}
+		hash_bytes(target, length, &change->blob);
+		change->stamp.size = length;
+		arena_free(&scratch);
+	} else {
+		int fd = scan_open_file(root->fd, change->path);
+		uint64_t size;
+		if (fd == SCAN_NOT_A_FILE)
+			return hearth_fail(error, HEARTH_FAILED, "%s/%s is no longer a file (it "
+			    "changed while being read); try again", root->path, change->path);
+		if (fd < 0)
+			return hearth_fail_errno(error, "cannot read %s/%s", root->path, change->path);
+		int status = content_hash_fd(fd, &change->blob, &size, message, sizeof message);
+		close(fd);
+		if (status != 0)
+			return hearth_fail(error, HEARTH_FAILED, "%s/%s: %s", root->path, change->path,
+			    message);
+	}
+	change->needs_content = false;
+	change->content_changed = !change->has_entry || !hash_equal(&change->blob, &change->old_blob);
+	if (change->kind == SCAN_MODIFIED && !change->content_changed && !change->mode_changed)
+		change->kind = change->restore ? SCAN_RESTORE : SCAN_STAMP;
+	return 0;
+}
+
+static enum hearth_change_kind
+public_kind(const struct scan_change *change)
+{
+	switch (change->kind) {
+	case SCAN_ADDED:
+		return HEARTH_ADDED;
+	case SCAN_DELETED:
+		return HEARTH_DELETED;
+	case SCAN_MOVED:
+		return HEARTH_MOVED;
+	default:
+		return HEARTH_MODIFIED;
+	}
+}
+
+static bool
+listed(const struct scan_change *change, bool restores)
+{
+	return change->kind != SCAN_STAMP && (restores || change->kind != SCAN_RESTORE);
+}
+
+void
+scan_to_change_list(const struct scan_result *result, bool restores,
+    struct hearth_change_list *out)
+{
+	size_t count = 0;
+
+	memset(out, 0, sizeof *out);
+	out->storage = storage_new();
+	for (size_t i = 0; i < result->count; i++)
+		count += listed(&result->changes[i], restores);
+	out->items = storage_alloc(out->storage, (count ? count : 1) * sizeof *out->items);
+	for (size_t i = 0; i < result->count; i++) {
+		const struct scan_change *change = &result->changes[i];
+		if (!listed(change, restores))
+			continue;
+		struct hearth_change *item = &out->items[out->count++];
+		memset(item, 0, sizeof *item);
+		item->kind = change->kind == SCAN_RESTORE && change->restore == 2 ? HEARTH_DELETED
+		    : public_kind(change);
+		item->entry_kind = (enum hearth_entry_kind)change->node_kind;
+		item->path = storage_strdup(out->storage, change->path);
+		if (change->old_path != NULL)
+			item->old_path = storage_strdup(out->storage, change->old_path);
+		item->content_changed = change->content_changed || change->mode_changed;
+		item->size = change->stamp.size;
+		item->root = change->root_name;
+		item->old_root = change->old_root_name;
+	}
+}
+
+void
+scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out)
+{
+	memset(out, 0, sizeof *out);
+	out->storage = storage_new();
+	size_t count = result->left_out_count;
+	out->items = storage_alloc(out->storage, (count ? count : 1) * sizeof *out->items);
+	for (size_t i = 0; i < count; i++) {
+		const struct scan_left_out *item = &result->left_out[i];
+		size_t size = strlen(item->path) * 4 + strlen(item->why) + 8;
+		char *line = storage_alloc(out->storage, size);
+		size_t used = hearth_escape_name(item->path, line, size);
+		snprintf(line + used, size - used, ": %s", item->why);
+		out->items[out->count++] = line;
+	}
+}
+
+void
+hearth_note_list_free(struct hearth_note_list *list)
+{
+	storage_free(list->storage);
+	memset(list, 0, sizeof *list);
+}
+
+void
+hearth_change_list_free(struct hearth_change_list *list)
+{
+	storage_free(list->storage);
+	memset(list, 0, sizeof *list);
+}
+
+bool
+scan_index_lookup(struct hearth *home, const char *path, size_t length, bool folder,
+    struct node_id *node)
+{
+	struct node_id at = NODE_ROOT;
+
+	for (size_t offset = 0; offset < length;) {
+		size_t part = 0;
+		while (offset + part < length && path[offset + part] != '/')
+			part++;
+		sqlite3_stmt *statement = store_statement(&home->store, folder
+		    ? "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 AND kind = 2 LIMIT 1"
+		    : "SELECT node FROM entry WHERE parent = ?1 AND name = ?2 LIMIT 1");
+		sqlite3_bind_blob(statement, 1, at.bytes, ID_BYTES, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(statement, 2, path + offset, (int)part, SQLITE_STATIC);
+		bool found = sqlite3_step(statement) == SQLITE_ROW;
+		if (found)
+			memcpy(at.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		sqlite3_reset(statement);
+		if (!found)
+			return false;
+		offset += part + 1;
+	}
+	*node = at;
+	return true;
+}
+
+bool
+scan_path_known(struct hearth *home, const char *path)
+{
+	struct stat status;
+	struct node_id node;
+
+	if (path[0] == '\0')
+		return true;
+	for (size_t i = 0; i < home->root_count; i++)
+		if (home->roots[i].fd >= 0 && fstatat(home->roots[i].fd, path, &status,
+			AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+	/* Not on disk: known if the index holds it (a deleted path). */
+	return scan_index_lookup(home, path, strlen(path), false, &node);
+}

@@ -1,0 +1,177 @@
+/* Walking the joined tree and comparing it with the working-tree index:
+ * what was added, deleted, modified, moved or restored since the tree was
+ * last recorded or checked out. Status reports the result; record turns it
+ * into ops. Unchanged files are known from their stat stamps unread. */
+#ifndef HEARTH_BACKEND_SCAN_H
+#define HEARTH_BACKEND_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/disk/home.h"
+#include "model/arena.h"
+#include "model/id.h"
+#include "model/op.h"
+
+struct buffer;
+
+enum scan_change_kind {
+	SCAN_ADDED = 1,
+	SCAN_DELETED,
+	SCAN_MODIFIED,		/* content or mode; maybe unchanged until hashed */
+	SCAN_MOVED,		/* new parent or name; content may also differ */
+	SCAN_RESTORE,		/* tree holds an older version than head; record restores it */
+	SCAN_STAMP,		/* content unchanged, stat stamp moved: refresh it */
+};
+
+/* A stat stamp: what tells an unchanged file without reading it. */
+struct scan_stamp {
+	uint64_t size;
+	uint32_t mode;		/* permission bits */
+	op_mtime mtime_ns;	/* exact, whatever the year (op.h) */
+	int64_t ctime_ns;
+	uint64_t device, inode;
+};
+
+struct scan_change {
+	enum scan_change_kind kind;
+	enum node_kind node_kind;
+	struct node_id node;
+	struct node_id parent;		/* on disk now (NODE_TRASH for deleted) */
+	const uint8_t *name;		/* on disk now */
+	size_t name_length;
+	const char *path;		/* Home-relative, on disk now (or as it was, deleted) */
+	const char *old_path;		/* where the index had it, for moved */
+	int root;			/* index into home->roots */
+	int old_root;			/* where the index had it; -1 if nowhere */
+	const char *root_name, *old_root_name;	/* the same, by name (NULL: none) */
+	struct scan_stamp stamp;	/* on disk now */
+	/* Content: needs_content when the stamp cannot tell and the bytes must
+	 * be hashed; content_changed once known different. */
+	bool needs_content;
+	bool content_changed;
+	bool mode_changed;
+	struct hash blob;		/* new content once hashed/stored */
+	/* The index's side. */
+	bool has_entry;
+	struct hash old_blob;
+	uint32_t old_mode;
+	int restore;
+	const uint8_t *seen;		/* encoded op ids the tree had seen */
+	size_t seen_length;
+	/* The id the file's xattr or the folder's marker claims (read for what
+	 * the index does not hold where it is); identity_stale when the item
+	 * does not carry its own node's id yet and a record should write it. */
+	bool has_identity;
+	struct node_id identity;
+	bool identity_stale;
+	/* Found by record: the file holds diff3 conflict markers and its node
+	 * is in a content conflict (the markers are a merge not yet done). */
+	bool has_markers;
+};
+
+/* Something on disk the walk left out on purpose, said once (status and
+ * record show it; checkout never writes there). */
+struct scan_left_out {
+	const char *path;		/* Home-relative */
+	int root;
+	const char *why;		/* "another Home's state, left out" */
+	bool excluded;			/* left out of the walk: checkout never writes there */
+};
+
+struct scan_result {
+	struct scan_change *changes;	/* sorted by path */
+	size_t count, capacity;
+	struct scan_left_out *left_out;	/* in the order found */
+	size_t left_out_count, left_out_capacity;
+	uint64_t entries_seen;		/* files, folders and links walked */
+	uint64_t folders_listed;	/* scan_folders: the folders it was given */
+	struct arena arena;		/* owns every string and the array */
+};
+
+/* Walks the tree (limited to paths, Home-relative, when path_count > 0).
+ * Nodes for added items get fresh ids here. Nothing is written. */
+int scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error);
+void scan_result_free(struct scan_result *result);
+
+/* A folder the index holds: its node and Home-relative path. */
+struct scan_folder {
+	struct node_id node;
+	const char *path;
+};
+
+/* What scan_tree of the whole tree finds, when every change lies in these
+ * folders (the dirty folders of a current index, reconcile.h): each is
+ * listed one level deep, and only what is new or moved in one is walked
+ * whole. The folders must be distinct, on disk, and none inside a folder
+ * that is new or moved. Restores are not looked for. */
+int scan_folders(struct hearth *home, const struct scan_folder *folders, size_t count,
+    const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error);
+
+/* One folder's own stamp in one root. */
+struct scan_root_stamp {
+	bool present;
+	struct scan_stamp stamp;
+};
+
+/* One folder of the index against the disk, the reconcile's unit. */
+struct scan_folder_check {
+	bool present;		/* a folder in at least one root */
+	/* Something in it is added, gone, retyped, or a file whose stamp does
+	 * not tell it unchanged (status would read it). Folders inside are
+	 * not entered. */
+	bool differs;
+	uint64_t items;		/* what the roots hold there */
+	struct scan_root_stamp *roots;	/* the caller's, one per root: the folder's stamps */
+};
+
+int scan_check_folder(struct hearth *home, struct node_id node, const char *path,
+    struct scan_folder_check *out, struct hearth_error *error);
+
+/* Reads the content of a change whose stamp could not tell: hashes it and
+ * settles content_changed, turning an unchanged MODIFIED into SCAN_STAMP. */
+int scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth_error *error);
+
+/* Opens a folder below a root without following any symlink on the way
+ * (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS): "" opens the root itself. */
+int scan_open_folder(int root_fd, const char *relative_path);
+/* Opens a regular file below a root the same way, and never blocks: the
+ * open is O_NONBLOCK (a FIFO put in a file's place since the walk opens at
+ * once instead of waiting for a writer) and fstat must find a regular
+ * file, else the descriptor is closed and SCAN_NOT_A_FILE returned. -1
+ * with errno when it cannot be opened. */
+#define SCAN_NOT_A_FILE (-2)
+int scan_open_file(int root_fd, const char *relative_path);
+/* Reads a symlink's target below a root (allocates into arena). */
+int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
+    size_t *length);
+
+/* The user-facing list: stamp refreshes left out, restores (the tree at an
+ * older version than head) only when asked. */
+void scan_to_change_list(const struct scan_result *result, bool restores,
+    struct hearth_change_list *out);
+/* Adds a note about path (once per root and path); excluded when the walk
+ * left it out. */
+void scan_note(struct scan_result *result, int root, const char *path, const char *why,
+    bool excluded);
+/* What was left out, as "PATH: why" lines. */
+void scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out);
+/* Whether a Home-relative path is on disk in some root or in the index. */
+bool scan_path_known(struct hearth *home, const char *path);
+/* The path the index holds for a node (for reporting moves and deletes);
+ * false when its chain of parents is broken. */
+bool scan_index_path(struct hearth *home, struct node_id node, struct buffer *out);
+/* The node the index holds at path (its first length bytes), into *node;
+ * with folder, only folders count at every step (a name a file holds in
+ * one root and a folder in another leads to the folder). False when there
+ * is none. */
+bool scan_index_lookup(struct hearth *home, const char *path, size_t length, bool folder,
+    struct node_id *node);
+
+/* Whether the racy rule forbids trusting a stamp: the file changed within
+ * 2 s of when the stamp was taken (docs/DESIGN.md §6, as git does). */
+bool scan_stamp_is_racy(op_mtime mtime_ns, int64_t stamped_ns);
+
+#endif

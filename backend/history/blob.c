@@ -1,0 +1,429 @@
+/* Glue between the chunk/pack layer and the store's index: the pack sink
+ * that records packs and chunks in SQLite, the "do we hold it" test that
+ * keeps held chunks from being written twice, and blob reads. */
+#include "backend/history/blob.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/store/hash.h"
+#include "backend/io/io.h"
+
+static const char SQL_PACK_ADD[] = "INSERT INTO pack(name) VALUES(?1)";
+static const char SQL_PACK_SEAL[] =
+    "UPDATE pack SET size = ?2, chunks = ?3, sealed = 1 WHERE number = ?1";
+static const char SQL_CHUNK_ADD[] =
+    "INSERT OR IGNORE INTO chunk(id, pack, frame, offset, length) VALUES(?1, ?2, ?3, ?4, ?5)";
+static const char SQL_CHUNK_HAS[] = "SELECT 1 FROM chunk WHERE id = ?1";
+static const char SQL_CHUNK_GET[] = "SELECT pack, frame, offset, length FROM chunk WHERE id = ?1";
+static const char SQL_BLOB_ADD[] = "INSERT OR IGNORE INTO blob(id, size, chunks) VALUES(?1, ?2, ?3)";
+static const char SQL_BLOB_GET[] = "SELECT chunks FROM blob WHERE id = ?1";
+static const char SQL_BLOB_LIST[] = "SELECT size, chunks FROM blob WHERE id = ?1";
+
+static int
+sink_started(void *context, const char *file_name, int64_t *pack_number)
+{
+	struct blob_writer *writer = context;
+	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_PACK_ADD);
+
+	sqlite3_bind_text(statement, 1, file_name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return -1;
+	*pack_number = sqlite3_last_insert_rowid(writer->home->store.db);
+	return store_meta_add_int(&writer->home->store, "packs_created", 1);
+}
+
+static int
+sink_stored(void *context, const struct hash *chunk, const struct pack_location *where)
+{
+	struct blob_writer *writer = context;
+	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_CHUNK_ADD);
+
+	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(statement, 2, where->pack);
+	sqlite3_bind_int64(statement, 3, (int64_t)where->frame_offset);
+	sqlite3_bind_int64(statement, 4, where->offset_in_frame);
+	sqlite3_bind_int64(statement, 5, where->length);
+	writer->chunks_written++;
+	writer->bytes_new += where->length;
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+static int
+sink_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_count)
+{
+	struct blob_writer *writer = context;
+	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_PACK_SEAL);
+
+	sqlite3_bind_int64(statement, 1, pack_number);
+	sqlite3_bind_int64(statement, 2, (int64_t)size);
+	sqlite3_bind_int64(statement, 3, (int64_t)chunk_count);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+static bool
+chunk_known(void *context, const struct hash *chunk)
+{
+	struct hearth *home = context;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_CHUNK_HAS);
+	bool found;
+
+	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
+	found = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return found;
+}
+
+bool
+blob_is_stored(struct hearth *home, const struct hash *blob)
+{
+	if (chunk_known(home, blob))
+		return true;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_GET);
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return found;
+}
+
+void
+blob_writer_begin(struct hearth *home, struct blob_writer *writer)
+{
+	memset(writer, 0, sizeof *writer);
+	writer->home = home;
+}
+
+static int
+ensure_pack(struct blob_writer *writer)
+{
+	if (writer->pack != NULL)
+		return 0;
+	struct pack_sink sink = {
+		.started = sink_started, .stored = sink_stored, .sealed = sink_sealed,
+		.context = writer,
+	};
+	writer->pack = pack_writer_new(writer->home->packs_fd, writer->home->packs_path,
+	    writer->home->config->durability != DURABILITY_NONE, &sink);
+	return writer->pack != NULL ? 0 : -1;
+}
+
+static int
+index_blob(struct blob_writer *writer, const struct content_result *result,
+    struct hearth_error *error)
+{
+	if (result->chunk_count <= 1)
+		return 0;
+	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_BLOB_ADD);
+	sqlite3_bind_blob(statement, 1, result->blob.bytes, HASH_BYTES, SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 2, (int64_t)result->size);
+	sqlite3_bind_blob(statement, 3, result->chunks, (int)(result->chunk_count * HASH_BYTES),
+	    SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return hearth_fail(error, HEARTH_FAILED, "cannot index a blob: %s",
+		    sqlite3_errmsg(writer->home->store.db));
+	return 0;
+}
+
+int
+blob_store_fd(struct blob_writer *writer, int fd, struct content_result *out,
+    struct hearth_error *error)
+{
+	char message[1024];
+
+	if (ensure_pack(writer) != 0)
+		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	if (content_store_fd(writer->pack, fd, chunk_known, writer->home, out, message,
+		sizeof message) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	writer->bytes_stored += out->size;
+	return index_blob(writer, out, error);
+}
+
+int
+blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
+    struct content_result *out, struct hearth_error *error)
+{
+	char message[1024];
+
+	if (ensure_pack(writer) != 0)
+		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	if (content_store_bytes(writer->pack, data, length, chunk_known, writer->home, out,
+		message, sizeof message) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	writer->bytes_stored += out->size;
+	return index_blob(writer, out, error);
+}
+
+int
+blob_writer_finish(struct blob_writer *writer, struct hearth_error *error)
+{
+	char message[1024];
+
+	if (writer->pack == NULL)
+		return 0;
+	if (pack_writer_finish(writer->pack, message, sizeof message) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	return 0;
+}
+
+void
+blob_writer_abort(struct blob_writer *writer)
+{
+	if (writer->pack == NULL)
+		return;
+	pack_writer_abort(writer->pack);
+	pack_writer_free(writer->pack);
+	writer->pack = NULL;
+}
+
+/* ---- reading ------------------------------------------------------------------- */
+
+/* What an emit callback returns to end a read early without an error. */
+#define EMIT_STOP (-2)
+
+/* Calls emit for each chunk of a blob, in order. */
+static int
+each_chunk(struct hearth *home, const struct hash *blob,
+    int (*emit)(void *context, const uint8_t *data, size_t length), void *context,
+    struct hearth_error *error)
+{
+	struct hash single = *blob, *chunks = &single;
+	size_t count = 1;
+	struct buffer list, bytes;
+	char message[1024], hex[HASH_HEX];
+	int status = 0;
+
+	buffer_init(&list);
+	buffer_init(&bytes);
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_GET);
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		buffer_append(&list, sqlite3_column_blob(statement, 0),
+		    (size_t)sqlite3_column_bytes(statement, 0));
+		chunks = (struct hash *)list.data;
+		count = list.length / HASH_BYTES;
+	}
+	sqlite3_reset(statement);
+
+	for (size_t i = 0; i < count && status == 0; i++) {
+		struct pack_location where;
+		statement = store_statement(&home->store, SQL_CHUNK_GET);
+		sqlite3_bind_blob(statement, 1, chunks[i].bytes, HASH_BYTES, SQLITE_STATIC);
+		if (sqlite3_step(statement) != SQLITE_ROW) {
+			hash_hex(&chunks[i], hex);
+			status = hearth_fail(error, HEARTH_DAMAGED,
+			    "chunk %.16s of a blob is not in the store (run hearth fsck)", hex);
+			break;
+		}
+		where.pack = sqlite3_column_int64(statement, 0);
+		where.frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
+		where.offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
+		where.length = (uint32_t)sqlite3_column_int64(statement, 3);
+		sqlite3_reset(statement);
+		buffer_reset(&bytes);
+		if (pack_read(home->reader, &chunks[i], &where, &bytes, message, sizeof message) != 0)
+			status = hearth_fail(error, HEARTH_DAMAGED, "%s", message);
+		else
+			status = emit(context, bytes.data, bytes.length);
+	}
+	buffer_free(&list);
+	buffer_free(&bytes);
+	return status;
+}
+
+struct fd_target {
+	int fd;
+	struct hearth_error *error;
+};
+
+static int
+emit_to_fd(void *context, const uint8_t *data, size_t length)
+{
+	struct fd_target *target = context;
+
+	if (io_write_all(target->fd, data, length) != 0)
+		return hearth_fail_errno(target->error, "cannot write");
+	return 0;
+}
+
+int
+blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd, struct hearth_error *error)
+{
+	struct fd_target target = { .fd = fd, .error = error };
+	return each_chunk(home, blob, emit_to_fd, &target, error);
+}
+
+/* Writing a file sparse: blocks of zeros are left as holes (the file is
+ * new and empty, so a hole reads as zeros), and a file ending in one is
+ * extended to its size. The block is the usual page, so a hole is only
+ * made where the filesystem could keep one. */
+#define SPARSE_BLOCK 4096
+
+struct sparse_target {
+	int fd;
+	uint64_t offset;	/* of the next byte in the file */
+	bool ends_in_hole;
+	struct hearth_error *error;
+};
+
+static bool
+all_zero(const uint8_t *data, size_t length)
+{
+	return length == 0 || (data[0] == 0 && memcmp(data, data + 1, length - 1) == 0);
+}
+
+/* The run of bytes from data up to the next block boundary of the file. */
+static size_t
+block_run(const struct sparse_target *target, uint64_t at, size_t left)
+{
+	size_t run = SPARSE_BLOCK - (size_t)(at % SPARSE_BLOCK);
+	return run < left ? run : left;
+}
+
+static int
+emit_sparse(void *context, const uint8_t *data, size_t length)
+{
+	struct sparse_target *target = context;
+	size_t at = 0;
+
+	while (at < length) {
+		size_t run = block_run(target, target->offset, length - at);
+		if (all_zero(data + at, run)) {
+			at += run;
+			target->offset += run;
+			target->ends_in_hole = true;
+			continue;
+		}
+		/* Coalesce the blocks that hold data into one write. */
+		size_t start = at;
+		uint64_t start_offset = target->offset;
+		while (at < length && !all_zero(data + at, run)) {
+			at += run;
+			target->offset += run;
+			if (at < length)
+				run = block_run(target, target->offset, length - at);
+		}
+		if (io_pwrite_all(target->fd, data + start, at - start, (off_t)start_offset) != 0)
+			return hearth_fail_errno(target->error, "cannot write");
+		target->ends_in_hole = false;
+	}
+	return 0;
+}
+
+int
+blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
+    struct hearth_error *error)
+{
+	struct sparse_target target = { .fd = fd, .error = error };
+	int status = each_chunk(home, blob, emit_sparse, &target, error);
+
+	if (status == 0 && target.ends_in_hole && io_ftruncate(fd, (off_t)target.offset) != 0)
+		status = hearth_fail_errno(error, "cannot write");
+	return status;
+}
+
+struct buffer_target {
+	struct buffer *out;
+	size_t max;
+	bool *truncated;
+};
+
+static int
+emit_to_buffer(void *context, const uint8_t *data, size_t length)
+{
+	struct buffer_target *target = context;
+	size_t room = target->max - target->out->length;
+
+	if (length > room) {
+		*target->truncated = true;
+		length = room;
+	}
+	buffer_append(target->out, data, length);
+	/* Stop reading once full: a preview never needs the rest. */
+	return *target->truncated ? EMIT_STOP : 0;
+}
+
+int
+blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
+    bool *truncated, struct hearth_error *error)
+{
+	struct buffer_target target = { .out = out, .max = max, .truncated = truncated };
+
+	*truncated = false;
+	buffer_reset(out);
+	int status = each_chunk(home, blob, emit_to_buffer, &target, error);
+	return status == EMIT_STOP ? 0 : status;
+}
+
+/* ---- chunks by id, for sync ------------------------------------------------------ */
+
+int
+blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_CHUNK_GET);
+
+	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return 0;
+	out->pack = sqlite3_column_int64(statement, 0);
+	out->frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
+	out->offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
+	out->length = (uint32_t)sqlite3_column_int64(statement, 3);
+	sqlite3_reset(statement);
+	return 1;
+}
+
+int
+blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size,
+    struct buffer *chunks)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_LIST);
+
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return 0;
+	*size = (uint64_t)sqlite3_column_int64(statement, 0);
+	buffer_append(chunks, sqlite3_column_blob(statement, 1),
+	    (size_t)sqlite3_column_bytes(statement, 1));
+	sqlite3_reset(statement);
+	return 1;
+}
+
+int
+blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
+    size_t length, struct hearth_error *error)
+{
+	struct hash got;
+	char message[1024], hex[HASH_HEX];
+
+	hash_bytes(data, length, &got);
+	if (!hash_equal(&got, chunk)) {
+		hash_hex(chunk, hex);
+		return hearth_fail(error, HEARTH_DAMAGED, "chunk %.16s: its %zu bytes hash to "
+		    "something else", hex, length);
+	}
+	if (ensure_pack(writer) != 0)
+		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	writer->bytes_stored += length;
+	if (pack_writer_holds(writer->pack, chunk))
+		return 0;
+	if (pack_writer_add(writer->pack, chunk, data, length, message, sizeof message) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	return 0;
+}
+
+int
+blob_add_chunk_list(struct hearth *home, const struct hash *blob, uint64_t size,
+    const struct hash *chunks, size_t count, struct hearth_error *error)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_ADD);
+
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 2, (int64_t)size);
+	sqlite3_bind_blob(statement, 3, chunks, (int)(count * HASH_BYTES), SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return hearth_fail(error, HEARTH_FAILED, "cannot index a blob: %s",
+		    sqlite3_errmsg(home->store.db));
+	return 0;
+}

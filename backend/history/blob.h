@@ -1,0 +1,64 @@
+/* Content in the store: writing files' bytes into this command's pack and
+ * indexing their chunks, and reading a blob back, chunk by chunk, with
+ * every chunk's hash checked. */
+#ifndef HEARTH_BACKEND_BLOB_H
+#define HEARTH_BACKEND_BLOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/store/content.h"
+#include "backend/disk/home.h"
+#include "model/buffer.h"
+
+/* One per writing command, used inside its transaction. */
+struct blob_writer {
+	struct hearth *home;
+	struct pack_writer *pack;
+	uint64_t bytes_stored;		/* content bytes offered */
+	uint64_t bytes_new;		/* of which new to the store (written) */
+	uint64_t chunks_written;
+	struct hearth_error *error;	/* where sink failures are reported */
+};
+
+void blob_writer_begin(struct hearth *home, struct blob_writer *writer);
+int blob_store_fd(struct blob_writer *writer, int fd, struct content_result *out,
+    struct hearth_error *error);
+int blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
+    struct content_result *out, struct hearth_error *error);
+/* Seals the pack (synced unless durability is none); call before COMMIT. */
+int blob_writer_finish(struct blob_writer *writer, struct hearth_error *error);
+/* Removes what this writer wrote; call when the transaction rolls back. */
+void blob_writer_abort(struct blob_writer *writer);
+
+/* Writes a blob's bytes to fd through the I/O seam. */
+int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
+    struct hearth_error *error);
+/* The same into a new, empty regular file, leaving its blocks of zeros as
+ * holes: a sparse file stays sparse (checkout, export). */
+int blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
+    struct hearth_error *error);
+/* Reads up to max bytes of a blob into out; *truncated when there was more. */
+int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
+    bool *truncated, struct hearth_error *error);
+bool blob_is_stored(struct hearth *home, const struct hash *blob);
+
+/* ---- chunks by id, for sync ------------------------------------------------------ */
+
+/* Where the store keeps a chunk (its length too): 1 found, 0 not held. */
+int blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out);
+/* A multi-chunk blob's size and chunk list (appended to chunks, HASH_BYTES
+ * each): 1 found, 0 when the store keeps no list for it (a one-chunk blob,
+ * whose only chunk is the blob, or a blob it does not hold). */
+int blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size,
+    struct buffer *chunks);
+/* Stores a chunk that arrived with its id, after checking the bytes hash to
+ * it (HEARTH_DAMAGED when they do not). */
+int blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
+    size_t length, struct hearth_error *error);
+/* Records a multi-chunk blob's chunk list (kept as is when already known). */
+int blob_add_chunk_list(struct hearth *home, const struct hash *blob, uint64_t size,
+    const struct hash *chunks, size_t count, struct hearth_error *error);
+
+#endif

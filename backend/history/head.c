@@ -1,0 +1,324 @@
+/* Reading and writing node rows of the head state. A row says everything
+ * about a node that the rules need without reading its ops: the PLACE in
+ * effect and the last one outside the trash (as place references), the
+ * heads of both registers, the content shown and where it is shown. */
+#include "backend/history/head.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/path.h"
+
+#define NODE_COLUMNS \
+	"id, kind, parent, name, root, place_lamport, place_replica, place_counter, " \
+	"visible_lamport, visible_replica, visible_counter, visible_parent, visible_name, " \
+	"visible_root, place_heads, content_heads, content_replica, content_counter, blob, size, " \
+	"mode, mtime, shown_parent, shown, shown_root, live"
+
+static const char SQL_NODE_GET[] = "SELECT " NODE_COLUMNS " FROM node WHERE id = ?1";
+static const char SQL_NODE_ALL[] = "SELECT " NODE_COLUMNS " FROM node";
+static const char SQL_NODE_PUT[] =
+    "INSERT OR REPLACE INTO node(" NODE_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+
+static void
+read_id(sqlite3_stmt *statement, int column, struct node_id *out)
+{
+	memset(out->bytes, 0, ID_BYTES);
+	if (sqlite3_column_bytes(statement, column) == ID_BYTES)
+		memcpy(out->bytes, sqlite3_column_blob(statement, column), ID_BYTES);
+}
+
+static const uint8_t *
+read_bytes(sqlite3_stmt *statement, int column, size_t *length, struct arena *arena)
+{
+	*length = (size_t)sqlite3_column_bytes(statement, column);
+	return arena_copy(arena, sqlite3_column_blob(statement, column), *length);
+}
+
+static int
+read_place(struct hearth *home, sqlite3_stmt *statement, int first, int parent_column,
+    struct state_place_ref *out, struct arena *arena)
+{
+	memset(out, 0, sizeof *out);
+	if (sqlite3_column_type(statement, first) == SQLITE_NULL)
+		return 0;
+	out->valid = true;
+	out->lamport = (uint64_t)sqlite3_column_int64(statement, first);
+	if (store_replica_id(&home->store, sqlite3_column_int64(statement, first + 1),
+		&out->op.replica) != 0)
+		return -1;
+	out->op.counter = (uint64_t)sqlite3_column_int64(statement, first + 2);
+	read_id(statement, parent_column, &out->parent);
+	out->name = read_bytes(statement, parent_column + 1, &out->name_length, arena);
+	out->root = arena_strdup(arena, (const char *)sqlite3_column_text(statement, parent_column + 2));
+	return 0;
+}
+
+static int
+read_node(struct hearth *home, sqlite3_stmt *statement, struct head_node *out, struct arena *arena)
+{
+	memset(out, 0, sizeof *out);
+	read_id(statement, 0, &out->id);
+	out->kind = (enum node_kind)sqlite3_column_int(statement, 1);
+	/* place: lamport 5..7, parent/name/root 2..4; visible: 8..10, 11..13 */
+	if (read_place(home, statement, 5, 2, &out->place, arena) != 0 ||
+	    read_place(home, statement, 8, 11, &out->visible, arena) != 0)
+		return -1;
+	if (store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 14),
+		(size_t)sqlite3_column_bytes(statement, 14), &out->place_heads,
+		&out->place_head_count, arena) != 0 ||
+	    store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 15),
+		(size_t)sqlite3_column_bytes(statement, 15), &out->content_heads,
+		&out->content_head_count, arena) != 0)
+		return -1;
+	out->has_content = sqlite3_column_type(statement, 16) != SQLITE_NULL;
+	if (out->has_content) {
+		if (store_replica_id(&home->store, sqlite3_column_int64(statement, 16),
+			&out->content_op.replica) != 0)
+			return -1;
+		out->content_op.counter = (uint64_t)sqlite3_column_int64(statement, 17);
+		if (sqlite3_column_bytes(statement, 18) == HASH_BYTES)
+			memcpy(out->blob.bytes, sqlite3_column_blob(statement, 18), HASH_BYTES);
+	}
+	out->size = (uint64_t)sqlite3_column_int64(statement, 19);
+	out->mode = (uint32_t)sqlite3_column_int(statement, 20);
+	out->mtime_ns = store_column_mtime(statement, 21);
+	read_id(statement, 22, &out->shown_parent);
+	out->shown = read_bytes(statement, 23, &out->shown_length, arena);
+	out->shown_root = arena_strdup(arena, (const char *)sqlite3_column_text(statement, 24));
+	out->live = sqlite3_column_int(statement, 25) != 0;
+	return 0;
+}
+
+int
+head_get(struct hearth *home, struct node_id id, struct head_node *out, struct arena *arena)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODE_GET);
+	int step, status;
+
+	memset(out, 0, sizeof *out);
+	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_STATIC);
+	step = sqlite3_step(statement);
+	if (step == SQLITE_DONE)
+		return 0;
+	if (step != SQLITE_ROW)
+		return -1;
+	status = read_node(home, statement, out, arena);
+	sqlite3_reset(statement);
+	return status == 0 ? 1 : -1;
+}
+
+int
+head_each(struct hearth *home, int (*visit)(void *context, const struct head_node *node),
+    void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODE_ALL);
+	struct arena arena;
+	int step, status = 0;
+
+	arena_init(&arena, 16 * 1024);
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct head_node node;
+		status = read_node(home, statement, &node, &arena);
+		if (status == 0)
+			status = visit(context, &node);
+		if (arena.allocated > (1u << 20)) {
+			arena_free(&arena);
+			arena_init(&arena, 16 * 1024);
+		}
+	}
+	sqlite3_reset(statement);
+	arena_free(&arena);
+	return status;
+}
+
+static int
+bind_place(struct hearth *home, sqlite3_stmt *statement, int first, int parent_column,
+    const struct state_place_ref *place)
+{
+	if (!place->valid) {
+		for (int column = 0; column < 3; column++) {
+			sqlite3_bind_null(statement, first + column);
+			sqlite3_bind_null(statement, parent_column + column);
+		}
+		return 0;
+	}
+	int64_t replica = store_replica_number(&home->store, place->op.replica, true);
+	if (replica <= 0)
+		return -1;
+	sqlite3_bind_int64(statement, first, (int64_t)place->lamport);
+	sqlite3_bind_int64(statement, first + 1, replica);
+	sqlite3_bind_int64(statement, first + 2, (int64_t)place->op.counter);
+	sqlite3_bind_blob(statement, parent_column, place->parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(statement, parent_column + 1, place->name_length ? (const void *)place->name
+	    : "", (int)place->name_length, SQLITE_TRANSIENT);
+	sqlite3_bind_text(statement, parent_column + 2, place->root ? place->root : "", -1,
+	    SQLITE_TRANSIENT);
+	return 0;
+}
+
+int
+head_put(struct hearth *home, const struct head_node *node)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODE_PUT);
+	struct buffer place, content;
+	int status = 0;
+
+	buffer_init(&place);
+	buffer_init(&content);
+	store_encode_op_ids(&home->store, node->place_heads, node->place_head_count, &place);
+	store_encode_op_ids(&home->store, node->content_heads, node->content_head_count, &content);
+	sqlite3_bind_blob(statement, 1, node->id.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 2, (int)node->kind);
+	if (bind_place(home, statement, 6, 3, &node->place) != 0 ||
+	    bind_place(home, statement, 9, 12, &node->visible) != 0)
+		status = -1;
+	sqlite3_bind_blob(statement, 15, place.length ? (void *)place.data : "", (int)place.length,
+	    SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 16, content.length ? (void *)content.data : "",
+	    (int)content.length, SQLITE_STATIC);
+	if (node->has_content) {
+		sqlite3_bind_int64(statement, 17,
+		    store_replica_number(&home->store, node->content_op.replica, true));
+		sqlite3_bind_int64(statement, 18, (int64_t)node->content_op.counter);
+		sqlite3_bind_blob(statement, 19, node->blob.bytes, HASH_BYTES, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_null(statement, 17);
+		sqlite3_bind_null(statement, 18);
+		sqlite3_bind_null(statement, 19);
+	}
+	sqlite3_bind_int64(statement, 20, (int64_t)node->size);
+	sqlite3_bind_int(statement, 21, (int)node->mode);
+	store_bind_mtime(statement, 22, node->mtime_ns);
+	sqlite3_bind_blob(statement, 23, node->shown_parent.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 24, node->shown_length ? (const void *)node->shown : "",
+	    (int)node->shown_length, SQLITE_STATIC);
+	sqlite3_bind_text(statement, 25, node->shown_root ? node->shown_root : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 26, node->live);
+	if (status == 0 && sqlite3_step(statement) != SQLITE_DONE)
+		status = -1;
+	sqlite3_reset(statement);
+	buffer_free(&place);
+	buffer_free(&content);
+	return status;
+}
+
+void
+head_encode_seen(struct hearth *home, const struct op_id *place, size_t place_count,
+    const struct op_id *content, size_t content_count, struct buffer *out)
+{
+	struct buffer part;
+
+	buffer_init(&part);
+	buffer_reset(out);
+	store_encode_op_ids(&home->store, place, place_count, &part);
+	buffer_append_bytes(out, part.data, part.length);
+	store_encode_op_ids(&home->store, content, content_count, &part);
+	buffer_append(out, part.data, part.length);
+	buffer_free(&part);
+}
+
+int
+head_decode_seen(struct hearth *home, const uint8_t *data, size_t length,
+    struct op_id **place, size_t *place_count, struct op_id **content, size_t *content_count,
+    struct arena *arena)
+{
+	struct reader reader;
+	const uint8_t *place_bytes;
+	size_t place_length;
+
+	*place_count = *content_count = 0;
+	*place = *content = NULL;
+	if (length == 0)
+		return 0;
+	reader_init(&reader, data, length);
+	if (!reader_bytes(&reader, &place_bytes, &place_length, length))
+		return -1;
+	if (store_decode_op_ids(&home->store, place_bytes, place_length, place, place_count,
+		arena) != 0)
+		return -1;
+	return store_decode_op_ids(&home->store, data + reader.offset, length - reader.offset,
+	    content, content_count, arena);
+}
+
+/* One step up the head state's shown tree, for path_from_parents. */
+static const char SQL_SHOWN_PLACE[] = "SELECT shown_parent, shown FROM node WHERE id = ?1";
+
+static bool
+head_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
+    size_t *name_length)
+{
+	struct hearth *home = context;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_SHOWN_PLACE);
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_ROW)
+		return false;
+	memcpy(parent->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	*name = sqlite3_column_blob(statement, 1);
+	*name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	return true;
+}
+
+int
+head_path(struct hearth *home, struct node_id id, struct buffer *out)
+{
+	enum path_end end = path_from_parents(id, head_step, home, out);
+
+	store_statement(&home->store, SQL_SHOWN_PLACE);	/* resets it: no read left open */
+	if (end == PATH_IN_TRASH) {
+		struct buffer inner;
+		buffer_init(&inner);
+		buffer_append(&inner, "(deleted)", 9);
+		if (out->length > 0)
+			buffer_append_byte(&inner, '/');
+		buffer_append(&inner, out->data, out->length);
+		buffer_reset(out);
+		buffer_append(out, inner.data, inner.length);
+		buffer_string(out);
+		buffer_free(&inner);
+	}
+	return end == PATH_BROKEN ? -1 : 0;
+}
+
+/* As checkout's plan decides (checkout.c make_plan): a node differs when it
+ * is gone from head, changed kind, folder or name, or (not a folder)
+ * content, a file's permission bits, or its root when that root is one of
+ * this Home's (a root only other replicas have is placed here by rule, so
+ * the index's root is as good as any); an index row with restore 2 is not
+ * on disk. The statement names the local roots, so it is made per call. */
+_Static_assert(NODE_FILE == 1 && NODE_DIR == 2, "the statement spells the kinds as numbers");
+
+uint64_t
+head_pending_changes(struct hearth *home)
+{
+	struct buffer roots;
+	uint64_t count = 0;
+
+	buffer_init(&roots);
+	for (size_t i = 0; i < home->root_count; i++) {
+		char *quoted = sqlite3_mprintf("%s%Q", i ? ", " : "", home->roots[i].name);
+		buffer_append(&roots, quoted, strlen(quoted));
+		sqlite3_free(quoted);
+	}
+	char *sql = sqlite3_mprintf(
+	    "SELECT (SELECT count(*) FROM entry e LEFT JOIN node n ON n.id = e.node"
+	    "  WHERE e.restore != 2 AND (n.id IS NULL OR n.live = 0 OR n.kind != e.kind"
+	    "   OR n.shown_parent != e.parent OR n.shown != e.name"
+	    "   OR (e.kind != 2 AND ((n.shown_root != e.root AND n.shown_root IN (%s))"
+	    "    OR n.blob IS NOT e.blob OR (e.kind = 1 AND (n.mode & 511) != (e.mode & 511))))))"
+	    " + (SELECT count(*) FROM node n WHERE n.live = 1 AND NOT EXISTS"
+	    "  (SELECT 1 FROM entry e WHERE e.node = n.id AND e.restore != 2))",
+	    buffer_string(&roots));
+	/* Prepared here, not through store_statement: that cache keys on the
+	 * text's address, and this text is made per call (status runs it once). */
+	sqlite3_stmt *statement = NULL;
+	if (sqlite3_prepare_v2(home->store.db, sql, -1, &statement, NULL) == SQLITE_OK &&
+	    sqlite3_step(statement) == SQLITE_ROW)
+		count = (uint64_t)sqlite3_column_int64(statement, 0);
+	sqlite3_finalize(statement);
+	sqlite3_free(sql);
+	buffer_free(&roots);
+	return count;
+}

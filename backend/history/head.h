@@ -1,0 +1,65 @@
+/* The materialized head state (docs/DESIGN.md §4.6): the node table holds
+ * state(all ops) and integrate.c brings it forward as ops arrive, so
+ * opening a Home never replays its history. This module reads and writes
+ * one node row and the seen sets the working-tree index keeps. */
+#ifndef HEARTH_BACKEND_HEAD_H
+#define HEARTH_BACKEND_HEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend/disk/home.h"
+#include "model/arena.h"
+#include "model/op.h"
+#include "model/state.h"
+
+/* A node as the head state holds it; strings and lists in an arena. */
+struct head_node {
+	struct node_id id;
+	enum node_kind kind;
+	struct state_place_ref place;	/* in effect after placement (§4.1) */
+	struct state_place_ref visible;	/* last applied PLACE outside the trash */
+	struct op_id *place_heads, *content_heads;
+	size_t place_head_count, content_head_count;
+	bool has_content;
+	struct op_id content_op;
+	struct hash blob;
+	uint64_t size;
+	uint32_t mode;
+	op_mtime mtime_ns;
+	/* As shown, after revives and name clashes. */
+	struct node_id shown_parent;
+	const uint8_t *shown;
+	size_t shown_length;
+	const char *shown_root;
+	bool live;
+};
+
+/* How many paths a checkout of head would write, remove or move: the
+ * node table against the working-tree index, in SQL, without loading
+ * either. Unrecorded changes on disk are status's to find, not this. */
+uint64_t head_pending_changes(struct hearth *home);
+
+/* Loads one node. 1 found, 0 not, -1 error. */
+int head_get(struct hearth *home, struct node_id id, struct head_node *out, struct arena *arena);
+/* Writes one node (insert or replace). */
+int head_put(struct hearth *home, const struct head_node *node);
+
+/* The path a node is shown at, from the top ("(deleted)/name" for one in
+ * the trash). */
+int head_path(struct hearth *home, struct node_id id, struct buffer *out);
+
+/* Calls visit for every node (for the finishing rules and fsck); the node
+ * and its strings are valid only during the call. */
+int head_each(struct hearth *home, int (*visit)(void *context, const struct head_node *node),
+    void *context);
+
+/* The seen set an index row keeps: the placement heads and content heads
+ * the tree had seen, which is what a record of that node supersedes. */
+void head_encode_seen(struct hearth *home, const struct op_id *place, size_t place_count,
+    const struct op_id *content, size_t content_count, struct buffer *out);
+int head_decode_seen(struct hearth *home, const uint8_t *data, size_t length,
+    struct op_id **place, size_t *place_count, struct op_id **content, size_t *content_count,
+    struct arena *arena);
+
+#endif

@@ -1,0 +1,69 @@
+/* The history (docs/DESIGN.md §3): versions are COMMIT ops, ordered totally; their
+ * ids are the SHA-256 of the op's encoding, shown as the shortest
+ * unambiguous prefix of at least 8 hex digits. Also where the working tree
+ * stands: the version vector it was last recorded or checked out at. */
+#ifndef HEARTH_BACKEND_HISTORY_H
+#define HEARTH_BACKEND_HISTORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/disk/home.h"
+#include "model/buffer.h"
+#include "model/id.h"
+#include "model/op.h"
+
+/* A version as the store keeps it, or the unnamed head state (unnamed:
+ * id all zero, vv the head's, replica_number 0; see history_head). */
+struct history_version {
+	bool unnamed;
+	struct hash id;
+	int64_t replica_number;
+	uint64_t counter;		/* of its COMMIT op */
+	uint64_t previous;		/* counter of the replica's COMMIT before it, 0 if none */
+	struct vv vv;			/* the state it names (owned; free with vv_free) */
+};
+
+/* Adds the row for a COMMIT op just stored (encoded is its encoding);
+ * writes the new id's hex to id_hex. */
+int history_add_version(struct hearth *home, const struct op *commit, const struct buffer *encoded,
+    char id_hex[HASH_HEX], struct hearth_error *error);
+
+/* Records where the working tree stands. */
+int history_set_tree(struct hearth *home, const struct vv *vv, const char *version_hex,
+    struct hearth_error *error);
+/* The tree's version vector and the version it was last at ("" if none). */
+int history_get_tree(struct hearth *home, struct vv *vv, char version_hex[HASH_HEX]);
+
+void history_short_id(struct hearth *home, const char *full_hex, char out[HASH_HEX]);
+
+/* Resolves head, head~N, an id or a prefix (HEARTH_USAGE when there is no
+ * such version or more than one). */
+int history_resolve(struct hearth *home, const char *spec, struct history_version *out,
+    struct hearth_error *error);
+/* The version whose COMMIT is op (replica, counter). */
+int history_version_of_op(struct hearth *home, struct replica_id replica, uint64_t counter,
+    struct history_version *out, struct hearth_error *error);
+void history_version_free(struct history_version *version);
+
+/* The newest version's hex id, or "" when there is none. */
+void history_head_id(struct hearth *home, char out[HASH_HEX]);
+
+/* Whether vv holds the head state: every op this store has that changes a
+ * tree. COMMIT ops change none, so a vv that lacks only other replicas'
+ * COMMITs (a merge version made elsewhere, say) still holds it. */
+bool history_covers_head(struct hearth *home, const struct vv *vv);
+
+/* What "head" names (hearth(1), VERSIONS). Sync records a merge version
+ * whenever what it took in leaves no version naming the head state, so
+ * head is the newest version; a Home made by an older build, or one a
+ * peer pushed into, can hold ops past its newest version, and then head
+ * is that unnamed state, with head~1 the newest version. */
+struct history_head {
+	char version[HASH_HEX];		/* the newest version, "" when none */
+	bool named;			/* it holds the head state (or nothing is held) */
+	uint64_t unnamed_ops;		/* when not named: ops held past it */
+};
+void history_head(struct hearth *home, struct history_head *out);
+
+#endif

@@ -1,0 +1,275 @@
+/* show and diff: what a version changed, as the difference between the
+ * state it names and the state just before it on its replica (its author's
+ * previous version), so each version shows the work recorded in it. A
+ * merge version, which records no work of its own, shows what it took in
+ * against its replica's version before it; the unnamed head state (see
+ * history_head) shows what it holds past the newest version. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/history/automerge.h"
+#include "backend/history/blob.h"
+#include "backend/history/history.h"
+#include "backend/history/tree.h"
+#include "model/diff.h"
+
+struct version_pair {
+	struct tree before, after;
+	/* The ops the version made: its replica's, counters (previous, counter]. */
+	struct replica_id replica;
+	uint64_t previous, counter;
+};
+
+/* What a version is shown against (see the top of this file). */
+static int
+version_before(struct hearth *home, const struct history_version *version, struct vv *before,
+    struct hearth_error *error)
+{
+	struct history_version earlier;
+	struct replica_id replica;
+	char hex[HASH_HEX];
+
+	if (version->unnamed) {
+		history_head_id(home, hex);
+		if (hex[0] == '\0')
+			return 0;
+		if (history_resolve(home, hex, &earlier, error) != 0)
+			return error->code;
+		vv_copy(before, &earlier.vv);
+		history_version_free(&earlier);
+		return 0;
+	}
+	store_replica_id(&home->store, version->replica_number, &replica);
+	bool merge = version->counter == version->previous + 1;
+	if (!merge) {
+		vv_copy(before, &version->vv);
+		vv_set(before, replica, version->previous);
+		return 0;
+	}
+	if (version->previous == 0)
+		return 0;
+	if (history_version_of_op(home, replica, version->previous, &earlier, error) != 0)
+		return error->code;
+	vv_copy(before, &earlier.vv);
+	history_version_free(&earlier);
+	return 0;
+}
+
+static int
+load_pair(struct hearth *home, const char *spec, struct version_pair *pair,
+    struct hearth_error *error)
+{
+	struct history_version version;
+	struct vv before;
+
+	memset(pair, 0, sizeof *pair);
+	int status = history_resolve(home, spec, &version, error);
+	if (status != 0)
+		return status;
+	vv_init(&before);
+	if (!version.unnamed)
+		store_replica_id(&home->store, version.replica_number, &pair->replica);
+	pair->previous = version.previous;
+	pair->counter = version.counter;
+	status = version_before(home, &version, &before, error);
+	if (status == 0)
+		status = tree_load(home, &version.vv, &pair->after, error);
+	if (status == 0) {
+		status = tree_load(home, &before, &pair->before, error);
+		if (status != 0)
+			tree_free(&pair->after);
+	}
+	vv_free(&before);
+	history_version_free(&version);
+	return status;
+}
+
+static void
+free_pair(struct version_pair *pair)
+{
+	tree_free(&pair->before);
+	tree_free(&pair->after);
+}
+
+/* Whether this version made the node's content by a line merge: then its
+ * sides are loaded into sides (free them). */
+static bool
+merged_here(struct hearth *home, const struct version_pair *pair, const struct tree_node *node,
+    struct automerge_sides *sides)
+{
+	struct arena scratch;
+	struct hearth_error ignored;
+	char reason[128];
+	bool merged = false;
+
+	if (node->kind != NODE_FILE)
+		return false;
+	arena_init(&scratch, 4096);
+	for (size_t i = 0; i < node->content_head_count && !merged; i++) {
+		struct op_id id = node->content_heads[i];
+		struct op set;
+		if (!replica_id_equal(id.replica, pair->replica) || id.counter <= pair->previous ||
+		    id.counter > pair->counter)
+			continue;
+		if (store_get_op(&home->store, id, &set, &scratch, reason, sizeof reason) == 1)
+			merged = automerge_explain(home, &set, sides, &ignored) == 1;
+	}
+	arena_free(&scratch);
+	return merged;
+}
+
+/* Marks a change a line merge made with who made the sides. */
+static void
+mark_merged(struct hearth *home, const struct version_pair *pair, const struct tree_node *node,
+    struct hearth_change_list *out)
+{
+	struct automerge_sides sides;
+
+	if (!merged_here(home, pair, node, &sides))
+		return;
+	struct buffer names;
+	buffer_init(&names);
+	automerge_merged_from(home, &sides, &names);
+	out->items[out->count - 1].merged_from = storage_strdup(out->storage, buffer_string(&names));
+	buffer_free(&names);
+	automerge_sides_free(&sides);
+}
+
+/* tree_diff's call for a modified node: the version's own line merges. */
+struct show_context {
+	struct hearth *home;
+	const struct version_pair *pair;
+};
+
+static void
+mark_modified(void *context, const struct tree_node *node, struct hearth_change_list *out)
+{
+	const struct show_context *show = context;
+
+	mark_merged(show->home, show->pair, node, out);
+}
+
+int
+hearth_show(hearth *home, const char *version, const char *path, struct hearth_change_list *out,
+    struct hearth_error *error)
+{
+	struct version_pair pair;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	int status = load_pair(home, version, &pair, error);
+	if (status != 0)
+		return status;
+	struct show_context context = { .home = home, .pair = &pair };
+	tree_diff(&pair.before, &pair.after, path, mark_modified, &context, out);
+	bool known = path == NULL || path[0] == '\0' || out->count > 0 ||
+	    tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
+	free_pair(&pair);
+	if (!known) {
+		hearth_change_list_free(out);
+		return hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
+		    path, version);
+	}
+	return 0;
+}
+
+static int
+read_side(struct hearth *home, struct tree *tree, const char *path, size_t max, struct buffer *out,
+    bool *binary, struct hearth_error *error)
+{
+	struct tree_node *node = tree_lookup(tree, path);
+	bool truncated = false;
+
+	buffer_reset(out);
+	if (node == NULL || node->kind == NODE_DIR || !node->has_content || node->size == 0)
+		return 0;
+	if (node->size > max) {
+		*binary = true;
+		return 0;
+	}
+	int status = blob_read(home, &node->blob, max, out, &truncated, error);
+	if (status == 0 && (truncated || !diff_is_text((const char *)out->data, out->length)))
+		*binary = true;
+	return status;
+}
+
+/* One unified diff per side of a merge, base -> side, each headed by a
+ * line naming the side. */
+static void
+diff_sides(struct hearth *home, const struct automerge_sides *sides, const char *path,
+    struct buffer *out)
+{
+	struct buffer label, names;
+	char old_label[4200];
+
+	buffer_init(&label);
+	buffer_init(&names);
+	automerge_merged_from(home, sides, &names);
+	buffer_printf(out, "merged: edits from %s\n", buffer_string(&names));
+	snprintf(old_label, sizeof old_label, "a/%s (base)", path);
+	for (size_t i = 0; i < sides->head_count; i++) {
+		buffer_reset(&label);
+		automerge_head_label(home, sides, i, &label);
+		buffer_printf(out, "edits from %s:\n", buffer_string(&label));
+		buffer_reset(&label);
+		buffer_printf(&label, "b/%s (", path);
+		automerge_head_label(home, sides, i, &label);
+		buffer_printf(&label, ")");
+		diff_unified((const char *)sides->merge.base.data, sides->merge.base.length,
+		    sides->head_texts[i].bytes, sides->head_texts[i].length, old_label,
+		    buffer_string(&label), 3, out);
+	}
+	buffer_free(&label);
+	buffer_free(&names);
+}
+
+int
+hearth_diff(hearth *home, const char *version, const char *path, size_t max_bytes,
+    struct hearth_text *out, struct hearth_error *error)
+{
+	struct version_pair pair;
+	struct buffer before, after, text;
+	char old_label[4200], new_label[4200];
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	int status = load_pair(home, version, &pair, error);
+	if (status != 0)
+		return status;
+	buffer_init(&before);
+	buffer_init(&after);
+	buffer_init(&text);
+	struct tree_node *merged = tree_lookup(&pair.after, path);
+	struct automerge_sides sides;
+	if (merged != NULL && merged_here(home, &pair, merged, &sides)) {
+		/* A line merge: what each side brought, against their base. */
+		diff_sides(home, &sides, path, &text);
+		automerge_sides_free(&sides);
+		goto done;
+	}
+	status = read_side(home, &pair.before, path, max_bytes, &before, &out->binary, error);
+	if (status == 0)
+		status = read_side(home, &pair.after, path, max_bytes, &after, &out->binary, error);
+	if (status == 0 && !out->binary) {
+		snprintf(old_label, sizeof old_label, "a/%s", path);
+		snprintf(new_label, sizeof new_label, "b/%s", path);
+		diff_unified((const char *)before.data, before.length, (const char *)after.data,
+		    after.length, old_label, new_label, 3, &text);
+	}
+done:
+	out->length = text.length;
+	out->text = strdup(text.length ? buffer_string(&text) : "");
+	buffer_free(&before);
+	buffer_free(&after);
+	buffer_free(&text);
+	free_pair(&pair);
+	return status;
+}
+
+void
+hearth_text_free(struct hearth_text *text)
+{
+	free(text->text);
+	memset(text, 0, sizeof *text);
+}

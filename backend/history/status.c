@@ -1,0 +1,98 @@
+/* status (docs/DESIGN.md §7): what changed in the working tree since it was last
+ * recorded or checked out, where it stands against head, and how many
+ * conflicts are listed. It reads; it never writes (beyond the cookie a
+ * running watch answers, see watch.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/history/head.h"
+#include "backend/history/history.h"
+#include "backend/disk/reconcile.h"
+#include "backend/disk/scan.h"
+
+static uint64_t
+count_rows(struct hearth *home, const char *sql)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
+	uint64_t count = 0;
+
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		count = (uint64_t)sqlite3_column_int64(statement, 0);
+	sqlite3_reset(statement);
+	return count;
+}
+
+static int
+settle_unknown_content(struct hearth *home, struct scan_result *scan,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	for (size_t i = 0; i < scan->count; i++) {
+		struct scan_change *change = &scan->changes[i];
+		/* Added files are added whatever their bytes: no need to read. */
+		if (!change->needs_content || change->kind == SCAN_ADDED)
+			continue;
+		if (progress != NULL && progress->cancel != NULL && atomic_load(progress->cancel))
+			return hearth_fail(error, HEARTH_CANCELLED, "status cancelled");
+		if (scan_hash_content(home, change, error) != 0)
+			return error->code;
+	}
+	return 0;
+}
+
+int
+hearth_status(hearth *home, const struct hearth_progress *progress,
+    struct hearth_status_report *out, struct hearth_error *error)
+{
+	struct scan_result scan;
+	struct reconcile_scan how;
+	struct vv tree, head;
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	/* From the index when a watch keeps it current, else by a walk. */
+	int status = reconcile_scan_tree(home, progress, &scan, &how, error);
+	if (status != 0)
+		return status;
+	out->from_index = how.from_index;
+	out->folders_listed = how.folders_listed;
+	status = settle_unknown_content(home, &scan, progress, error);
+	if (status == 0) {
+		scan_to_change_list(&scan, false, &out->changes);
+		scan_to_note_list(&scan, &out->notes);
+	}
+	scan_result_free(&scan);
+	if (status != 0)
+		return status;
+	store_begin_read(&home->store);
+
+	vv_init(&tree);
+	vv_init(&head);
+	history_get_tree(home, &tree, out->tree_version);
+	if (out->tree_version[0] != '\0')
+		history_short_id(home, out->tree_version, out->tree_short);
+	struct history_head named;
+	history_head(home, &named);
+	snprintf(out->head_version, sizeof out->head_version, "%s", named.version);
+	if (out->head_version[0] != '\0')
+		history_short_id(home, out->head_version, out->head_short);
+	out->head_named = named.named;
+	out->head_unnamed_ops = named.unnamed_ops;
+	out->tree_at_head = history_covers_head(home, &tree);
+	store_head_vv(&home->store, &head);
+	out->head_ahead = vv_ops_ahead(&tree, &head);
+	if (out->head_ahead > 0)
+		out->head_changes = head_pending_changes(home);
+	vv_free(&tree);
+	vv_free(&head);
+	out->restore_paths = count_rows(home, "SELECT count(*) FROM entry WHERE restore != 0");
+	out->conflicts = count_rows(home, "SELECT count(*) FROM conflict");
+	store_end_read(&home->store);
+	return 0;
+}
+
+void
+hearth_status_report_free(struct hearth_status_report *report)
+{
+	hearth_change_list_free(&report->changes);
+	hearth_note_list_free(&report->notes);
+}

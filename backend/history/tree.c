@@ -1,0 +1,411 @@
+/* Loading a version's tree: a read of the node table for head, or
+ * state_derive over the ops of the version (only for older versions, where
+ * reading every op at or below it is the price of going back in time). */
+#include "backend/history/tree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/history/head.h"
+#include "backend/history/history.h"
+#include "model/state.h"
+
+static const char SQL_LIVE_NODES[] =
+    "SELECT id, shown_parent, shown, kind, shown_root, blob, size, mode, mtime, place_heads, "
+    "content_heads FROM node WHERE live = 1 ORDER BY id";
+static const char SQL_OPS_OF_REPLICA[] =
+    "SELECT body FROM op WHERE replica = ?1 AND counter <= ?2 AND kind != 3";
+
+static int
+compare_by_id(const void *a, const void *b)
+{
+	const struct tree_node *x = a, *y = b;
+	return node_id_compare(x->id, y->id);
+}
+
+static int
+compare_by_place(const void *a, const void *b)
+{
+	const struct tree_node *x = *(struct tree_node *const *)a, *y = *(struct tree_node *const *)b;
+	int order = node_id_compare(x->parent, y->parent);
+	return order ? order : strcmp(x->name, y->name);
+}
+
+static void
+index_children(struct tree *tree)
+{
+	tree->children = arena_alloc(&tree->arena, (tree->count ? tree->count : 1) *
+	    sizeof *tree->children);
+	for (size_t i = 0; i < tree->count; i++)
+		tree->children[i] = &tree->nodes[i];
+	qsort(tree->children, tree->count, sizeof *tree->children, compare_by_place);
+}
+
+int
+tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_LIVE_NODES);
+	size_t capacity = 1024;
+	int step;
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 256 * 1024);
+	out->nodes = malloc(capacity * sizeof *out->nodes);
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		if (out->count == capacity) {
+			capacity *= 2;
+			out->nodes = realloc(out->nodes, capacity * sizeof *out->nodes);
+		}
+		struct tree_node *node = &out->nodes[out->count++];
+		memset(node, 0, sizeof *node);
+		memcpy(node->id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		memcpy(node->parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		node->name = arena_strndup(&out->arena, sqlite3_column_blob(statement, 2),
+		    (size_t)sqlite3_column_bytes(statement, 2));
+		node->kind = (enum node_kind)sqlite3_column_int(statement, 3);
+		node->root = arena_strdup(&out->arena, (const char *)sqlite3_column_text(statement, 4));
+		node->has_content = sqlite3_column_bytes(statement, 5) == HASH_BYTES;
+		if (node->has_content)
+			memcpy(node->blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
+		node->size = (uint64_t)sqlite3_column_int64(statement, 6);
+		node->mode = (uint32_t)sqlite3_column_int(statement, 7);
+		node->mtime_ns = store_column_mtime(statement, 8);
+		store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 9),
+		    (size_t)sqlite3_column_bytes(statement, 9), &node->place_heads,
+		    &node->place_head_count, &out->arena);
+		store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 10),
+		    (size_t)sqlite3_column_bytes(statement, 10), &node->content_heads,
+		    &node->content_head_count, &out->arena);
+	}
+	/* SQLite's message, taken before the reset, which may clear it: a
+	 * failure must say what failed, never "not an error". */
+	char message[256];
+	snprintf(message, sizeof message, "%s (%s)", sqlite3_errmsg(home->store.db),
+	    sqlite3_errstr(step));
+	sqlite3_reset(statement);
+	if (step != SQLITE_DONE) {
+		tree_free(out);
+		return hearth_fail(error, HEARTH_FAILED, "cannot read the head state: %s", message);
+	}
+	index_children(out);
+	return 0;
+}
+
+/* Reads every PLACE and SET at or below vv. */
+static int
+load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *count,
+    struct arena *arena, struct hearth_error *error)
+{
+	size_t capacity = 1024;
+	char reason[128];
+
+	*count = 0;
+	*ops = malloc(capacity * sizeof **ops);
+	for (size_t i = 0; i < vv->count; i++) {
+		int64_t number = store_replica_number(&home->store, vv->entries[i].replica, false);
+		if (number <= 0)
+			continue;
+		sqlite3_stmt *statement = store_statement(&home->store, SQL_OPS_OF_REPLICA);
+		sqlite3_bind_int64(statement, 1, number);
+		sqlite3_bind_int64(statement, 2, (int64_t)vv->entries[i].counter);
+		while (sqlite3_step(statement) == SQLITE_ROW) {
+			if (*count == capacity) {
+				capacity *= 2;
+				*ops = realloc(*ops, capacity * sizeof **ops);
+			}
+			if (!op_decode(sqlite3_column_blob(statement, 0),
+				(size_t)sqlite3_column_bytes(statement, 0), &(*ops)[*count], arena, reason,
+				sizeof reason)) {
+				sqlite3_reset(statement);
+				return hearth_fail(error, HEARTH_DAMAGED,
+				    "an op in the store does not decode: %s (run hearth fsck)", reason);
+			}
+			(*count)++;
+		}
+		sqlite3_reset(statement);
+	}
+	return 0;
+}
+
+static void
+copy_heads(struct arena *arena, const struct op_id *from, size_t count, struct op_id **to,
+    size_t *to_count)
+{
+	*to = arena_alloc(arena, (count ? count : 1) * sizeof *from);
+	if (count > 0)
+		memcpy(*to, from, count * sizeof *from);
+	*to_count = count;
+}
+
+static void
+tree_from_state(const struct state *state, struct tree *out)
+{
+	size_t live = 0;
+
+	for (size_t i = 0; i < state->node_count; i++)
+		live += state->nodes[i].live;
+	out->nodes = malloc((live ? live : 1) * sizeof *out->nodes);
+	for (size_t i = 0; i < state->node_count; i++) {
+		const struct state_node *from = &state->nodes[i];
+		if (!from->live)
+			continue;
+		struct tree_node *node = &out->nodes[out->count++];
+		memset(node, 0, sizeof *node);
+		node->id = from->id;
+		node->parent = from->parent;
+		node->name = arena_strndup(&out->arena, (const char *)from->shown_name,
+		    from->shown_name_length);
+		node->kind = from->kind;
+		node->root = arena_strdup(&out->arena, from->root ? from->root : "");
+		node->has_content = from->has_content;
+		node->blob = from->blob;
+		node->size = from->size;
+		node->mode = from->mode;
+		node->mtime_ns = from->mtime_ns;
+		copy_heads(&out->arena, from->place_heads, from->place_head_count, &node->place_heads,
+		    &node->place_head_count);
+		copy_heads(&out->arena, from->content_heads, from->content_head_count,
+		    &node->content_heads, &node->content_head_count);
+	}
+}
+
+int
+tree_load(struct hearth *home, const struct vv *vv, struct tree *out, struct hearth_error *error)
+{
+	struct op *ops = NULL;
+	size_t count = 0;
+	struct arena op_arena;
+	struct state state;
+	int status;
+
+	/* A vv that holds every op that changes a tree is the head state:
+	 * read it from the node table, as the working tree gets it. */
+	if (history_covers_head(home, vv))
+		return tree_load_head(home, out, error);
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 256 * 1024);
+	arena_init(&op_arena, 1024 * 1024);
+	status = load_ops(home, vv, &ops, &count, &op_arena, error);
+	if (status == 0) {
+		memset(&state, 0, sizeof state);
+		state_derive(ops, count, &state);
+		tree_from_state(&state, out);
+		state_free(&state);
+		qsort(out->nodes, out->count, sizeof *out->nodes, compare_by_id);
+		index_children(out);
+	}
+	free(ops);
+	arena_free(&op_arena);
+	if (status != 0)
+		tree_free(out);
+	return status;
+}
+
+void
+tree_free(struct tree *tree)
+{
+	free(tree->nodes);
+	tree->nodes = NULL;
+	tree->count = 0;
+	arena_free(&tree->arena);
+}
+
+struct tree_node *
+tree_find(const struct tree *tree, struct node_id id)
+{
+	size_t low = 0, high = tree->count;
+
+	while (low < high) {
+		size_t middle = (low + high) / 2;
+		int order = node_id_compare(tree->nodes[middle].id, id);
+		if (order == 0)
+			return &tree->nodes[middle];
+		if (order < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return NULL;
+}
+
+const char *
+tree_path(struct tree *tree, struct tree_node *node)
+{
+	if (node->path != NULL)
+		return node->path;
+	if (node_id_equal(node->parent, NODE_ROOT)) {
+		node->path = node->name;
+		return node->path;
+	}
+	struct tree_node *parent = tree_find(tree, node->parent);
+	if (parent == NULL) {
+		node->path = node->name;	/* unreachable for a live node */
+		return node->path;
+	}
+	const char *parent_path = tree_path(tree, parent);
+	size_t length = strlen(parent_path) + 1 + strlen(node->name);
+	char *path = arena_alloc(&tree->arena, length + 1);
+	snprintf(path, length + 1, "%s/%s", parent_path, node->name);
+	node->path = path;
+	return path;
+}
+
+void
+tree_children(const struct tree *tree, struct node_id parent, size_t *first, size_t *count)
+{
+	size_t low = 0, high = tree->count;
+
+	/* Lower bound of parent in (parent, name) order. */
+	while (low < high) {
+		size_t middle = (low + high) / 2;
+		if (node_id_compare(tree->children[middle]->parent, parent) < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	*first = low;
+	while (low < tree->count && node_id_equal(tree->children[low]->parent, parent))
+		low++;
+	*count = low - *first;
+}
+
+struct tree_node *
+tree_lookup(struct tree *tree, const char *path)
+{
+	struct node_id parent = NODE_ROOT;
+	struct tree_node *found = NULL;
+	char component[256];
+
+	while (*path != '\0') {
+		size_t length = strcspn(path, "/");
+		if (length == 0 || length >= sizeof component) {
+			path += length + (path[length] == '/');
+			if (length == 0)
+				continue;
+			return NULL;
+		}
+		memcpy(component, path, length);
+		component[length] = '\0';
+		path += length + (path[length] == '/');
+		size_t first, count;
+		tree_children(tree, parent, &first, &count);
+		found = NULL;
+		/* Children are sorted by name: binary search them. */
+		size_t low = first, high = first + count;
+		while (low < high) {
+			size_t middle = (low + high) / 2;
+			int order = strcmp(tree->children[middle]->name, component);
+			if (order == 0) {
+				found = tree->children[middle];
+				break;
+			}
+			if (order < 0)
+				low = middle + 1;
+			else
+				high = middle;
+		}
+		if (found == NULL)
+			return NULL;
+		parent = found->id;
+	}
+	return found;
+}
+
+/* ---- the difference of two trees ------------------------------------------- */
+
+static bool
+within(const char *path, const char *filter)
+{
+	size_t length;
+
+	if (filter == NULL || filter[0] == '\0')
+		return true;
+	length = strlen(filter);
+	while (length > 0 && filter[length - 1] == '/')
+		length--;
+	return strncmp(path, filter, length) == 0 && (path[length] == '\0' || path[length] == '/');
+}
+
+static bool
+content_equal(const struct tree_node *a, const struct tree_node *b)
+{
+	if (a->has_content != b->has_content)
+		return false;
+	if (a->has_content && !hash_equal(&a->blob, &b->blob))
+		return false;
+	return a->kind != NODE_FILE || (a->mode & 0777) == (b->mode & 0777);
+}
+
+static void
+add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind kind,
+    const struct tree_node *node, const char *path, const char *old_path, bool content)
+{
+	if (out->count == *capacity) {
+		*capacity = *capacity ? *capacity * 2 : 64;
+		struct hearth_change *grown = storage_alloc(out->storage, *capacity * sizeof *grown);
+		if (out->count > 0)
+			memcpy(grown, out->items, out->count * sizeof *grown);
+		out->items = grown;
+	}
+	struct hearth_change *change = &out->items[out->count++];
+	memset(change, 0, sizeof *change);
+	change->kind = kind;
+	change->entry_kind = (enum hearth_entry_kind)node->kind;
+	change->path = storage_strdup(out->storage, path);
+	change->old_path = old_path ? storage_strdup(out->storage, old_path) : NULL;
+	change->content_changed = content;
+	change->size = node->size;
+}
+
+static int
+compare_changes(const void *a, const void *b)
+{
+	const struct hearth_change *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+void
+tree_diff(struct tree *before, struct tree *after, const char *filter,
+    void (*modified)(void *context, const struct tree_node *node, struct hearth_change_list *out),
+    void *context, struct hearth_change_list *out)
+{
+	size_t capacity = 0;
+
+	memset(out, 0, sizeof *out);
+	out->storage = storage_new();
+	for (size_t i = 0; i < after->count; i++) {
+		struct tree_node *now = &after->nodes[i];
+		struct tree_node *was = tree_find(before, now->id);
+		const char *now_path = tree_path(after, now);
+		if (was == NULL) {
+			if (within(now_path, filter))
+				add(out, &capacity, HEARTH_ADDED, now, now_path, NULL, true);
+			continue;
+		}
+		const char *was_path = tree_path(before, was);
+		bool moved = strcmp(now_path, was_path) != 0;
+		bool content = !content_equal(now, was);
+		if (!within(now_path, filter) && !within(was_path, filter))
+			continue;
+		/* A folder's path changes when an ancestor moves: only the folder
+		 * that moved itself is news. */
+		if (moved && (node_id_equal(now->parent, was->parent) && strcmp(now->name, was->name) == 0))
+			moved = false;
+		if (moved)
+			add(out, &capacity, HEARTH_MOVED, now, now_path, was_path, content);
+		else if (content)
+			add(out, &capacity, HEARTH_MODIFIED, now, now_path, NULL, true);
+		if (content && modified != NULL)
+			modified(context, now, out);
+	}
+	for (size_t i = 0; i < before->count; i++) {
+		struct tree_node *was = &before->nodes[i];
+		const char *was_path = tree_path(before, was);
+		if (tree_find(after, was->id) == NULL && within(was_path, filter))
+			add(out, &capacity, HEARTH_DELETED, was, was_path, NULL, false);
+	}
+	if (out->count > 1)
+		qsort(out->items, out->count, sizeof *out->items, compare_changes);
+}

@@ -1,0 +1,35 @@
+/* Streams a file's bytes through the chunker into a pack, hashing the whole
+ * (the blob id) and each chunk (the chunk ids) on the way, so memory stays
+ * bounded (about 2 x CHUNK_MAX) whatever the file's size. */
+#ifndef HEARTH_BACKEND_CONTENT_H
+#define HEARTH_BACKEND_CONTENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/store/pack.h"
+#include "model/id.h"
+
+struct content_result {
+	struct hash blob;	/* SHA-256 of all the bytes */
+	uint64_t size;
+	size_t chunk_count;	/* 1 for files up to CHUNK_MIN */
+	struct hash *chunks;	/* malloc'd; chunks[0] == blob when chunk_count == 1 */
+};
+
+/* Whether the store already holds a chunk; held chunks are not written. */
+typedef bool (*content_known_fn)(void *context, const struct hash *chunk);
+
+/* Reads fd to its end. */
+int content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, void *context,
+    struct content_result *out, char *error, size_t error_size);
+/* The same for bytes in memory (symlink targets, tests). */
+int content_store_bytes(struct pack_writer *writer, const void *data, size_t length,
+    content_known_fn known, void *context, struct content_result *out,
+    char *error, size_t error_size);
+/* Hashes fd's bytes (the blob id) without storing them. */
+int content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t error_size);
+void content_result_free(struct content_result *result);
+
+#endif

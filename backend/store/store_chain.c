@@ -1,0 +1,166 @@
+/* The op hash chain (schema 4): each stored op keeps chain(R, c) =
+ * SHA-256(chain(R, c - 1) || its encoding), chain(R, 0) all zeros, so one
+ * hash names a replica's whole history up to a counter. fsck and sync
+ * recompute it to find any changed byte of any op, and sync compares it to
+ * find two Homes whose copies of one replica went different ways. */
+#include "backend/store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/store/hash.h"
+#include "model/array.h"
+
+/* Ops rechained per transaction page while migrating. */
+#define CHAIN_MIGRATE_PAGE 8192
+
+static const char SQL_CHAIN_GET[] = "SELECT chain FROM op WHERE replica = ?1 AND counter = ?2";
+
+void
+store_chain_next(struct store *store, const struct hash *previous, const void *body,
+    size_t length, struct hash *out)
+{
+	if (store->chain_hasher == NULL)
+		store->chain_hasher = hash_begin();
+	else
+		hash_restart(store->chain_hasher);
+	hash_update(store->chain_hasher, previous->bytes, HASH_BYTES);
+	hash_update(store->chain_hasher, body, length);
+	hash_digest(store->chain_hasher, out);
+}
+
+void
+store_chain_forget(struct store *store)
+{
+	store->chain_tip_count = 0;
+}
+
+static struct store_chain_tip *
+chain_tip(struct store *store, int64_t replica_number)
+{
+	if (replica_number <= 0)
+		return NULL;
+	size_t index = (size_t)(replica_number - 1);
+	if (index >= store->chain_tip_count) {
+		store->chain_tips = array_grow(store->chain_tips, &store->chain_tip_capacity, index + 1,
+		    sizeof *store->chain_tips);
+		memset(store->chain_tips + store->chain_tip_count, 0,
+		    (index + 1 - store->chain_tip_count) * sizeof *store->chain_tips);
+		store->chain_tip_count = index + 1;
+	}
+	return &store->chain_tips[index];
+}
+
+int
+store_op_chain(struct store *store, int64_t replica_number, uint64_t counter, struct hash *out)
+{
+	if (counter == 0) {
+		memset(out->bytes, 0, HASH_BYTES);
+		return 0;
+	}
+	struct store_chain_tip *tip = chain_tip(store, replica_number);
+	if (tip != NULL && tip->counter == counter) {
+		*out = tip->chain;
+		return 0;
+	}
+	sqlite3_stmt *statement = store_statement(store, SQL_CHAIN_GET);
+	sqlite3_bind_int64(statement, 1, replica_number);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	int status = -1;
+	if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_bytes(statement, 0) == HASH_BYTES) {
+		memcpy(out->bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+		status = 0;
+	}
+	sqlite3_reset(statement);
+	return status;
+}
+
+int
+store_chain_extend(struct store *store, int64_t replica_number, uint64_t counter,
+    const struct buffer *encoded, struct hash *out)
+{
+	struct hash previous;
+
+	if (store_op_chain(store, replica_number, counter - 1, &previous) != 0)
+		return -1;
+	store_chain_next(store, &previous, encoded->data, encoded->length, out);
+	struct store_chain_tip *tip = chain_tip(store, replica_number);
+	tip->counter = counter;
+	tip->chain = *out;
+	return 0;
+}
+
+/* ---- migration to schema 4 -------------------------------------------------------- */
+
+struct chain_row {
+	int64_t replica;
+	uint64_t counter;
+	struct hash chain;
+};
+
+/* One page of ops after (replica, counter), chained on from *previous;
+ * returns the rows read. */
+static size_t
+chain_page(struct store *store, int64_t *replica, uint64_t *counter, struct hash *previous,
+    struct chain_row *rows)
+{
+	sqlite3_stmt *statement;
+	size_t count = 0;
+
+	if (sqlite3_prepare_v2(store->db, "SELECT replica, counter, body FROM op "
+		"WHERE (replica, counter) > (?1, ?2) ORDER BY replica, counter LIMIT ?3", -1,
+		&statement, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(statement, 1, *replica);
+	sqlite3_bind_int64(statement, 2, (int64_t)*counter);
+	sqlite3_bind_int(statement, 3, CHAIN_MIGRATE_PAGE);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		struct chain_row *row = &rows[count++];
+		row->replica = sqlite3_column_int64(statement, 0);
+		row->counter = (uint64_t)sqlite3_column_int64(statement, 1);
+		if (row->replica != *replica)
+			memset(previous->bytes, 0, HASH_BYTES);
+		store_chain_next(store, previous, sqlite3_column_blob(statement, 2),
+		    (size_t)sqlite3_column_bytes(statement, 2), &row->chain);
+		*previous = row->chain;
+		*replica = row->replica;
+		*counter = row->counter;
+	}
+	sqlite3_finalize(statement);
+	return count;
+}
+
+int
+store_chain_migrate(struct store *store, char *error, size_t error_size)
+{
+	struct chain_row *rows = malloc(CHAIN_MIGRATE_PAGE * sizeof *rows);
+	struct hash previous;
+	int64_t replica = 0;
+	uint64_t counter = 0;
+	sqlite3_stmt *update;
+	size_t count;
+	int status = 0;
+
+	if (rows == NULL)
+		return snprintf(error, error_size, "out of memory"), -1;
+	if (sqlite3_prepare_v2(store->db, "UPDATE op SET chain = ?3 WHERE replica = ?1 AND "
+		"counter = ?2", -1, &update, NULL) != SQLITE_OK) {
+		free(rows);
+		return store_fail(store, "cannot chain the ops", error, error_size);
+	}
+	memset(previous.bytes, 0, HASH_BYTES);
+	while (status == 0 && (count = chain_page(store, &replica, &counter, &previous, rows)) > 0) {
+		for (size_t i = 0; i < count && status == 0; i++) {
+			sqlite3_bind_int64(update, 1, rows[i].replica);
+			sqlite3_bind_int64(update, 2, (int64_t)rows[i].counter);
+			sqlite3_bind_blob(update, 3, rows[i].chain.bytes, HASH_BYTES, SQLITE_STATIC);
+			if (sqlite3_step(update) != SQLITE_DONE)
+				status = store_fail(store, "cannot chain the ops", error, error_size);
+			sqlite3_reset(update);
+		}
+	}
+	sqlite3_finalize(update);
+	free(rows);
+	return status;
+}

@@ -1,0 +1,840 @@
+/* The receiving half of a sync (sync_session.h): ops checked one by one
+ * as they arrive, the chunks the store lacks asked for and taken into one
+ * new pack with every hash checked (and a blob's whole hash when all its
+ * chunks travel), then integrate_ops and one commit after the pack is
+ * durable. Anything wrong before the commit rolls all of it back. */
+#include "backend/sync/sync_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/history/author.h"
+#include "backend/history/automerge.h"
+#include "backend/history/blob.h"
+#include "backend/store/chunk.h"
+#include "backend/store/hash.h"
+#include "backend/history/history.h"
+#include "backend/disk/identity.h"
+#include "backend/history/integrate.h"
+#include "model/array.h"
+
+#define SYNC_UNKNOWN_SIZE UINT64_MAX
+
+/* A multi-chunk blob's list as the sender gave it. */
+struct sync_blob {
+	struct hash blob;
+	uint64_t size, total;
+	struct buffer chunks;		/* HASH_BYTES each, as received so far */
+	bool seen;			/* a SET of this batch names it */
+	bool stored;			/* the store has its list already */
+	bool verified;			/* every chunk travelled in order: hash checked */
+};
+
+/* Blobs whose chunks all travel, in order, one after the other: their
+ * whole hash is checked as the chunks arrive. */
+struct sync_check {
+	size_t first, end;		/* want indexes */
+	size_t blob;			/* index in blobs */
+};
+
+/* One replica's ops as they arrive: the op hash chain they extend this
+ * store's with, to be held against the sender's claim at OPS_END. */
+struct sync_chain {
+	struct replica_id replica;
+	uint64_t counter;		/* of the last op taken */
+	struct hash chain;
+	bool claimed;
+};
+
+struct sync_incoming {
+	struct sync_chain *chains;
+	size_t chain_count, chain_capacity;
+	struct arena arena;		/* the decoded ops' strings and lists */
+	struct op *ops;
+	size_t count, capacity;
+	struct vv next;			/* per replica: the counter the last op had */
+	struct buffer encoded;		/* re-encoding, to check the canonical form */
+	struct sync_blob *blobs;
+	size_t blob_count, blob_capacity;
+	struct sync_table blob_index;	/* blob id -> index in blobs */
+	uint64_t list_hashes;		/* chunk ids in all lists, to bound memory */
+	struct hash *wants;
+	uint64_t *want_sizes;		/* expected bytes, or SYNC_UNKNOWN_SIZE */
+	size_t want_count, want_capacity;
+	struct sync_table want_index;	/* chunk id -> index in wants */
+	struct sync_check *checks;
+	size_t check_count, check_capacity;
+	struct sync_table kinds;	/* node (padded to a hash) -> kind, made in this batch */
+	struct blob_writer writer;
+	bool writer_started, in_transaction;
+};
+
+static void
+sync_incoming_init(struct sync_incoming *incoming, const struct vv *ours)
+{
+	memset(incoming, 0, sizeof *incoming);
+	arena_init(&incoming->arena, 1024 * 1024);
+	vv_init(&incoming->next);
+	vv_copy(&incoming->next, ours);
+	buffer_init(&incoming->encoded);
+}
+
+static void
+sync_incoming_free(struct sync_incoming *incoming)
+{
+	arena_free(&incoming->arena);
+	free(incoming->ops);
+	vv_free(&incoming->next);
+	buffer_free(&incoming->encoded);
+	for (size_t i = 0; i < incoming->blob_count; i++)
+		buffer_free(&incoming->blobs[i].chunks);
+	free(incoming->blobs);
+	sync_table_free(&incoming->blob_index);
+	free(incoming->wants);
+	free(incoming->want_sizes);
+	sync_table_free(&incoming->want_index);
+	free(incoming->checks);
+	sync_table_free(&incoming->kinds);
+	free(incoming->chains);
+}
+
+/* The chain a replica's ops extend: found by a scan (a batch names a few
+ * replicas; most of its ops come in runs of one), started at this store's
+ * chain where the ops it holds end. */
+static struct sync_chain *
+sync_chain_of(struct sync_session *session, struct sync_incoming *incoming,
+    struct replica_id replica)
+{
+	for (size_t i = incoming->chain_count; i-- > 0;)
+		if (replica_id_equal(incoming->chains[i].replica, replica))
+			return &incoming->chains[i];
+	incoming->chains = array_grow(incoming->chains, &incoming->chain_capacity,
+	    incoming->chain_count + 1, sizeof *incoming->chains);
+	struct sync_chain *chain = &incoming->chains[incoming->chain_count++];
+	memset(chain, 0, sizeof *chain);
+	chain->replica = replica;
+	chain->counter = vv_get(&session->ours, replica);
+	int64_t number = store_replica_number(&session->home->store, replica, false);
+	if (chain->counter > 0 && (number <= 0 ||
+	    store_op_chain(&session->home->store, number, chain->counter, &chain->chain) != 0))
+		return NULL;
+	return chain;
+}
+
+static int
+sync_chain_take(struct sync_session *session, struct sync_incoming *incoming, const struct op *op,
+    const uint8_t *body, size_t length)
+{
+	struct sync_chain *chain = sync_chain_of(session, incoming, op->id.replica);
+
+	if (chain == NULL)
+		return sync_fail(session, HEARTH_DAMAGED, "this store lacks the op hash chain its "
+		    "ops should end with (run hearth fsck)");
+	store_chain_next(&session->home->store, &chain->chain, body, length, &chain->chain);
+	chain->counter = op->id.counter;
+	return 0;
+}
+
+/* Protocol 3: every replica's ops taken in must end where the sender says
+ * its chain is, so each op is as the sender holds it and extends what this
+ * store holds; anything else refuses the whole batch, nothing written. */
+static int
+sync_check_claims(struct sync_session *session, struct sync_incoming *incoming,
+    const struct wire_chain_claim *claims, size_t n)
+{
+	char hex[ID_HEX];
+
+	if (session->protocol < WIRE_PROTOCOL_CHAINS)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sync_chain *chain = NULL;
+		for (size_t j = 0; j < incoming->chain_count && chain == NULL; j++)
+			if (replica_id_equal(incoming->chains[j].replica, claims[i].replica))
+				chain = &incoming->chains[j];
+		replica_id_hex(claims[i].replica, hex);
+		if (chain == NULL || chain->claimed || chain->counter != claims[i].counter)
+			return sync_fail(session, HEARTH_FAILED, "%s claimed ops of replica %.8s up to "
+			    "%llu that it did not send; nothing of this sync was taken in",
+			    session->peer, hex, (unsigned long long)claims[i].counter);
+		chain->claimed = true;
+		if (!hash_equal(&chain->chain, &claims[i].chain))
+			return sync_fail(session, HEARTH_FAILED, "the ops of replica %.8s that %s sent "
+			    "(up to %llu) are not the ops it holds, or do not extend the ones this Home "
+			    "holds: damaged on the way, or the two Homes hold different ops under that "
+			    "id; nothing of this sync was taken in", hex, session->peer,
+			    (unsigned long long)claims[i].counter);
+	}
+	for (size_t j = 0; j < incoming->chain_count; j++) {
+		if (incoming->chains[j].claimed)
+			continue;
+		replica_id_hex(incoming->chains[j].replica, hex);
+		return sync_fail(session, HEARTH_FAILED, "%s sent ops of replica %.8s without their "
+		    "hash; nothing of this sync was taken in", session->peer, hex);
+	}
+	return 0;
+}
+
+/* The kind a node was created with: by an earlier op of this batch, else
+ * as the store holds it; 0 when it is not known yet (its PLACE may come
+ * later, and the op waits as pending). A node's kind never changes. */
+static struct hash
+sync_node_key(struct node_id node)
+{
+	struct hash key;
+
+	memset(&key, 0, sizeof key);
+	memcpy(key.bytes, node.bytes, ID_BYTES);
+	return key;
+}
+
+static enum node_kind
+sync_node_kind(struct sync_session *session, struct sync_incoming *incoming, struct node_id node)
+{
+	struct hash key = sync_node_key(node);
+	uint64_t kind;
+
+	if (node_id_equal(node, NODE_ROOT))
+		return NODE_DIR;
+	if (sync_table_find(&incoming->kinds, &key, &kind))
+		return (enum node_kind)kind;
+	sqlite3_stmt *statement = store_statement(&session->home->store,
+	    "SELECT kind FROM node WHERE id = ?1");
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	enum node_kind found = sqlite3_step(statement) == SQLITE_ROW
+	    ? (enum node_kind)sqlite3_column_int(statement, 0) : 0;
+	sqlite3_reset(statement);
+	/* A batch of edits asks about the same few nodes again and again. */
+	if (found != 0)
+		sync_table_put(&incoming->kinds, &key, (uint64_t)found);
+	return found;
+}
+
+/* A root name as the config allows it ([A-Za-z0-9_-]{1,64}): a peer's
+ * names end up in listings and the terminal. */
+static bool
+sync_root_name_valid(const char *name)
+{
+	size_t length = strlen(name);
+
+	if (length == 0 || length > OP_ROOT_NAME_MAX)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			(*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+			return false;
+	return true;
+}
+
+/* Names hearth keeps for itself: never recorded, so never in an honest
+ * op, and written by a checkout they would land in the state folder. (A
+ * .hearth-id is a user's name like any other: folder ids live in xattrs,
+ * and only where none are kept does a folder's marker file take it.) */
+static const char *
+sync_reserved_name(const struct op_place *place)
+{
+	if (node_id_equal(place->parent, NODE_ROOT) &&
+	    place->name_length == sizeof HOME_DIR_NAME - 1 &&
+	    memcmp(place->name, HOME_DIR_NAME, sizeof HOME_DIR_NAME - 1) == 0)
+		return "the name " HOME_DIR_NAME " at the top, where the Home's state lives";
+	return NULL;
+}
+
+/* What is wrong with a PLACE that decoded, or NULL: names hearth keeps,
+ * a folder inside itself, a parent that is no folder, a kind other than
+ * the node's, a root name no config could hold. */
+static const char *
+sync_place_problem(struct sync_session *session, struct sync_incoming *incoming,
+    const struct op_place *place, char *scratch, size_t scratch_size)
+{
+	const char *reserved = sync_reserved_name(place);
+
+	if (reserved != NULL)
+		return reserved;
+	if (node_id_equal(place->node, place->parent))
+		return "it puts a node inside itself";
+	if (!sync_root_name_valid(place->root))
+		return "its root name is not 1 to 64 letters, digits, '-' or '_'";
+	enum node_kind known = sync_node_kind(session, incoming, place->node);
+	if (known != 0 && known != place->kind) {
+		snprintf(scratch, scratch_size, "it makes a %s of a node created as a %s",
+		    node_kind_name(place->kind), node_kind_name(known));
+		return scratch;
+	}
+	if (node_id_equal(place->parent, NODE_TRASH))
+		return NULL;
+	enum node_kind parent = sync_node_kind(session, incoming, place->parent);
+	if (parent != 0 && parent != NODE_DIR) {
+		snprintf(scratch, scratch_size, "it puts a node under a %s, which is no folder "
+		    "(a checkout would write through it)", node_kind_name(parent));
+		return scratch;
+	}
+	return NULL;
+}
+
+/* Refuses what no honest peer sends: an op of ours we never made, a gap
+ * or repeat in a replica's counters, a move of the top folder or trash, a
+ * PLACE that could reach outside its folder or into hearth's own files
+ * (sync_place_problem), content for a folder, and any encoding but the
+ * canonical one (version ids hash it). One refused op refuses the batch:
+ * nothing of it is written. */
+static int
+sync_check_op(struct sync_session *session, struct sync_incoming *incoming,
+    const struct op *op, const uint8_t *body, size_t length)
+{
+	char hex[ID_HEX], scratch[128];
+
+	replica_id_hex(op->id.replica, hex);
+	if (replica_id_equal(op->id.replica, session->home->replica))
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu as made by this "
+		    "replica, which never made it: was this state folder copied? (`hearth reid` "
+		    "gives a copy its own id)", session->peer, hex, (unsigned long long)op->id.counter);
+	uint64_t last = vv_get(&incoming->next, op->id.replica);
+	if (op->id.counter != last + 1)
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu where %.8s/%llu was "
+		    "due: its ops have a gap or a repeat", session->peer, hex,
+		    (unsigned long long)op->id.counter, hex, (unsigned long long)last + 1);
+	vv_set(&incoming->next, op->id.replica, op->id.counter);
+	if (op->kind != OP_COMMIT) {
+		struct node_id node = op_node(op);
+		if (node_id_equal(node, NODE_ROOT) || node_id_equal(node, NODE_TRASH))
+			return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu, a %s of the "
+			    "Home's %s, which no replica makes", session->peer, hex,
+			    (unsigned long long)op->id.counter, op_kind_name(op->kind),
+			    node_id_equal(node, NODE_ROOT) ? "top folder" : "trash");
+	}
+	const char *problem = NULL;
+	if (op->kind == OP_PLACE)
+		problem = sync_place_problem(session, incoming, &op->u.place, scratch,
+		    sizeof scratch);
+	else if (op->kind == OP_SET && sync_node_kind(session, incoming, op->u.set.node) == NODE_DIR)
+		problem = "it gives content to a folder";
+	if (problem != NULL)
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu, a %s that no honest "
+		    "replica makes: %s; nothing of this sync was taken in", session->peer, hex,
+		    (unsigned long long)op->id.counter, op_kind_name(op->kind), problem);
+	if (op->kind == OP_PLACE) {
+		struct hash key = sync_node_key(op->u.place.node);
+		if (!sync_table_find(&incoming->kinds, &key, NULL))
+			sync_table_put(&incoming->kinds, &key, (uint64_t)op->u.place.kind);
+	}
+	buffer_reset(&incoming->encoded);
+	op_encode(op, &incoming->encoded);
+	if (incoming->encoded.length != length || memcmp(incoming->encoded.data, body, length) != 0)
+		return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu in a non-canonical "
+		    "encoding", session->peer, hex, (unsigned long long)op->id.counter);
+	return 0;
+}
+
+/* An op that does not decode is named by its id when that much of it
+ * decoded (op_decode fills the id first). */
+static int
+sync_refuse_undecoded(struct sync_session *session, const struct op *op, const char *reason)
+{
+	char hex[ID_HEX];
+
+	if (op->id.counter == 0)
+		return sync_fail(session, HEARTH_FAILED, "%s sent an op that does not decode: %s; "
+		    "nothing of this sync was taken in", session->peer, reason);
+	replica_id_hex(op->id.replica, hex);
+	return sync_fail(session, HEARTH_FAILED, "%s sent op %.8s/%llu, a %s that does not "
+	    "decode: %s; nothing of this sync was taken in", session->peer, hex,
+	    (unsigned long long)op->id.counter, op_kind_name(op->kind), reason);
+}
+
+static int
+sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct wire_ops cursor;
+	const uint8_t *body;
+	size_t length;
+	char reason[256];
+	int step;
+
+	if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	while ((step = wire_ops_next(&cursor, &body, &length, reason, sizeof reason)) == 1) {
+		incoming->ops = array_grow(incoming->ops, &incoming->capacity, incoming->count + 1,
+		    sizeof *incoming->ops);
+		struct op *op = &incoming->ops[incoming->count];
+		if (!op_decode(body, length, op, &incoming->arena, reason, sizeof reason))
+			return sync_refuse_undecoded(session, op, reason);
+		int status = sync_check_op(session, incoming, op, body, length);
+		if (status == 0)
+			status = sync_chain_take(session, incoming, op, body, length);
+		if (status != 0)
+			return status;
+		incoming->count++;
+		session->ops_received++;
+		if (op->kind == OP_COMMIT)
+			session->versions_received++;
+		if (session->ops_received % SYNC_REPORT_EVERY == 0)
+			sync_report(session, "receiving ops", session->ops_received, 0);
+	}
+	return step == 0 ? 0 : sync_bad_frame(session, reason);
+}
+
+static int
+sync_take_blob_frame(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct wire_blob part;
+	char reason[256], hex[HASH_HEX];
+	uint64_t index;
+
+	if (!wire_decode_blob(session->frame.payload, session->frame.length, &part, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	hash_hex(&part.blob, hex);
+	if (!sync_table_find(&incoming->blob_index, &part.blob, &index)) {
+		if (part.first != 0)
+			return sync_fail(session, HEARTH_FAILED, "%s sent chunk list of blob %.16s from "
+			    "its middle", session->peer, hex);
+		incoming->blobs = array_grow(incoming->blobs, &incoming->blob_capacity,
+		    incoming->blob_count + 1, sizeof *incoming->blobs);
+		index = incoming->blob_count++;
+		struct sync_blob *blob = &incoming->blobs[index];
+		memset(blob, 0, sizeof *blob);
+		blob->blob = part.blob;
+		blob->size = part.size;
+		blob->total = part.total;
+		buffer_init(&blob->chunks);
+		sync_table_put(&incoming->blob_index, &part.blob, index);
+	}
+	incoming->list_hashes += part.count;
+	if (incoming->list_hashes > SYNC_WANTS_MAX)
+		return sync_fail(session, HEARTH_FAILED, "%s sent chunk lists of more than %u chunks",
+		    session->peer, SYNC_WANTS_MAX);
+	struct sync_blob *blob = &incoming->blobs[index];
+	if (blob->size != part.size || blob->total != part.total ||
+	    blob->chunks.length / HASH_BYTES != part.first)
+		return sync_fail(session, HEARTH_FAILED, "%s sent the chunk list of blob %.16s in "
+		    "parts that do not fit together", session->peer, hex);
+	buffer_append(&blob->chunks, part.hashes, part.count * HASH_BYTES);
+	return 0;
+}
+
+/* Reads OPS and BLOB frames up to OPS_END. */
+static int
+sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
+{
+	char reason[256];
+	int status;
+
+	sync_report(session, "receiving ops", 0, 0);
+	for (;;) {
+		if ((status = sync_read(session)) != 0)
+			return status;
+		if (session->frame.type == WIRE_OPS_END)
+			break;
+		if (session->frame.type == WIRE_OPS)
+			status = sync_take_ops_frame(session, incoming);
+		else if (session->frame.type == WIRE_BLOB)
+			status = sync_take_blob_frame(session, incoming);
+		else
+			status = sync_unexpected(session, "OPS, BLOB or OPS_END");
+		if (status != 0)
+			return status;
+	}
+	uint64_t declared;
+	struct wire_chain_claim *claims;
+	size_t claim_count;
+	if (!wire_decode_ops_end(session->frame.payload, session->frame.length, &declared, &claims,
+		&claim_count, reason, sizeof reason))
+		return sync_bad_frame(session, reason);
+	status = declared == incoming->count ? 0 : sync_fail(session, HEARTH_FAILED,
+	    "%s sent %zu ops but counted %llu", session->peer, incoming->count,
+	    (unsigned long long)declared);
+	if (status == 0)
+		status = sync_check_claims(session, incoming, claims, claim_count);
+	free(claims);
+	if (status != 0)
+		return status;
+	for (size_t i = 0; i < incoming->blob_count; i++) {
+		if (incoming->blobs[i].chunks.length / HASH_BYTES != incoming->blobs[i].total) {
+			hash_hex(&incoming->blobs[i].blob, reason);
+			return sync_fail(session, HEARTH_FAILED, "%s sent an incomplete chunk list for "
+			    "blob %.16s", session->peer, reason);
+		}
+	}
+	return 0;
+}
+
+/* Appends a chunk to the wants. */
+static void
+sync_add_want(struct sync_incoming *incoming, const struct hash *chunk, uint64_t size)
+{
+	size_t capacity = incoming->want_capacity;
+
+	/* The two arrays grow in step, so one capacity describes both. */
+	incoming->wants = array_grow(incoming->wants, &capacity, incoming->want_count + 1,
+	    sizeof *incoming->wants);
+	incoming->want_sizes = array_grow(incoming->want_sizes, &incoming->want_capacity,
+	    incoming->want_count + 1, sizeof *incoming->want_sizes);
+	incoming->wants[incoming->want_count] = *chunk;
+	incoming->want_sizes[incoming->want_count] = size;
+	sync_table_put(&incoming->want_index, chunk, incoming->want_count);
+	incoming->want_count++;
+}
+
+/* Adds a chunk to the wants unless it is held or wanted already. Returns
+ * true when it was added. */
+static bool
+sync_want(struct sync_incoming *incoming, struct hearth *home, const struct hash *chunk,
+    uint64_t size)
+{
+	struct pack_location where;
+	uint64_t index;
+
+	if (sync_table_find(&incoming->want_index, chunk, &index)) {
+		if (incoming->want_sizes[index] == SYNC_UNKNOWN_SIZE)
+			incoming->want_sizes[index] = size;
+		return false;
+	}
+	if (blob_chunk_find(home, chunk, &where) == 1)
+		return false;
+	sync_add_want(incoming, chunk, size);
+	return true;
+}
+
+/* The content of one SET: the chunks of it this store lacks become wants,
+ * and a size the store already knows must match the op's. */
+static int
+sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
+    const struct op *op)
+{
+	const struct hash *blob_id = &op->u.set.blob;
+	uint64_t size = op->u.set.size, index;
+	char hex[HASH_HEX];
+
+	if (!sync_table_find(&incoming->blob_index, blob_id, &index)) {
+		/* One chunk, whose id is the blob's. */
+		struct pack_location where;
+		uint64_t want;
+		if (sync_table_find(&incoming->want_index, blob_id, &want)) {
+			if (incoming->want_sizes[want] != SYNC_UNKNOWN_SIZE &&
+			    incoming->want_sizes[want] != size) {
+				hash_hex(blob_id, hex);
+				return sync_fail(session, HEARTH_FAILED, "%s sent ops that disagree on "
+				    "the size of blob %.16s", session->peer, hex);
+			}
+			incoming->want_sizes[want] = size;
+			return 0;
+		}
+		if (blob_chunk_find(session->home, blob_id, &where) == 1) {
+			if (where.length != size) {
+				hash_hex(blob_id, hex);
+				return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob "
+				    "%.16s has %llu bytes; this store holds it with %u", session->peer,
+				    hex, (unsigned long long)size, where.length);
+			}
+			return 0;
+		}
+		/* Held as a list the sender did not send? Only a blob over
+		 * CHUNK_MIN can have one. */
+		if (size > CHUNK_MIN &&
+		    blob_chunk_list(session->home, blob_id, &size, &incoming->encoded) == 1)
+			return 0;
+		sync_add_want(incoming, blob_id, op->u.set.size);
+		return 0;
+	}
+	struct sync_blob *blob = &incoming->blobs[index];
+	if (blob->size != size) {
+		hash_hex(blob_id, hex);
+		return sync_fail(session, HEARTH_FAILED, "%s sent a SET saying blob %.16s has %llu "
+		    "bytes, and a chunk list saying %llu", session->peer, hex,
+		    (unsigned long long)size, (unsigned long long)blob->size);
+	}
+	if (blob->seen)
+		return 0;
+	blob->seen = true;
+	if (blob_is_stored(session->home, blob_id)) {
+		blob->stored = true;
+		return 0;
+	}
+	size_t first = incoming->want_count;
+	bool all_new = true;
+	const struct hash *chunks = (const struct hash *)blob->chunks.data;
+	for (uint64_t i = 0; i < blob->total; i++)
+		if (!sync_want(incoming, session->home, &chunks[i], SYNC_UNKNOWN_SIZE))
+			all_new = false;
+	if (all_new) {
+		incoming->checks = array_grow(incoming->checks, &incoming->check_capacity,
+		    incoming->check_count + 1, sizeof *incoming->checks);
+		incoming->checks[incoming->check_count++] = (struct sync_check){
+			.first = first, .end = incoming->want_count, .blob = (size_t)index,
+		};
+	}
+	return 0;
+}
+
+static int
+sync_send_wants(struct sync_session *session, struct sync_incoming *incoming)
+{
+	for (size_t first = 0; first < incoming->want_count; first += WIRE_HASHES_MAX) {
+		size_t count = incoming->want_count - first;
+		if (count > WIRE_HASHES_MAX)
+			count = WIRE_HASHES_MAX;
+		size_t start = wire_begin(&session->out, WIRE_WANT);
+		wire_encode_hashes(&session->out, incoming->wants + first, count);
+		int status = sync_queued(session, start);
+		if (status != 0)
+			return status;
+	}
+	return sync_send_count(session, WIRE_WANT_END, incoming->want_count);
+}
+
+/* Takes the wanted chunks, in the order asked, into the pack. */
+static int
+sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct hash_state *whole = NULL;
+	size_t check = 0;
+	char reason[256], hex[HASH_HEX], asked[HASH_HEX];
+	int status = 0;
+
+	for (size_t i = 0; i < incoming->want_count && status == 0; i++) {
+		if ((status = sync_read(session)) != 0)
+			break;
+		if (session->frame.type != WIRE_CHUNK) {
+			status = sync_unexpected(session, "CHUNK");
+			break;
+		}
+		struct hash chunk;
+		const uint8_t *data;
+		size_t length;
+		if (!wire_decode_chunk(session->frame.payload, session->frame.length, &chunk, &data,
+			&length, reason, sizeof reason)) {
+			status = sync_bad_frame(session, reason);
+			break;
+		}
+		hash_hex(&chunk, hex);
+		if (!hash_equal(&chunk, &incoming->wants[i])) {
+			hash_hex(&incoming->wants[i], asked);
+			status = sync_fail(session, HEARTH_FAILED, "%s sent chunk %.16s where %.16s was "
+			    "asked for", session->peer, hex, asked);
+			break;
+		}
+		if (incoming->want_sizes[i] != SYNC_UNKNOWN_SIZE && incoming->want_sizes[i] != length) {
+			status = sync_fail(session, HEARTH_FAILED, "%s sent %zu bytes for blob %.16s, "
+			    "whose op says %llu", session->peer, length, hex,
+			    (unsigned long long)incoming->want_sizes[i]);
+			break;
+		}
+		if (!incoming->writer_started) {
+			blob_writer_begin(session->home, &incoming->writer);
+			incoming->writer_started = true;
+		}
+		if ((status = blob_store_chunk(&incoming->writer, &chunk, data, length,
+			 session->error)) != 0) {
+			if (status == HEARTH_DAMAGED) {
+				char why[512];
+				snprintf(why, sizeof why, "%.400s", session->error->message);
+				status = sync_fail(session, HEARTH_FAILED, "%s sent a damaged chunk: %s",
+				    session->peer, why);
+			}
+			break;
+		}
+		session->chunks_received++;
+		session->chunk_bytes_received += length;
+		/* The whole-blob check of a blob whose chunks all travel. */
+		if (check < incoming->check_count && i == incoming->checks[check].first)
+			whole = hash_begin();
+		if (whole != NULL)
+			hash_update(whole, data, length);
+		if (whole != NULL && i + 1 == incoming->checks[check].end) {
+			struct hash got;
+			struct sync_blob *blob = &incoming->blobs[incoming->checks[check].blob];
+			hash_finish(whole, &got);
+			whole = NULL;
+			check++;
+			if (!hash_equal(&got, &blob->blob)) {
+				hash_hex(&blob->blob, hex);
+				status = sync_fail(session, HEARTH_FAILED, "%s sent a chunk list for blob "
+				    "%.16s whose chunks make other bytes", session->peer, hex);
+				break;
+			}
+			blob->verified = true;
+		}
+		if (i % 256 == 0)
+			sync_report(session, "receiving chunks", i, incoming->want_count);
+	}
+	if (whole != NULL) {
+		struct hash ignored;
+		hash_finish(whole, &ignored);
+	}
+	if (status != 0)
+		return status;
+	if ((status = sync_read(session)) != 0)
+		return status;
+	if (session->frame.type != WIRE_CHUNKS_END)
+		return sync_unexpected(session, "CHUNKS_END");
+	uint64_t declared;
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
+		sizeof reason))
+		return sync_bad_frame(session, reason);
+	if (declared != incoming->want_count)
+		return sync_fail(session, HEARTH_FAILED, "%s sent %zu chunks but counted %llu",
+		    session->peer, incoming->want_count, (unsigned long long)declared);
+	return 0;
+}
+
+/* Chunk lists whose chunks did not all travel: their sizes, from the
+ * index, must add up to the blob's (held chunks are never read). Runs
+ * after the pack is finished, when every new chunk is indexed. */
+static int
+sync_check_lists(struct sync_session *session, struct sync_incoming *incoming)
+{
+	for (size_t i = 0; i < incoming->blob_count; i++) {
+		struct sync_blob *blob = &incoming->blobs[i];
+		if (!blob->seen || blob->stored || blob->verified)
+			continue;
+		const struct hash *chunks = (const struct hash *)blob->chunks.data;
+		uint64_t sum = 0;
+		for (uint64_t j = 0; j < blob->total; j++) {
+			struct pack_location where;
+			if (blob_chunk_find(session->home, &chunks[j], &where) != 1)
+				return sync_fail(session, HEARTH_FAILED, "bug: a chunk of a received blob "
+				    "is not in the index");
+			sum += where.length;
+		}
+		if (sum != blob->size) {
+			char hex[HASH_HEX];
+			hash_hex(&blob->blob, hex);
+			return sync_fail(session, HEARTH_FAILED, "%s sent a chunk list for blob %.16s "
+			    "whose chunks hold %llu bytes, not %llu", session->peer, hex,
+			    (unsigned long long)sum, (unsigned long long)blob->size);
+		}
+	}
+	return 0;
+}
+
+static int
+sync_store_lists(struct sync_session *session, struct sync_incoming *incoming)
+{
+	for (size_t i = 0; i < incoming->blob_count; i++) {
+		struct sync_blob *blob = &incoming->blobs[i];
+		if (!blob->seen || blob->stored)
+			continue;
+		int status = blob_add_chunk_list(session->home, &blob->blob, blob->size,
+		    (const struct hash *)blob->chunks.data, (size_t)blob->total, session->error);
+		if (status != 0)
+			return status;
+	}
+	return 0;
+}
+
+/* The replica that syncs names what it took in: when no version holds
+ * the head state now, a merge version (no ops of its own; its vv every op
+ * held) does, in the same transaction, so `head` is a version that a peer
+ * receives along with the rest (hearth(1), VERSIONS). */
+static int
+sync_merge(struct sync_session *session)
+{
+	struct history_head head;
+	struct author author;
+	char message[512], version[HASH_HEX];
+
+	history_head(session->home, &head);
+	if (head.named)
+		return 0;
+	/* Ops without a version of their own come only from a broken peer;
+	 * they are named too, and the message counts them instead. */
+	uint64_t count = session->versions_received ? session->versions_received
+						    : session->ops_new;
+	snprintf(message, sizeof message, "Merge %llu %s%s from %.400s", (unsigned long long)count,
+	    session->versions_received ? "version" : "op", count == 1 ? "" : "s", session->peer);
+	author_begin(&author, session->home, session->error);
+	int status = author_merge(&author, message, version);
+	author_end(&author);
+	return status;
+}
+
+/* Wants, chunks, integration and the commit, once the ops are in; merge:
+ * this side started the sync (see sync_merge). */
+static int
+sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool merge)
+{
+	char message[1024];
+	int status;
+
+	if (store_begin(&session->home->store, message, sizeof message) != 0)
+		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	incoming->in_transaction = true;
+	size_t sets = 0;
+	for (size_t i = 0; i < incoming->count; i++)
+		sets += incoming->ops[i].kind == OP_SET;
+	sync_table_reserve(&incoming->want_index, sets);
+	for (size_t i = 0; i < incoming->count; i++) {
+		if (incoming->ops[i].kind != OP_SET)
+			continue;
+		if ((status = sync_plan_content(session, incoming, &incoming->ops[i])) != 0)
+			return status;
+	}
+	if ((status = sync_send_wants(session, incoming)) != 0 ||
+	    (status = sync_receive_chunks(session, incoming)) != 0 ||
+	    (status = sync_store_lists(session, incoming)) != 0)
+		return status;
+	sync_report(session, "integrating", 0, incoming->count);
+	struct integrate_result result = { 0 };
+	if ((status = integrate_ops(session->home, incoming->ops, incoming->count, &result,
+		 session->error)) != 0)
+		return status;
+	session->ops_new = result.ops_new;
+	if (merge && (status = sync_merge(session)) != 0)
+		return status;
+	if (incoming->writer_started &&
+	    (status = blob_writer_finish(&incoming->writer, session->error)) != 0)
+		return status;
+	if ((status = sync_check_lists(session, incoming)) != 0)
+		return status;
+	if (sync_cancelled(session))
+		return sync_fail(session, HEARTH_CANCELLED, "sync cancelled");
+	if (store_commit(&session->home->store, message, sizeof message) != 0) {
+		incoming->in_transaction = false;
+		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	}
+	incoming->in_transaction = false;
+	home_count_writes(session->home, incoming->writer.bytes_new);
+	return 0;
+}
+
+/* The receiving half. lock: take the Home's write lock first (the server;
+ * the client holds it for the whole sync). */
+int
+sync_receive(struct sync_session *session, bool lock)
+{
+	struct sync_incoming incoming;
+	int status;
+
+	sync_incoming_init(&incoming, &session->ours);
+	/* The checks look nodes up one by one (a clone's every new node): in
+	 * one read snapshot, not one lock and unlock each. */
+	store_begin_read(&session->home->store);
+	status = sync_receive_ops(session, &incoming);
+	store_end_read(&session->home->store);
+	if (status == 0 && incoming.count > 0) {
+		if (lock)
+			status = home_lock(session->home, "serve", session->error);
+		if (status == 0)
+			status = sync_take_in(session, &incoming, !lock);
+	}
+	if (incoming.in_transaction)
+		store_rollback(&session->home->store);
+	if (incoming.writer_started) {
+		if (status != 0)
+			blob_writer_abort(&incoming.writer);
+		else if (incoming.writer.pack != NULL)
+			pack_writer_free(incoming.writer.pack);
+	}
+	/* What came in is kept; now the line merges it allows (automerge.h),
+	 * before the client pushes, so the peer gets the merge in this sync. */
+	if (status == 0 && incoming.count > 0) {
+		struct automerge_result merged;
+		status = automerge_after_sync(session->home, incoming.ops, incoming.count, &merged,
+		    session->error);
+		session->files_merged += merged.merged;
+	}
+	sync_incoming_free(&incoming);
+	return status;
+}
