@@ -134,6 +134,7 @@ struct hearth_version {
 	const char *author;
 	const char *message;
 	uint64_t changes;		/* ops this version recorded */
+	bool synced;			/* recorded by another replica: it arrived by a sync */
 };
 
 struct hearth_version_list {
@@ -149,7 +150,9 @@ struct hearth_log_query {
 	const char *grep;	/* case-insensitive substring of the message, or NULL */
 };
 
-/* Newest first, in the total order of docs/DESIGN.md §2. */
+/* Newest first by the time each was recorded, ties broken by the total
+ * order of docs/DESIGN.md §2 (versions two replicas made at once
+ * interleave by time). head~N counts in this order from head. */
 int hearth_log(hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);
 

@@ -100,8 +100,8 @@ test_expect_success 'the log lists the same versions, and fsck finds nothing wro
 
 # Format 4 adds each op's hash chain: computed on open for the ops held,
 # every op's bytes as they were, and from then on what fsck checks.
-test_expect_success 'the store is migrated to format 4, every op byte for byte as it was' '
-	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 4$" schema.now &&
+test_expect_success 'the store is migrated to format 5, every op byte for byte as it was' '
+	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 5$" schema.now &&
 	test_tool ops homes/a >ops.a.now && test_cmp ops.a.then ops.a.now
 '
 
@@ -171,6 +171,26 @@ test_expect_success 'an upgraded Home records a file dated 2300 exactly, and its
 	test "$(stat -c %y homes/b/future.txt)" = "2300-06-01 12:00:00.123456789 +0000" &&
 	(cd homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out &&
 	(cd homes/b && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+# Format 5 adds the index log lists history by time through (history.c).
+# Homes a build of format 4 made (0e96577): every version listed in the
+# order it listed them (their times tie, so the total order decides), and
+# nothing else changed.
+fixture4=$HEARTH_SOURCE_DIR/tests/fixtures/homes-0e96577.tar.gz
+
+test_expect_success 'a Home of format 4 opens as format 5 and lists its history as before' '
+	mkdir four && tar --xattrs --xattrs-include="user.*" -C four -xzf "$fixture4" &&
+	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
+	grep "^format 4$" schema.four &&
+	test_tool ops four/homes/a >ops.four.then &&
+	(cd four/homes/a && hearth log) | sed -n "s/^version //p" >ids.four.now &&
+	sed -n "s/^version //p" four/homes/expected/a/log >ids.four.then &&
+	test_cmp ids.four.then ids.four.now &&
+	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
+	grep "^format 5$" schema.four &&
+	test_tool ops four/homes/a >ops.four.now && test_cmp ops.four.then ops.four.now &&
+	(cd four/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
 
 test_done

@@ -42,8 +42,9 @@ print_version(struct cli *cli, const struct hearth_version *version, bool onelin
 	}
 	cli_format_time(version->time, version->utc_offset, when, sizeof when);
 	printf("%sversion %s%s\n", cli_colour(cli, 'I'), version->id, cli_colour_reset(cli));
-	printf("Author: %s\nDate:   %s\nReplica: %.8s  Changes: %llu\n\n", version->author, when,
-	    version->replica, (unsigned long long)version->changes);
+	printf("Author: %s\nDate:   %s\nReplica: %.8s%s  Changes: %llu\n\n", version->author, when,
+	    version->replica, version->synced ? " (arrived by sync)" : "",
+	    (unsigned long long)version->changes);
 	const char *line = version->message;
 	if (*line == '\0')
 		printf("    (no message)\n");

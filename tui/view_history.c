@@ -208,6 +208,10 @@ history_draw_row(void *context, const struct list_item *item, int y, int x, int 
 	/* The version the working tree is at. */
 	if (tree_here)
 		draw_text(y, x, 1, view_role(selected, THEME_ID), draw_unicode() ? "\u25b6" : ">", 0);
+	/* A version another replica made: it came in by a sync. */
+	if (row->version.synced)
+		draw_text(y, x + 1, 1, view_role(selected, THEME_DIM), draw_unicode() ? "\u2193" : "v",
+		    0);
 	int column = x + 2;
 	column += draw_text(y, column, history->id_width, view_role(selected, THEME_ID),
 	    row->version.short_id, DRAW_PAD) + 1;

@@ -17,16 +17,26 @@ static const char SQL_PREVIOUS[] =
 static const char SQL_NEIGHBOUR_BELOW[] =
     "SELECT id FROM version WHERE id < ?1 ORDER BY id DESC LIMIT 1";
 static const char SQL_NEIGHBOUR_ABOVE[] = "SELECT id FROM version WHERE id > ?1 ORDER BY id LIMIT 1";
+/* The newest version in total order: the one a record or a merge made
+ * last, which holds the head state when any does. */
 static const char SQL_NEWEST[] =
-    "SELECT id FROM version ORDER BY lamport DESC, replica_id DESC, counter DESC LIMIT 1 OFFSET ?1";
+    "SELECT id FROM version ORDER BY lamport DESC, replica_id DESC, counter DESC LIMIT 1";
+/* History as log lists it (hearth(1), log): newest first by the time each
+ * version was recorded, ties (one second, or clocks that agree) broken by
+ * the total order, so versions two replicas made at once interleave by
+ * when they were made. Through the version_time index. */
+#define HISTORY_ORDER "ORDER BY time DESC, lamport DESC, replica_id DESC, counter DESC"
+static const char SQL_NTH_LISTED[] = "SELECT id FROM version " HISTORY_ORDER " LIMIT 1 OFFSET ?1";
+static const char SQL_LISTED_ABOVE[] =
+    "SELECT count(*) FROM version WHERE (time, lamport, replica_id, counter) > "
+    "(SELECT time, lamport, replica_id, counter FROM version WHERE id = ?1)";
 static const char SQL_PREFIX[] = "SELECT id FROM version WHERE id >= ?1 AND id <= ?2 LIMIT 2";
 static const char SQL_VERSION_ROW[] =
     "SELECT replica, counter, previous FROM version WHERE id = ?1";
 static const char SQL_VERSION_LIST[] =
     "SELECT id, replica_id, counter, time, utc_offset, author, message, changes, lamport "
-    "FROM version WHERE (?1 IS NULL OR (lamport, replica_id, counter) < (?1, ?2, ?3)) "
-    "AND (?4 IS NULL OR instr(lower(message), lower(?4)) > 0) "
-    "ORDER BY lamport DESC, replica_id DESC, counter DESC LIMIT ?5";
+    "FROM version WHERE (?1 IS NULL OR (time, lamport, replica_id, counter) < (?6, ?1, ?2, ?3)) "
+    "AND (?4 IS NULL OR instr(lower(message), lower(?4)) > 0) " HISTORY_ORDER " LIMIT ?5";
 static const char SQL_VERSION_BY_ID[] =
     "SELECT id, replica_id, counter, time, utc_offset, author, message, changes, lamport "
     "FROM version WHERE id = ?1";
@@ -34,7 +44,7 @@ static const char SQL_VERSION_OF_OP[] = "SELECT id FROM version WHERE replica = 
 static const char SQL_TREE_OP_PAST[] =
     "SELECT 1 FROM op WHERE replica = ?1 AND counter > ?2 AND kind != ?3 LIMIT 1";
 static const char SQL_VERSION_KEY[] =
-    "SELECT lamport, replica_id, counter FROM version WHERE id = ?1";
+    "SELECT lamport, replica_id, counter, time FROM version WHERE id = ?1";
 
 int
 history_add_version(struct hearth *home, const struct op *commit, const struct buffer *encoded,
@@ -198,7 +208,6 @@ history_head_id(struct hearth *home, char out[HASH_HEX])
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_NEWEST);
 
 	out[0] = '\0';
-	sqlite3_bind_int64(statement, 1, 0);
 	if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_bytes(statement, 0) == HASH_BYTES)
 		hex_encode(sqlite3_column_blob(statement, 0), HASH_BYTES, out);
 	sqlite3_reset(statement);
@@ -314,13 +323,24 @@ find_by_prefix(struct hearth *home, const char *spec, struct hash *out, struct h
 	return 0;
 }
 
+/* head~N: N lines below head in log's order (head itself may sit below a
+ * version whose clock ran ahead; head~N counts from where head is). */
 static int
-find_by_offset(struct hearth *home, const char *spec, long offset, struct hash *out,
-    struct hearth_error *error)
+find_by_offset(struct hearth *home, const char *spec, long offset, const char *head,
+    struct hash *out, struct hearth_error *error)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_NEWEST);
+	struct hash head_id;
+	int64_t above = 0;
 
-	sqlite3_bind_int64(statement, 1, offset);
+	if (head != NULL && hex_decode(head, head_id.bytes, HASH_BYTES)) {
+		sqlite3_stmt *count = store_statement(&home->store, SQL_LISTED_ABOVE);
+		sqlite3_bind_blob(count, 1, head_id.bytes, HASH_BYTES, SQLITE_TRANSIENT);
+		if (sqlite3_step(count) == SQLITE_ROW)
+			above = sqlite3_column_int64(count, 0);
+		sqlite3_reset(count);
+	}
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NTH_LISTED);
+	sqlite3_bind_int64(statement, 1, above + offset);
 	if (sqlite3_step(statement) != SQLITE_ROW) {
 		sqlite3_reset(statement);
 		return hearth_fail(error, HEARTH_USAGE, offset == 0 ? "no versions yet: %s names nothing"
@@ -383,7 +403,7 @@ history_resolve(struct hearth *home, const char *spec, struct history_version *o
     struct hearth_error *error)
 {
 	long offset = head_offset(spec);
-	struct history_head head;
+	struct history_head head = { .named = false };
 	struct hash id;
 	int status;
 
@@ -397,7 +417,8 @@ history_resolve(struct hearth *home, const char *spec, struct history_version *o
 		if (!head.named)
 			offset--;
 	}
-	status = offset >= 0 ? find_by_offset(home, spec, offset, &id, error)
+	status = offset >= 0 ? find_by_offset(home, spec, offset, head.named ? head.version : NULL,
+				   &id, error)
 			     : find_by_prefix(home, spec, &id, error);
 	if (status != 0)
 		return status;
@@ -447,7 +468,9 @@ fill_version(struct hearth *home, sqlite3_stmt *statement, struct hearth_version
 	version->author = storage_strdup(storage, (const char *)sqlite3_column_text(statement, 5));
 	version->message = storage_strdup(storage, (const char *)sqlite3_column_text(statement, 6));
 	version->changes = (uint64_t)sqlite3_column_int64(statement, 7);
-	(void)home;
+	struct op_id made = { .counter = version->counter };
+	memcpy(made.replica.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+	version->synced = !home_op_is_mine(home, made);
 }
 
 int
@@ -461,7 +484,7 @@ hearth_log(hearth *home, const struct hearth_log_query *query, struct hearth_ver
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
 	sqlite3_stmt *statement;
-	int64_t key_lamport = 0, key_counter = 0;
+	int64_t key_lamport = 0, key_counter = 0, key_time = 0;
 	uint8_t key_replica[ID_BYTES];
 	bool keyed = query != NULL && query->before != NULL;
 
@@ -478,6 +501,7 @@ hearth_log(hearth *home, const struct hearth_log_query *query, struct hearth_ver
 		key_lamport = sqlite3_column_int64(statement, 0);
 		memcpy(key_replica, sqlite3_column_blob(statement, 1), ID_BYTES);
 		key_counter = sqlite3_column_int64(statement, 2);
+		key_time = sqlite3_column_int64(statement, 3);
 		sqlite3_reset(statement);
 	}
 	out->storage = storage_new();
@@ -486,6 +510,7 @@ hearth_log(hearth *home, const struct hearth_log_query *query, struct hearth_ver
 		sqlite3_bind_int64(statement, 1, key_lamport);
 		sqlite3_bind_blob(statement, 2, key_replica, ID_BYTES, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(statement, 3, key_counter);
+		sqlite3_bind_int64(statement, 6, key_time);
 	}
 	if (query != NULL && query->grep != NULL)
 		sqlite3_bind_text(statement, 4, query->grep, -1, SQLITE_STATIC);

@@ -216,6 +216,11 @@ static const char SCHEMA_3[] =
  * stays as it was; the chain is only added beside it. */
 static const char SCHEMA_4[] = "ALTER TABLE op ADD COLUMN chain BLOB;";
 
+/* Version 5: history listed newest first by time (history.c, log), page by
+ * page from one index rather than a sort of every version per page. */
+static const char SCHEMA_5[] =
+    "CREATE INDEX version_time ON version(time, lamport, replica_id, counter);";
+
 static int load_replicas(struct store *store);
 
 static int
@@ -320,6 +325,7 @@ create_schema(struct store *store, char *error, size_t error_size)
 	    store_exec(store, SCHEMA_2, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_3, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_4, error, error_size) != 0 ||
+	    store_exec(store, SCHEMA_5, error, error_size) != 0 ||
 	    store_exec(store, pragmas, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -363,6 +369,8 @@ migrate(struct store *store, int64_t from, char *error, size_t error_size)
 	if (from < 3 && migrate_step(store, SCHEMA_3, 3, error, error_size) != 0)
 		return -1;
 	if (from < 4 && migrate_step(store, SCHEMA_4, 4, error, error_size) != 0)
+		return -1;
+	if (from < 5 && migrate_step(store, SCHEMA_5, 5, error, error_size) != 0)
 		return -1;
 	return 0;
 }
