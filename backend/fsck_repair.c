@@ -252,7 +252,7 @@ repair_content(struct repair *repair, const struct hearth_repair_options *option
 	if (store_begin(&home->store, message, sizeof message) != 0)
 		return hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
 	repair->writer = pack_writer_new(home->packs_fd, home->packs_path,
-	    home->config->durability != DURABILITY_NONE, &sink);
+	    config_durability_rules(home->config->durability).sync_packs, &sink);
 	int status = repair->writer == NULL
 	    ? hearth_fail(repair->error, HEARTH_FAILED, "out of memory") : repair_copy_readable(repair);
 	if (status == 0 && repair->wants.count > 0)

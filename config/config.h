@@ -100,6 +100,17 @@ char *config_format_single_root(const char *path, const char *top, const char *s
 
 const char *config_durability_name(enum config_durability durability);
 
+/* What a durability mode means for each kind of thing the backend writes:
+ * the one place that decides it (hearth.yaml(5) says it in prose). Every
+ * flush the backend makes or skips asks this, never the mode itself. */
+struct config_durability_rules {
+	bool sync_each_file;	/* each file written into a root is flushed before it counts */
+	bool sync_folders;	/* the folders (file systems) a command changed, once per command */
+	bool sync_packs;	/* a pack at sealing, and the packs folder after new packs */
+	bool sync_database;	/* the database commits with full synchronisation */
+};
+struct config_durability_rules config_durability_rules(enum config_durability durability);
+
 /* One row per key, for `hearth config check`, the docs tests and help. */
 struct config_key_info {
 	const char *name;

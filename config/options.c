@@ -522,6 +522,24 @@ config_durability_name(enum config_durability durability)
 	return config_durability_names[durability];
 }
 
+/* full flushes each file as it is written; group saves those flushes for
+ * one per command (a file system's syncfs, the pack's fsync) before the
+ * one database commit that makes the command count, so the two make the
+ * same promise; none flushes nothing. A mode not named here (none is)
+ * gets full's rules: the safe side. */
+struct config_durability_rules
+config_durability_rules(enum config_durability durability)
+{
+	struct config_durability_rules rules = { .sync_each_file = true, .sync_folders = true,
+		.sync_packs = true, .sync_database = true };
+
+	if (durability == DURABILITY_GROUP)
+		rules.sync_each_file = false;
+	else if (durability == DURABILITY_NONE)
+		rules = (struct config_durability_rules){ 0 };
+	return rules;
+}
+
 static bool
 config_parse_durability(struct config_load *load, yaml_node_t *value)
 {

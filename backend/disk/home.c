@@ -77,7 +77,7 @@ home_count_writes(struct hearth *home, uint64_t content_bytes)
 	/* After the command's commit, so its database writes count too. The
 	 * counters are statistics: a crash may lose them, so they cost no
 	 * flush of their own. */
-	if (store_exec(&home->store, "PRAGMA synchronous=OFF", error, sizeof error) != 0)
+	if (store_sync_relax(&home->store, error, sizeof error) != 0)
 		return -1;
 	uint64_t written = home_bytes_written() - home->write_bytes_at_start;
 	home->write_bytes_at_start += written;
@@ -85,8 +85,8 @@ home_count_writes(struct hearth *home, uint64_t content_bytes)
 	if (store_meta_add_int(&home->store, "bytes_written", (int64_t)written) != 0 ||
 	    store_meta_add_int(&home->store, "content_bytes_written", (int64_t)content_bytes) != 0)
 		status = -1;
-	store_exec(&home->store, home->config->durability == DURABILITY_NONE
-		? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=FULL", error, sizeof error);
+	if (store_sync_restore(&home->store, error, sizeof error) != 0)
+		status = -1;
 	return status;
 }
 
@@ -206,8 +206,11 @@ marker_read(const char *root_path, struct marker *out, char *error, size_t error
 	return 0;
 }
 
+/* Setup's files (a root's marker, the config) are flushed whatever the
+ * durability mode: they are written once, and a Home whose marker a crash
+ * lost is not found. */
 static int
-write_file_atomically(int dir_fd, const char *name, const char *text, bool sync,
+write_file_atomically(int dir_fd, const char *name, const char *text,
     struct hearth_error *error, const char *shown_path)
 {
 	char temporary[300];
@@ -216,7 +219,7 @@ write_file_atomically(int dir_fd, const char *name, const char *text, bool sync,
 	int fd = io_open(dir_fd, temporary, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return hearth_fail_errno(error, "cannot write %s", shown_path);
-	if (io_write_all(fd, text, strlen(text)) != 0 || (sync && io_fsync(fd) != 0)) {
+	if (io_write_all(fd, text, strlen(text)) != 0 || io_fsync(fd) != 0) {
 		int status = hearth_fail_errno(error, "cannot write %s", shown_path);
 		io_close(fd);
 		io_unlink(dir_fd, temporary);
@@ -249,7 +252,7 @@ marker_write(const char *root_path, const char *home_hex, const char *root_name,
 	    "home: %s\nroot: %s\nconfig: %s\nstate: %s\n",
 	    root_name, home_hex, root_name, config, state);
 	snprintf(path + strlen(path), sizeof path - strlen(path), "/" HOME_MARKER_NAME);
-	int status = write_file_atomically(dir_fd, HOME_MARKER_NAME, text, true, error, path);
+	int status = write_file_atomically(dir_fd, HOME_MARKER_NAME, text, error, path);
 	if (status == 0 && io_fsync(dir_fd) != 0)
 		status = hearth_fail_errno(error, "%s: written, but its folder could not be synced",
 		    path);
@@ -480,7 +483,7 @@ write_single_root_config(const char *path, const char *origin, struct hearth_err
 	*strrchr(folder, '/') = '\0';
 	int dir_fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int status = dir_fd < 0 ? hearth_fail_errno(error, "cannot open %s", folder)
-				: write_file_atomically(dir_fd, "config.yaml", text, true, error, path);
+				: write_file_atomically(dir_fd, "config.yaml", text, error, path);
 	/* So the rename itself survives a crash. */
 	if (status == 0 && io_fsync(dir_fd) != 0)
 		status = hearth_fail_errno(error, "%s: written, but its folder could not be synced",

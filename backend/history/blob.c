@@ -104,7 +104,7 @@ ensure_pack(struct blob_writer *writer)
 		.context = writer,
 	};
 	writer->pack = pack_writer_new(writer->home->packs_fd, writer->home->packs_path,
-	    writer->home->config->durability != DURABILITY_NONE, &sink);
+	    config_durability_rules(writer->home->config->durability).sync_packs, &sink);
 	return writer->pack != NULL ? 0 : -1;
 }
 

@@ -788,7 +788,7 @@ needs_content(const struct step *step)
 static int
 stage_contents(struct checkout *checkout)
 {
-	bool sync = checkout->home->config->durability == DURABILITY_FULL;
+	bool sync = config_durability_rules(checkout->home->config->durability).sync_each_file;
 	uint64_t total = 0, done = 0;
 	char name[64];
 
@@ -1387,7 +1387,7 @@ flush_roots(struct checkout *checkout)
 
 	for (size_t i = 0; i < checkout->step_count && !changed; i++)
 		changed = checkout->steps[i].done;
-	if (!changed || home->config->durability == DURABILITY_NONE)
+	if (!changed || !config_durability_rules(home->config->durability).sync_folders)
 		return 0;
 	for (size_t i = 0; i < home->root_count; i++)
 		if (io_syncfs(home->roots[i].fd) != 0)
@@ -1984,7 +1984,8 @@ hearth_export(hearth *home, const char *version, const char *dir,
 			progress->report(progress->context, &report);
 		}
 	}
-	if (status == 0 && home->config->durability != DURABILITY_NONE && io_syncfs(dir_fd) != 0)
+	if (status == 0 && config_durability_rules(home->config->durability).sync_folders &&
+	    io_syncfs(dir_fd) != 0)
 		status = hearth_fail_errno(error, "cannot flush %s", dir);
 	free(order);
 	tree_free(&tree);

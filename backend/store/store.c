@@ -391,17 +391,46 @@ check_format(struct store *store, bool created, char *error, size_t error_size)
 	return migrate(store, user_version, error, error_size);
 }
 
-static const char *
-synchronous_pragma(enum config_durability durability)
+static int
+set_sync(struct store *store, bool synced, char *error, size_t error_size)
 {
-	/* group and full both make the one commit per command durable: group
-	 * saves its flushes elsewhere (one per command, not one per file). */
-	switch (durability) {
-	case DURABILITY_NONE:
-		return "PRAGMA synchronous=OFF";
-	default:
-		return "PRAGMA synchronous=FULL";
-	}
+	if (store_exec(store, synced ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF", error,
+		error_size) != 0)
+		return -1;
+	store->synced = synced;
+	return 0;
+}
+
+static bool
+wants_sync(const struct store *store)
+{
+	return !store->sync_relaxed && config_durability_rules(store->durability).sync_database;
+}
+
+/* Sets the connection's flush on commit to what the mode asks, unless
+ * relaxed; a no-op when it is set so already. */
+static int
+apply_sync(struct store *store, char *error, size_t error_size)
+{
+	return store->synced == wants_sync(store) ? 0
+	    : set_sync(store, wants_sync(store), error, error_size);
+}
+
+int
+store_sync_relax(struct store *store, char *error, size_t error_size)
+{
+	store->sync_relaxed = true;
+	if (apply_sync(store, error, error_size) == 0)
+		return 0;
+	store->sync_relaxed = false;
+	return -1;
+}
+
+int
+store_sync_restore(struct store *store, char *error, size_t error_size)
+{
+	store->sync_relaxed = false;
+	return apply_sync(store, error, error_size);
 }
 
 /* One connection: opened, configured, checked. With no_space the WAL
@@ -425,7 +454,7 @@ store_connect(struct store *store, bool create, bool no_space, char *error, size
 	store->no_space = no_space;
 	if ((no_space && store_exec(store, "PRAGMA locking_mode=EXCLUSIVE", error, error_size) != 0) ||
 	    store_exec(store, "PRAGMA journal_mode=WAL", error, error_size) != 0 ||
-	    store_exec(store, synchronous_pragma(store->durability), error, error_size) != 0 ||
+	    set_sync(store, wants_sync(store), error, error_size) != 0 ||
 	    store_exec(store, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;"
 		"PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=4000", error, error_size) != 0 ||
 	    check_format(store, create, error, error_size) != 0 ||
@@ -546,7 +575,8 @@ store_begin(struct store *store, char *error, size_t error_size)
 		space_message(store->path, reason, sizeof reason);
 		return fail(error, error_size, "%s; nothing was changed", reason);
 	}
-	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+	if (apply_sync(store, error, error_size) != 0 ||
+	    store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
 		return -1;
 	store->in_transaction = true;
 	store_widen_cache(store);
@@ -559,6 +589,8 @@ store_begin(struct store *store, char *error, size_t error_size)
 int
 store_try_begin(struct store *store)
 {
+	if (apply_sync(store, NULL, 0) != 0)
+		return -1;
 	sqlite3_busy_timeout(store->db, 0);
 	int status = sqlite3_exec(store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);

@@ -27,6 +27,11 @@ struct store {
 	sqlite3 *db;
 	char path[4096];
 	enum config_durability durability;
+	/* The database's flush on commit: what the mode asks (config_durability_
+	 * rules), off between store_sync_relax and store_sync_restore; synced
+	 * is what the connection was last set to. */
+	bool sync_relaxed;
+	bool synced;
 	bool in_transaction;
 	bool wide_cache;		/* the page cache of write transactions */
 	/* Opened on a full disk: the WAL index in this process's memory (an
@@ -68,6 +73,15 @@ void store_close(struct store *store);
  * a string literal (its address is the cache key). Aborts on a bad
  * statement: SQL text is ours, so that is a bug, not an input error. */
 sqlite3_stmt *store_statement(struct store *store, const char *sql);
+
+/* Writes a crash may lose (statistics, a status line) commit without the
+ * database's flush: store_sync_relax turns it off, store_sync_restore puts
+ * back what the durability mode asks. Neither may be called inside a
+ * transaction (SQLite refuses, and so they fail). Should a restore fail,
+ * the next store_begin restores first or refuses: no transaction commits
+ * unflushed under a mode that asks for flushes. */
+int store_sync_relax(struct store *store, char *error, size_t error_size);
+int store_sync_restore(struct store *store, char *error, size_t error_size);
 
 int store_begin(struct store *store, char *error, size_t error_size);
 /* store_begin without waiting: -1 at once when another connection holds

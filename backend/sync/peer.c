@@ -69,7 +69,7 @@ peer_record(struct hearth *home, const struct peer_outcome *outcome, struct hear
 
 	/* A status line for `hearth peers`, like the cost counters: a crash
 	 * may lose it, so it costs no flush (a no-op sync stays cheap). */
-	if (store_exec(&home->store, "PRAGMA synchronous=OFF", message, sizeof message) != 0)
+	if (store_sync_relax(&home->store, message, sizeof message) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", message);
 	if (store_begin(&home->store, message, sizeof message) != 0) {
 		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", message);
@@ -80,8 +80,10 @@ peer_record(struct hearth *home, const struct peer_outcome *outcome, struct hear
 	} else if (store_commit(&home->store, message, sizeof message) != 0) {
 		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", message);
 	}
-	store_exec(&home->store, home->config->durability == DURABILITY_NONE
-		? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=FULL", message, sizeof message);
+	if (store_sync_restore(&home->store, message, sizeof message) != 0 && status == 0)
+		status = hearth_fail(error, HEARTH_FAILED,
+		    "saved the sync status, but cannot turn the database's flushes back on: %s",
+		    message);
 	return status;
 }
 

@@ -46,7 +46,8 @@ open_home(const char *dir)
 		return NULL;
 	}
 	/* Scratch stores need no flushes. */
-	if (store_exec(&home->store, "PRAGMA synchronous=OFF; DELETE FROM op; DELETE FROM node; "
+	if (store_sync_relax(&home->store, message, sizeof message) != 0 ||
+	    store_exec(&home->store, "DELETE FROM op; DELETE FROM node; "
 		"DELETE FROM conflict; DELETE FROM version; UPDATE replica SET counter = 0",
 		message, sizeof message) != 0) {
 		tap_diag("cannot empty %s: %s", dir, message);
