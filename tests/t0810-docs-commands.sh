@@ -3,8 +3,9 @@ test_description='hearth(1) documents every command and option the program accep
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/docs-lib.sh"
 
-# The three lists: the command table (what dispatches), the getopt tables
-# (what is parsed), the page (what is documented).
+# The lists: the command table (what dispatches and what is parsed, each
+# command's entry beside its code in tui/cli_*.c), the page (what is
+# documented).
 docs_dump command | cut -f1 | sort >commands
 docs_page_commands >page
 awk '$1 == "entry" { print $2 }' page | sort -u >page-commands
@@ -19,7 +20,8 @@ test_expect_success 'the lists are not empty (the parsers still read them)' '
 	test "$(wc -l <commands)" -ge 14 &&
 	test "$(wc -l <page-flags)" -ge 15 &&
 	test "$(wc -l <source-flags)" -ge 15 &&
-	grep "^record -m$" source-flags && grep "^log --max-count$" source-flags
+	grep "^record -m$" source-flags && grep "^log --max-count$" source-flags &&
+	grep "^log -n yes$" source-options
 '
 
 test_expect_success 'every command has an entry in hearth(1), and every entry is a command' '
@@ -44,10 +46,22 @@ test_expect_success 'every option an entry of hearth(1) names is parsed by that 
 	test ! -s unknown
 '
 
-test_expect_success 'the command table declares the options the getopt tables parse' '
+test_expect_success 'every command parses its options by its table entry, none on the side' '
+	docs_parsing_outside_table >outside &&
+	{ test ! -s outside || { echo "option parsing outside the command table (use cli_next_option):"; cat outside; }; } &&
+	test ! -s outside &&
 	comm -3 source-flags table-flags >different &&
-	{ test ! -s different || { echo "getopt tables (left) and cli.c option help (right) differ:"; cat different; }; } &&
 	test ! -s different
+'
+
+test_expect_success 'each command table entry sits in the file of its code' '
+	for command in $(cat commands); do
+		grep -l "^const struct cli_command cli_${command}_entry = {" \
+			"$HEARTH_SOURCE_DIR"/tui/cli_*.c >where &&
+		test "$(wc -l <where)" = 1 &&
+		grep -q "^cli_${command}(" "$(cat where)" ||
+			{ echo "the entry of $command is not beside cli_$command"; exit 1; }
+	done
 '
 
 test_expect_success 'a Home to try every option in' '
@@ -104,7 +118,7 @@ test_expect_success 'hearth help CMD and CMD --help print the entry of hearth(1)
 
 test_expect_success 'a usage error shows the synopsis of the page' '
 	test_expect_code 2 hearth log --no-such-option 2>err &&
-	grep "^usage: hearth log \[-n n\] \[--oneline\] \[--grep text\]$" err &&
+	grep "^usage: hearth log \[-n n\] \[--oneline | --porcelain \[-z\]\] \[--grep text\]$" err &&
 	test_expect_code 2 hearth show 2>err &&
 	grep "^       hearth show --cat version path$" err
 '

@@ -9,134 +9,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "tui/app.h"
 #include "tui/manual.h"
 
-static const struct cli_option_help no_options[] = { { NULL, NULL } };
+const struct cli_option cli_no_options[] = { { 0 } };
 
-static const struct cli_option_help record_options[] = {
-	{ "-m, --message MSG", "the version's message" },
-	{ "--yes", "record even when that deletes more than max_delete allows, or every file of a root" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help status_options[] = {
-	{ "--porcelain", "stable output for scripts: one change a line" },
-	{ "-z", "with --porcelain: end entries with NUL, paths unescaped" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help log_options[] = {
-	{ "-n, --max-count N", "show at most N versions" },
-	{ "--oneline", "one line a version: short id and message" },
-	{ "--grep TEXT", "only versions whose message holds TEXT (any case)" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help show_options[] = {
-	{ "-p, --patch", "also show a diff of each small text file changed" },
-	{ "--cat", "write the bytes of the file at PATH in VERSION to standard output" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help ls_options[] = {
-	{ "--tree", "list the working tree as last recorded or checked out" },
-	{ "-l, --long", "also show kind, mode, size, time and root" },
-	{ "-i, --ids", "show each entry's node id (its identity through renames and moves)" },
-	{ "--limit N", "at most N entries (a page)" },
-	{ "--after NAME", "start after NAME (the next page)" },
-	{ "-z", "end entries with NUL, names unescaped" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help checkout_options[] = {
-	{ "-f, --force", "record unrecorded changes as a version first, then check out" },
-	{ "--yes", "check out even when that deletes more than max_delete allows, or every file of a root" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help sync_options[] = {
-	{ "--all", "sync with every peer in the config, one after the other" },
-	{ "--pull", "only take in what the peer has" },
-	{ "--push", "only give the peer what it lacks" },
-	{ "--porcelain", "stable output for scripts: \"key value\" lines" },
-	{ "--checkout", "check out what the sync brought (auto_checkout: true does too)" },
-	{ "--no-checkout", "leave the working tree as it is, whatever auto_checkout says" },
-	{ "--yes", "record and check out even when that deletes more than max_delete allows" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help peers_options[] = {
-	{ "--porcelain", "stable output for scripts: one tab-separated line a peer" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help conflicts_options[] = {
-	{ "--porcelain", "stable output for scripts: a conflict a line, then its sides" },
-	{ "-v, --verbose", "a text content conflict's base, mine and theirs, overlap by overlap" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help resolve_options[] = {
-	{ "--mine", "this replica's side wins" },
-	{ "--theirs", "the other replicas' side wins" },
-	{ "--both", "keep both: other contents become files beside it (name~hex), names stay as shown" },
-	{ "--take VERSION", "a content conflict takes the file as it was in VERSION" },
-	{ "--markers", "merge mine and theirs by line, diff3 markers around each overlap; the "
-	    "conflict stays listed until the file is recorded without them" },
-	{ "-M, --message MSG", "the message of the version the resolution records" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help clone_options[] = {
-	{ "-c FILE (global)", "make the replica the joined Home FILE describes; no DIR" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help watch_options[] = {
-	{ "--once", "walk every folder once (going on from an interrupted walk), then exit" },
-	{ "--check", "only the restart check: stat the folders, mark those that changed" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help fsck_options[] = {
-	{ "--repair PEER", "fetch damaged or missing content from PEER, then check again" },
-	{ NULL, NULL },
-};
-static const struct cli_option_help init_options[] = {
-	{ "-c FILE (global)", "make the joined Home FILE describes instead" },
-	{ NULL, NULL },
-};
-
-const struct cli_command cli_commands[] = {
-	{ "init", "[DIR]", "make DIR (default: the current folder) a Home", init_options, cli_init },
-	{ "record", "[-m MSG] [--yes] [PATH...]", "record what changed (in PATHs) as a new version",
-	    record_options, cli_record },
-	{ "status", "[--porcelain [-z]]", "show what changed since the last version",
-	    status_options, cli_status },
-	{ "log", "[-n N] [--oneline] [--grep TEXT]", "list versions, newest first", log_options,
-	    cli_log },
-	{ "show", "[-p] VERSION [PATH] | --cat VERSION PATH",
-	    "show what a version changed, or a file's bytes in it", show_options, cli_show },
-	{ "ls", "[--tree] [-l] [-i] [VERSION] [PATH]", "list a folder of a version (default: head)",
-	    ls_options, cli_ls },
-	{ "checkout", "[-f] [--yes] [VERSION]", "bring the working tree to VERSION (default: head)",
-	    checkout_options, cli_checkout },
-	{ "export", "VERSION DIR", "write VERSION's tree into an empty folder outside the Home",
-	    no_options, cli_export },
-	{ "sync", "[--pull | --push] [--checkout | --no-checkout] [--yes] [--porcelain] PEER | --all",
-	    "exchange what each side lacks with another replica", sync_options, cli_sync },
-	{ "peers", "[--porcelain]", "list the peers and what their last sync did", peers_options,
-	    cli_peers },
-	{ "serve", "PATH", "the remote end of a sync: the protocol on stdin and stdout",
-	    no_options, cli_serve },
-	{ "conflicts", "[--porcelain | -v]", "list what replicas did at once that needs you", conflicts_options,
-	    cli_conflicts },
-	{ "resolve", "--mine|--theirs|--both|--markers|--take VERSION [-M MSG] ID|PATH|GLOB...",
-	    "settle conflicts; the choice is recorded as a version at once", resolve_options,
-	    cli_resolve },
-	{ "clone", "SOURCE [DIR]", "make a new replica of SOURCE's Home, keeping what DIR holds",
-	    clone_options, cli_clone },
-	{ "reid", "", "give a copied replica a fresh replica id", no_options, cli_reid },
-	{ "watch", "[--once | --check]", "keep the index current, so status needs no walk",
-	    watch_options, cli_watch },
-	{ "fsck", "[--repair PEER]", "check the store, name anything damaged, mend it from a peer",
-	    fsck_options, cli_fsck },
-	{ "demo", "", "open the app on a scratch demo Home (made on first use)", no_options,
-	    cli_demo },
-	{ "config", "check", "print the effective config and where it came from", no_options,
-	    cli_config },
-	{ "stats", "", "the store's size and cost counters", no_options, cli_stats },
-	{ "version", "", "print hearth's version", no_options, cli_version },
-	{ "help", "[COMMAND]", "describe hearth's commands, or one of them", no_options, cli_help },
+/* In the order `hearth help` lists them. */
+const struct cli_command *const cli_commands[] = {
+	&cli_init_entry, &cli_record_entry, &cli_status_entry, &cli_log_entry, &cli_show_entry,
+	&cli_ls_entry, &cli_checkout_entry, &cli_export_entry, &cli_sync_entry, &cli_peers_entry,
+	&cli_serve_entry, &cli_conflicts_entry, &cli_resolve_entry, &cli_clone_entry,
+	&cli_reid_entry, &cli_watch_entry, &cli_fsck_entry, &cli_demo_entry, &cli_config_entry,
+	&cli_stats_entry, &cli_version_entry, &cli_help_entry,
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
@@ -144,9 +29,92 @@ const struct cli_command *
 cli_find(const char *name)
 {
 	for (size_t i = 0; i < cli_command_count; i++)
-		if (strcmp(cli_commands[i].name, name) == 0)
-			return &cli_commands[i];
+		if (strcmp(cli_commands[i]->name, name) == 0)
+			return cli_commands[i];
 	return NULL;
+}
+
+/* The closest command to a mistyped one, or NULL. */
+static const char *
+suggest_command(const char *typed)
+{
+	const char *names[sizeof cli_commands / sizeof cli_commands[0]];
+
+	for (size_t i = 0; i < cli_command_count; i++)
+		names[i] = cli_commands[i]->name;
+	return cli_suggest(typed, names, cli_command_count);
+}
+
+#define CLI_OPTIONS_MAX 16
+
+/* getopt_long's two tables, built from the running command's options. */
+static struct {
+	const struct cli_command *command;
+	struct option longs[CLI_OPTIONS_MAX + 1];
+	char letters[3 * CLI_OPTIONS_MAX + 3];
+} parser;
+
+/* "-m, --message": the letter (or 0) and the long name (or NULL, with its
+ * length) of an option's flags. */
+static void
+option_flags(const char *flags, char *letter, const char **name, size_t *length)
+{
+	*letter = 0;
+	*name = NULL;
+	*length = 0;
+	for (const char *at = flags; *at != '\0'; at += strspn(at, ", ")) {
+		size_t word = strcspn(at, ", ");
+		if (strncmp(at, "--", 2) == 0) {
+			*name = at + 2;
+			*length = word - 2;
+		} else if (at[0] == '-' && word == 2) {
+			*letter = at[1];
+		}
+		at += word;
+	}
+}
+
+static void
+parser_build(const struct cli_command *command)
+{
+	size_t longs = 0, letters = 0;
+	static char names[CLI_OPTIONS_MAX][32];
+
+	memset(&parser, 0, sizeof parser);
+	parser.command = command;
+	parser.letters[letters++] = command->options_first ? '+' : ':';
+	if (command->options_first)
+		parser.letters[letters++] = ':';
+	for (const struct cli_option *option = command->options; option->flags != NULL; option++) {
+		char letter;
+		const char *name;
+		size_t length;
+		if (option->key == CLI_GLOBAL || longs == CLI_OPTIONS_MAX)
+			continue;
+		option_flags(option->flags, &letter, &name, &length);
+		if (letter != 0) {
+			parser.letters[letters++] = letter;
+			if (option->value != NULL)
+				parser.letters[letters++] = ':';
+		}
+		if (name == NULL || length >= sizeof names[0])
+			continue;
+		memcpy(names[longs], name, length);
+		names[longs][length] = '\0';
+		parser.longs[longs] = (struct option) {
+			names[longs], option->value != NULL ? required_argument : no_argument, NULL,
+			option->key,
+		};
+		longs++;
+	}
+}
+
+int
+cli_next_option(struct cli *cli, int argc, char **argv)
+{
+	if (parser.command != cli->command)
+		parser_build(cli->command);
+	return getopt_long(argc, argv, parser.letters, parser.longs, NULL);
 }
 
 int
@@ -154,6 +122,26 @@ cli_fail(const struct hearth_error *error)
 {
 	fprintf(stderr, "hearth: %s\n", error->message);
 	return hearth_exit_status(error->code);
+}
+
+int
+cli_fail_peer(struct cli *cli, const struct hearth_error *error, const char *peer)
+{
+	int status = cli_fail(error);
+	const struct config *config = cli->home != NULL ? hearth_config(cli->home) : NULL;
+
+	if (error->code != HEARTH_USAGE || config == NULL || config->peer_count == 0)
+		return status;
+	const char **names = calloc(config->peer_count, sizeof *names);
+	if (names == NULL)
+		return status;
+	for (size_t i = 0; i < config->peer_count; i++)
+		names[i] = config->peers[i].name;
+	const char *near = cli_suggest(peer, names, config->peer_count);
+	if (near != NULL)
+		fprintf(stderr, "hearth: did you mean the peer %s?\n", near);
+	free(names);
+	return status;
 }
 
 bool
@@ -172,8 +160,9 @@ cli_confirm_deletes(const struct hearth_delete_guard *guard, const struct hearth
 }
 
 int
-cli_usage_error(const struct cli_command *command, const char *format, ...)
+cli_usage_error(struct cli *cli, const char *format, ...)
 {
+	const struct cli_command *command = cli->command;
 	va_list args;
 
 	fputs("hearth: ", stderr);
@@ -186,16 +175,56 @@ cli_usage_error(const struct cli_command *command, const char *format, ...)
 	return 2;
 }
 
+/* The command's flag closest to a mistyped one ("--mesage"), or NULL. */
+static const char *
+suggest_option(const struct cli_command *command, const char *given)
+{
+	static char flags[CLI_OPTIONS_MAX][40];
+	const char *names[CLI_OPTIONS_MAX];
+	size_t count = 0;
+	char typed[40];
+
+	/* "--mesage=hi" is compared without its value. */
+	snprintf(typed, sizeof typed, "%.*s", (int)strcspn(given, "="), given);
+	for (const struct cli_option *option = command->options;
+	     option->flags != NULL && count < CLI_OPTIONS_MAX; option++) {
+		char letter;
+		const char *name;
+		size_t length;
+		if (option->key == CLI_GLOBAL)
+			continue;
+		option_flags(option->flags, &letter, &name, &length);
+		if (name != NULL)
+			snprintf(flags[count], sizeof flags[count], "--%.*s", (int)length, name);
+		else
+			snprintf(flags[count], sizeof flags[count], "-%c", letter);
+		names[count] = flags[count];
+		count++;
+	}
+	return cli_suggest(typed, names, count);
+}
+
 int
-cli_option_error(const struct cli_command *command, int option, char **argv)
+cli_option_error(struct cli *cli, int option, char **argv)
 {
 	const char *given = argv[optind - 1];
 
 	if (option == ':')
-		return cli_usage_error(command, "%s needs a value", given);
+		return cli_usage_error(cli, "%s needs a value", given);
 	if (optopt != 0 && strncmp(given, "--", 2) != 0)
-		return cli_usage_error(command, "unknown option -%c", optopt);
-	return cli_usage_error(command, "unknown option %s", given);
+		return cli_usage_error(cli, "unknown option -%c", optopt);
+	const char *near = suggest_option(cli->command, given);
+	if (near != NULL)
+		return cli_usage_error(cli, "unknown option %s; did you mean %s?", given, near);
+	return cli_usage_error(cli, "unknown option %s", given);
+}
+
+/* "-m, --message MSG" as help and --dump-docs show an option. */
+void
+cli_option_text(const struct cli_option *option, char *out, size_t size)
+{
+	snprintf(out, size, "%s%s%s%s", option->flags, option->value ? " " : "",
+	    option->value ? option->value : "", option->key == CLI_GLOBAL ? " (global)" : "");
 }
 
 void
@@ -206,10 +235,13 @@ cli_print_help(const struct cli_command *command, FILE *out)
 		return;
 	fprintf(out, "usage: hearth %s %s\n\n%s.\n", command->name, command->usage,
 	    command->summary);
-	if (command->options[0].option != NULL)
+	if (command->options[0].flags != NULL)
 		fputs("\noptions:\n", out);
-	for (const struct cli_option_help *option = command->options; option->option; option++)
-		fprintf(out, "  %-22s %s\n", option->option, option->description);
+	for (const struct cli_option *option = command->options; option->flags; option++) {
+		char text[128];
+		cli_option_text(option, text, sizeof text);
+		fprintf(out, "  %-22s %s\n", text, option->help);
+	}
 	fprintf(out, "\nSee hearth(1) for more.\n");
 }
 
@@ -249,8 +281,20 @@ cli_print_path(FILE *out, const char *path, bool raw)
 		fputs(path, out);
 		return;
 	}
-	hearth_escape_name(path, escaped, sizeof escaped);
-	fputs(escaped, out);
+	size_t length = hearth_escape_name(path, escaped, sizeof escaped);
+	if (length < sizeof escaped) {
+		fputs(escaped, out);
+		return;
+	}
+	/* Longer than a path gets (a version's message): escaped whole. */
+	char *whole = malloc(length + 1);
+	if (whole == NULL) {
+		fputs(escaped, out);
+		return;
+	}
+	hearth_escape_name(path, whole, length + 1);
+	fputs(whole, out);
+	free(whole);
 }
 
 const char *
@@ -336,6 +380,19 @@ cli_free_paths(int count, char **paths)
 	free(paths);
 }
 
+int
+cli_not_a_command(const char *typed)
+{
+	const char *near = suggest_command(typed);
+
+	if (near != NULL)
+		fprintf(stderr, "hearth: '%s' is not a command; did you mean `hearth %s`?\n", typed,
+		    near);
+	else
+		fprintf(stderr, "hearth: '%s' is not a command. See `hearth help`.\n", typed);
+	return 2;
+}
+
 static int
 global_usage(void)
 {
@@ -370,9 +427,11 @@ cli_run(int argc, char **argv)
 			cli.config_path = argv[first] + 9;
 			first++;
 		} else if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) {
-			return cli_help(&cli, 1, argv);
+			cli.command = &cli_help_entry;
+			return cli_help_entry.run(&cli, 1, argv);
 		} else if (strcmp(argv[first], "--version") == 0) {
-			return cli_version(&cli, 1, argv);
+			cli.command = &cli_version_entry;
+			return cli_version_entry.run(&cli, 1, argv);
 		} else if (strcmp(argv[first], "--dump-actions") == 0) {
 			/* Hidden: the app's key bindings, one a line, for the tests
 			 * that keep help, man page and keymap in step. */
@@ -391,11 +450,12 @@ cli_run(int argc, char **argv)
 		return app_run(&options);
 	}
 	const struct cli_command *command = cli_find(argv[first]);
-	if (command == NULL) {
-		fprintf(stderr, "hearth: '%s' is not a command. See `hearth help`.\n", argv[first]);
-		return 2;
-	}
+	if (command == NULL)
+		return cli_not_a_command(argv[first]);
 	int status;
+	cli.command = command;
+	optind = 1;
+	opterr = 0;
 	if (cli_wants_help(command, argc - first, argv + first))
 		status = 0;
 	else

@@ -4,11 +4,14 @@
 #ifndef HEARTH_TUI_CLI_H
 #define HEARTH_TUI_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "backend/hearth.h"
+
+struct cli_command;
 
 struct cli {
 	const char *config_path;	/* -c FILE */
@@ -16,40 +19,67 @@ struct cli {
 	bool colour;			/* stdout is a terminal and NO_COLOR unset */
 	bool progress;			/* stderr is a terminal */
 	const char *program;
+	const struct cli_command *command;	/* the one running */
 };
 
-struct cli_option_help {
-	const char *option;		/* "-m, --message MSG" */
-	const char *description;
+/* One option of a command, read by its help, the option parser, the
+ * completions and the docs tests alike. */
+struct cli_option {
+	int key;		/* what cli_next_option returns for it; CLI_GLOBAL: hearth's own */
+	const char *flags;	/* "-m, --message", "--yes", "-z" */
+	const char *value;	/* "MSG" when it takes a value, else NULL */
+	const char *help;
 };
+#define CLI_GLOBAL (-3)	/* an option of hearth itself (-c), named for its help */
 
+/* A command's entry, defined beside its code in tui/cli_NAME.c (tmux's
+ * cmd_entry); cli.c gathers them in one table. */
 struct cli_command {
 	const char *name;
 	const char *usage;		/* after "hearth NAME " */
 	const char *summary;		/* one line */
-	const struct cli_option_help *options;	/* ends with { NULL, NULL } */
+	const struct cli_option *options;	/* ends with { 0 } */
 	int (*run)(struct cli *cli, int argc, char **argv);
+	bool options_first;		/* options end at the first argument */
 };
 
-extern const struct cli_command cli_commands[];
+extern const struct cli_command *const cli_commands[];
+extern const struct cli_option cli_no_options[];	/* { { 0 } } */
 extern const size_t cli_command_count;
 
 const struct cli_command *cli_find(const char *name);
 int cli_run(int argc, char **argv);
+
+/* The next option of the running command's argv, parsed by its table:
+ * the option's key (optarg holds its value), -1 after the last, '?' or ':'
+ * for a bad one (give it to cli_option_error). Arguments start at optind. */
+int cli_next_option(struct cli *cli, int argc, char **argv);
+
+/* The closest of count names to typed, as a "did you mean" would offer
+ * it, or NULL when none is close (tui/suggest.c). */
+const char *cli_suggest(const char *typed, const char *const *names, size_t count);
 
 /* Opens the Home for a command; prints the error and returns its exit
  * status on failure. */
 int cli_open(struct cli *cli);
 /* Prints "hearth: message" on stderr and returns the exit status. */
 int cli_fail(const struct hearth_error *error);
-int cli_usage_error(const struct cli_command *command, const char *format, ...)
+/* cli_fail for an error about PEER as typed; an unknown name gets the
+ * closest peer of the config ("did you mean the peer laptop?"). */
+int cli_fail_peer(struct cli *cli, const struct hearth_error *error, const char *peer);
+/* "hearth: message" and the running command's usage; returns 2. */
+int cli_usage_error(struct cli *cli, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A bad option from getopt_long (with ':' leading the option string):
- * "needs a value" or "unknown option", and the usage; returns 2. */
-int cli_option_error(const struct cli_command *command, int option, char **argv);
+/* A bad option from cli_next_option: "needs a value" or "unknown option"
+ * (with the closest option of the command), and the usage; returns 2. */
+int cli_option_error(struct cli *cli, int option, char **argv);
 /* "--help" handling shared by every command: prints help, returns true. */
 bool cli_wants_help(const struct cli_command *command, int argc, char **argv);
 void cli_print_help(const struct cli_command *command, FILE *out);
+/* "-m, --message MSG" ("(global)" after hearth's own), as help shows it. */
+void cli_option_text(const struct cli_option *option, char *out, size_t size);
+/* "'x' is not a command", with the closest command; returns 2. */
+int cli_not_a_command(const char *typed);
 
 /* The guard on emptying refused (error says what it would delete): on a
  * terminal, asks question on stderr and reads a yes from stdin; true only
@@ -74,28 +104,28 @@ void cli_format_time(int64_t time, int32_t utc_offset, char *out, size_t size);
 int cli_home_paths(struct cli *cli, int count, char **paths, char ***out);
 void cli_free_paths(int count, char **paths);
 
-/* Each command's entry point. */
-int cli_init(struct cli *, int, char **);
-int cli_record(struct cli *, int, char **);
-int cli_status(struct cli *, int, char **);
-int cli_log(struct cli *, int, char **);
-int cli_show(struct cli *, int, char **);
-int cli_ls(struct cli *, int, char **);
-int cli_checkout(struct cli *, int, char **);
-int cli_export(struct cli *, int, char **);
-int cli_fsck(struct cli *, int, char **);
-int cli_watch(struct cli *, int, char **);
-int cli_reid(struct cli *, int, char **);
-int cli_clone(struct cli *, int, char **);
-int cli_conflicts(struct cli *, int, char **);
-int cli_resolve(struct cli *, int, char **);
-int cli_sync(struct cli *, int, char **);
-int cli_serve(struct cli *, int, char **);
-int cli_peers(struct cli *, int, char **);
-int cli_demo(struct cli *, int, char **);
-int cli_config(struct cli *, int, char **);
-int cli_stats(struct cli *, int, char **);
-int cli_version(struct cli *, int, char **);
-int cli_help(struct cli *, int, char **);
+/* Each command's entry, defined in its tui/cli_*.c. */
+extern const struct cli_command cli_init_entry;
+extern const struct cli_command cli_record_entry;
+extern const struct cli_command cli_status_entry;
+extern const struct cli_command cli_log_entry;
+extern const struct cli_command cli_show_entry;
+extern const struct cli_command cli_ls_entry;
+extern const struct cli_command cli_checkout_entry;
+extern const struct cli_command cli_export_entry;
+extern const struct cli_command cli_fsck_entry;
+extern const struct cli_command cli_watch_entry;
+extern const struct cli_command cli_reid_entry;
+extern const struct cli_command cli_clone_entry;
+extern const struct cli_command cli_conflicts_entry;
+extern const struct cli_command cli_resolve_entry;
+extern const struct cli_command cli_sync_entry;
+extern const struct cli_command cli_serve_entry;
+extern const struct cli_command cli_peers_entry;
+extern const struct cli_command cli_demo_entry;
+extern const struct cli_command cli_config_entry;
+extern const struct cli_command cli_stats_entry;
+extern const struct cli_command cli_version_entry;
+extern const struct cli_command cli_help_entry;
 
 #endif

@@ -2,7 +2,6 @@
  * version, never overwriting what is not recorded, and asking (or wanting
  * --yes) before one that would empty a root; hearth export VERSION DIR: write a
  * version's tree into an empty folder elsewhere. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,29 +34,28 @@ print_blocked(const struct hearth_change_list *blocked)
 	}
 }
 
-int
+static const struct cli_option checkout_options[] = {
+	{ 'f', "-f, --force", NULL, "record unrecorded changes as a version first, then check out" },
+	{ 'y', "--yes", NULL, "check out even when that deletes more than max_delete allows, or every file of a root" },
+	{ 0 },
+};
+
+static int
 cli_checkout(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct hearth_checkout_options checkout = { 0 };
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":f", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'f')
 			checkout.force = true;
 		else if (option == 'y')
 			checkout.allow_deletes = true;
 		else
-			return cli_option_error(cli_find("checkout"), option, argv);
+			return cli_option_error(cli, option, argv);
 	}
 	if (argc - optind > 1)
-		return cli_usage_error(cli_find("checkout"), "checkout takes one VERSION");
+		return cli_usage_error(cli, "checkout takes one VERSION");
 	if (optind < argc)
 		checkout.version = argv[optind];
 	int status = cli_open(cli);
@@ -106,11 +104,19 @@ cli_checkout(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-int
+const struct cli_command cli_checkout_entry = {
+	.name = "checkout",
+	.usage = "[-f] [--yes] [VERSION]",
+	.summary = "bring the working tree to VERSION (default: head)",
+	.options = checkout_options,
+	.run = cli_checkout,
+};
+
+static int
 cli_export(struct cli *cli, int argc, char **argv)
 {
 	if (argc != 3)
-		return cli_usage_error(cli_find("export"), "export needs VERSION and DIR");
+		return cli_usage_error(cli, "export needs VERSION and DIR");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -122,3 +128,11 @@ cli_export(struct cli *cli, int argc, char **argv)
 		return cli_fail(&error);
 	return 0;
 }
+
+const struct cli_command cli_export_entry = {
+	.name = "export",
+	.usage = "VERSION DIR",
+	.summary = "write VERSION's tree into an empty folder outside the Home",
+	.options = cli_no_options,
+	.run = cli_export,
+};

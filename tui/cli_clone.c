@@ -19,7 +19,12 @@ default_folder(const char *source, char *out, size_t size)
 	snprintf(out, size, "%s", slash ? slash + 1 : copy);
 }
 
-int
+static const struct cli_option clone_options[] = {
+	{ CLI_GLOBAL, "-c", "FILE", "make the replica the joined Home FILE describes; no DIR" },
+	{ 0 },
+};
+
+static int
 cli_clone(struct cli *cli, int argc, char **argv)
 {
 	struct hearth_clone_result result;
@@ -27,9 +32,9 @@ cli_clone(struct cli *cli, int argc, char **argv)
 	char folder[4096];
 
 	if (argc < 2 || argc > 3 || argv[1][0] == '-')
-		return cli_usage_error(cli_find("clone"), "clone needs a SOURCE and at most one DIR");
+		return cli_usage_error(cli, "clone needs a SOURCE and at most one DIR");
 	if (cli->config_path != NULL && argc == 3)
-		return cli_usage_error(cli_find("clone"),
+		return cli_usage_error(cli,
 		    "with -c the config names the roots: no DIR");
 	if (cli->config_path != NULL)
 		snprintf(folder, sizeof folder, "the roots of %s", cli->config_path);
@@ -54,3 +59,11 @@ cli_clone(struct cli *cli, int argc, char **argv)
 		    result.recorded);
 	return 0;
 }
+
+const struct cli_command cli_clone_entry = {
+	.name = "clone",
+	.usage = "SOURCE [DIR]",
+	.summary = "make a new replica of SOURCE's Home, keeping what DIR holds",
+	.options = clone_options,
+	.run = cli_clone,
+};

@@ -1,7 +1,6 @@
 /* hearth conflicts [--porcelain | -v]: what replicas did at once that needs a
  * person; hearth resolve (--mine|--theirs|--both|--markers|--take VERSION) TARGET...:
  * settle them, recorded at once. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,14 +102,28 @@ print_merge(struct cli *cli, const struct hearth_conflict *conflict)
 	hearth_conflict_merge_free(&merge);
 }
 
-int
+static const struct cli_option conflicts_options[] = {
+	{ 'p', "--porcelain", NULL, "stable output for scripts: a conflict a line, then its sides" },
+	{ 'v', "-v, --verbose", NULL, "a text content conflict's base, mine and theirs, overlap by overlap" },
+	{ 0 },
+};
+
+static int
 cli_conflicts(struct cli *cli, int argc, char **argv)
 {
-	bool porcelain = argc == 2 && strcmp(argv[1], "--porcelain") == 0;
-	bool verbose = argc == 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0);
+	bool porcelain = false, verbose = false;
+	int option;
 
-	if (argc > 2 || (argc == 2 && !porcelain && !verbose))
-		return cli_usage_error(cli_find("conflicts"), "conflicts takes --porcelain or -v");
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
+		if (option == 'p')
+			porcelain = true;
+		else if (option == 'v')
+			verbose = true;
+		else
+			return cli_option_error(cli, option, argv);
+	}
+	if (optind < argc || (porcelain && verbose))
+		return cli_usage_error(cli, "conflicts takes --porcelain or -v");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -141,24 +154,32 @@ cli_conflicts(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-int
+const struct cli_command cli_conflicts_entry = {
+	.name = "conflicts",
+	.usage = "[--porcelain | -v]",
+	.summary = "list what replicas did at once that needs you",
+	.options = conflicts_options,
+	.run = cli_conflicts,
+};
+
+static const struct cli_option resolve_options[] = {
+	{ 'm', "--mine", NULL, "this replica's side wins" },
+	{ 't', "--theirs", NULL, "the other replicas' side wins" },
+	{ 'b', "--both", NULL, "keep both: other contents become files beside it (name~hex), names stay as shown" },
+	{ 'v', "--take", "VERSION", "a content conflict takes the file as it was in VERSION" },
+	{ 'k', "--markers", NULL, "merge mine and theirs by line, diff3 markers around each overlap; the "
+	    "conflict stays listed until the file is recorded without them" },
+	{ 'M', "-M, --message", "MSG", "the message of the version the resolution records" },
+	{ 0 },
+};
+
+static int
 cli_resolve(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "mine", no_argument, NULL, 'm' },
-		{ "theirs", no_argument, NULL, 't' },
-		{ "both", no_argument, NULL, 'b' },
-		{ "take", required_argument, NULL, 'v' },
-		{ "markers", no_argument, NULL, 'k' },
-		{ "message", required_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct hearth_resolve_options resolve = { 0 };
 	int option, choices = 0;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":M:", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		switch (option) {
 		case 'm':
 			resolve.resolution = HEARTH_KEEP_MINE;
@@ -185,14 +206,14 @@ cli_resolve(struct cli *cli, int argc, char **argv)
 			resolve.message = optarg;
 			break;
 		default:
-			return cli_option_error(cli_find("resolve"), option, argv);
+			return cli_option_error(cli, option, argv);
 		}
 	}
 	if (choices != 1)
-		return cli_usage_error(cli_find("resolve"),
+		return cli_usage_error(cli,
 		    "say how: one of --mine, --theirs, --both, --markers, --take VERSION");
 	if (optind == argc)
-		return cli_usage_error(cli_find("resolve"), "name the conflicts (ids, paths or globs)");
+		return cli_usage_error(cli, "name the conflicts (ids, paths or globs)");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -237,3 +258,11 @@ cli_resolve(struct cli *cli, int argc, char **argv)
 	hearth_resolve_result_free(&result);
 	return 0;
 }
+
+const struct cli_command cli_resolve_entry = {
+	.name = "resolve",
+	.usage = "--mine|--theirs|--both|--markers|--take VERSION [-M MSG] ID|PATH|GLOB...",
+	.summary = "settle conflicts; the choice is recorded as a version at once",
+	.options = resolve_options,
+	.run = cli_resolve,
+};

@@ -7,7 +7,7 @@
 #include "tui/cli.h"
 #include "tui/demo.h"
 
-int
+static int
 cli_demo(struct cli *cli, int argc, char **argv)
 {
 	struct hearth_error error;
@@ -16,7 +16,7 @@ cli_demo(struct cli *cli, int argc, char **argv)
 	(void)cli;
 	(void)argv;
 	if (argc > 1)
-		return cli_usage_error(cli_find("demo"), "demo takes no arguments");
+		return cli_usage_error(cli, "demo takes no arguments");
 	if (demo_build(dir, sizeof dir, &error) != 0)
 		return cli_fail(&error);
 	if (chdir(dir) != 0) {
@@ -30,3 +30,11 @@ cli_demo(struct cli *cli, int argc, char **argv)
 	struct hearth_open_options options = { .start_dir = dir };
 	return app_run(&options);
 }
+
+const struct cli_command cli_demo_entry = {
+	.name = "demo",
+	.usage = "",
+	.summary = "open the app on a scratch demo Home (made on first use)",
+	.options = cli_no_options,
+	.run = cli_demo,
+};

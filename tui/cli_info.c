@@ -1,6 +1,5 @@
 /* The small commands: fsck (and its --repair), config check, stats, version,
  * help. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,7 +63,7 @@ cli_fsck_repair(struct cli *cli, const char *peer)
 		    (unsigned long long)result.ops_fetched, (unsigned long long)result.ops_lacking,
 		    (unsigned long long)result.rows_mended, result.rows_mended == 1 ? "" : "s");
 	if (status != 0 && status != HEARTH_DAMAGED)
-		return cli_fail(&error);
+		return cli_fail_peer(cli, &error, peer);
 	if (status != 0)
 		fprintf(stderr, "hearth: %s\n", error.message);
 	printf("after the repair:\n");
@@ -72,26 +71,25 @@ cli_fsck_repair(struct cli *cli, const char *peer)
 	return status == 0 ? 0 : cli_fail(&error);
 }
 
-int
+static const struct cli_option fsck_options[] = {
+	{ 'r', "--repair", "PEER", "fetch damaged or missing content from PEER, then check again" },
+	{ 0 },
+};
+
+static int
 cli_fsck(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "repair", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *repair = NULL;
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'r')
 			repair = optarg;
 		else
-			return cli_option_error(cli_find("fsck"), option, argv);
+			return cli_option_error(cli, option, argv);
 	}
 	if (optind != argc)
-		return cli_usage_error(cli_find("fsck"), "fsck takes no arguments but --repair PEER");
+		return cli_usage_error(cli, "fsck takes no arguments but --repair PEER");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -102,11 +100,20 @@ cli_fsck(struct cli *cli, int argc, char **argv)
 	return status == 0 ? 0 : cli_fail(&error);
 }
 
-int
+const struct cli_command cli_fsck_entry = {
+	.name = "fsck",
+	.usage = "[--repair PEER]",
+	.summary = "check the store, name anything damaged, mend it from a peer",
+	.options = fsck_options,
+	.run = cli_fsck,
+	.options_first = true,
+};
+
+static int
 cli_config(struct cli *cli, int argc, char **argv)
 {
 	if (argc != 2 || strcmp(argv[1], "check") != 0)
-		return cli_usage_error(cli_find("config"), "the config command is `config check`");
+		return cli_usage_error(cli, "the config command is `config check`");
 	struct hearth_open_options options = { .config_path = cli->config_path };
 	struct hearth_location location;
 	struct hearth_error error;
@@ -130,17 +137,25 @@ cli_config(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
+const struct cli_command cli_config_entry = {
+	.name = "config",
+	.usage = "check",
+	.summary = "print the effective config and where it came from",
+	.options = cli_no_options,
+	.run = cli_config,
+};
+
 static void
 print_size(const char *label, unsigned long long bytes)
 {
 	printf("%-24s %llu (%.1f MiB)\n", label, bytes, bytes / 1048576.0);
 }
 
-int
+static int
 cli_stats(struct cli *cli, int argc, char **argv)
 {
 	if (argc > 1)
-		return cli_usage_error(cli_find("stats"), "stats takes no arguments");
+		return cli_usage_error(cli, "stats takes no arguments");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -167,34 +182,56 @@ cli_stats(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-int
+const struct cli_command cli_stats_entry = {
+	.name = "stats",
+	.usage = "",
+	.summary = "the store's size and cost counters",
+	.options = cli_no_options,
+	.run = cli_stats,
+};
+
+static int
 cli_version(struct cli *cli, int argc, char **argv)
 {
 	(void)cli;
 	(void)argv;
 	if (argc > 1)
-		return cli_usage_error(cli_find("version"), "version takes no arguments");
+		return cli_usage_error(cli, "version takes no arguments");
 	printf("hearth %s\n", hearth_version_string());
 	return 0;
 }
 
-int
+const struct cli_command cli_version_entry = {
+	.name = "version",
+	.usage = "",
+	.summary = "print hearth's version",
+	.options = cli_no_options,
+	.run = cli_version,
+};
+
+static int
 cli_help(struct cli *cli, int argc, char **argv)
 {
 	(void)cli;
 	if (argc >= 2) {
 		const struct cli_command *command = cli_find(argv[1]);
-		if (command == NULL) {
-			fprintf(stderr, "hearth: '%s' is not a command\n", argv[1]);
-			return 2;
-		}
+		if (command == NULL)
+			return cli_not_a_command(argv[1]);
 		cli_print_help(command, stdout);
 		return 0;
 	}
 	printf("usage: hearth [-c FILE] [COMMAND [ARG...]]\n\n"
 	       "With no command, hearth opens the full-screen app.\n\ncommands:\n");
 	for (size_t i = 0; i < cli_command_count; i++)
-		printf("  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
+		printf("  %-9s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
 	printf("\n`hearth help COMMAND` or `hearth COMMAND --help` tells more; hearth(1) tells all.\n");
 	return 0;
 }
+
+const struct cli_command cli_help_entry = {
+	.name = "help",
+	.usage = "[COMMAND]",
+	.summary = "describe hearth's commands, or one of them",
+	.options = cli_no_options,
+	.run = cli_help,
+};

@@ -5,18 +5,23 @@
 
 #include "tui/cli.h"
 
-int
+static const struct cli_option init_options[] = {
+	{ CLI_GLOBAL, "-c", "FILE", "make the joined Home FILE describes instead" },
+	{ 0 },
+};
+
+static int
 cli_init(struct cli *cli, int argc, char **argv)
 {
 	struct hearth_init_options options = { .dir = ".", .config_path = cli->config_path };
 	struct hearth_error error;
 
 	if (argc == 2 && argv[1][0] == '-')
-		return cli_usage_error(cli_find("init"), "unknown option %s", argv[1]);
+		return cli_usage_error(cli, "unknown option %s", argv[1]);
 	if (argc > 2)
-		return cli_usage_error(cli_find("init"), "init takes at most one folder");
+		return cli_usage_error(cli, "init takes at most one folder");
 	if (argc == 2 && cli->config_path != NULL)
-		return cli_usage_error(cli_find("init"),
+		return cli_usage_error(cli,
 		    "with -c, the config names the roots: give no folder");
 	if (argc == 2)
 		options.dir = argv[1];
@@ -28,3 +33,11 @@ cli_init(struct cli *cli, int argc, char **argv)
 		printf("Made a Home at %s (its store is in %s/.hearth)\n", options.dir, options.dir);
 	return 0;
 }
+
+const struct cli_command cli_init_entry = {
+	.name = "init",
+	.usage = "[DIR]",
+	.summary = "make DIR (default: the current folder) a Home",
+	.options = init_options,
+	.run = cli_init,
+};

@@ -1,7 +1,6 @@
-/* hearth log [-n N] [--oneline] [--grep TEXT]: versions, newest first,
+/* hearth log [-n N] [--oneline | --porcelain [-z]] [--grep TEXT]: versions, newest first,
  * paged from the backend so a long history starts printing at once. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,36 @@ cli_format_time(int64_t time, int32_t utc_offset, char *out, size_t size)
 	    minutes % 60);
 }
 
+/* Stable for scripts (hearth(1) documents it): a version a line, its id,
+ * time, UTC offset, replica, changes, author and message apart by tabs,
+ * author and message escaped; with -z each field ends with NUL instead,
+ * nothing escaped. */
 static void
-print_version(struct cli *cli, const struct hearth_version *version, bool oneline)
+print_porcelain(const struct hearth_version *version, bool z)
+{
+	char end = z ? '\0' : '\t';
+
+	printf("%s%c%lld%c%d%c%s%c%llu%c", version->unnamed ? "head" : version->id, end,
+	    (long long)version->time, end, (int)version->utc_offset, end, version->replica, end,
+	    (unsigned long long)version->changes, end);
+	cli_print_path(stdout, version->author != NULL ? version->author : "", z);
+	putchar(end);
+	cli_print_path(stdout, version->message != NULL ? version->message : "", z);
+	putchar(z ? '\0' : '\n');
+}
+
+enum log_form { LOG_FULL, LOG_ONELINE, LOG_PORCELAIN, LOG_PORCELAIN_Z };
+
+static void
+print_version(struct cli *cli, const struct hearth_version *version, enum log_form form)
 {
 	char when[80];
+	bool oneline = form == LOG_ONELINE;
 
+	if (form == LOG_PORCELAIN || form == LOG_PORCELAIN_Z) {
+		print_porcelain(version, form == LOG_PORCELAIN_Z);
+		return;
+	}
 	if (oneline) {
 		size_t length = strcspn(version->message, "\n");
 		printf("%s%s%s %.*s\n", cli_colour(cli, 'I'), version->short_id, cli_colour_reset(cli),
@@ -56,24 +80,25 @@ print_version(struct cli *cli, const struct hearth_version *version, bool onelin
 	putchar('\n');
 }
 
-int
+static const struct cli_option log_options[] = {
+	{ 'n', "-n, --max-count", "N", "show at most N versions" },
+	{ 'o', "--oneline", NULL, "one line a version: short id and message" },
+	{ 'g', "--grep", "TEXT", "only versions whose message holds TEXT (any case)" },
+	{ 'p', "--porcelain", NULL, "stable output for scripts: a version a line, fields apart by tabs" },
+	{ 'z', "-z", NULL, "with --porcelain: end each field with NUL, nothing escaped" },
+	{ 0 },
+};
+
+static int
 cli_log(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "max-count", required_argument, NULL, 'n' },
-		{ "oneline", no_argument, NULL, 'o' },
-		{ "grep", required_argument, NULL, 'g' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct hearth_log_query query = { 0 };
 	size_t remaining = 0;
-	bool oneline = false;
+	bool oneline = false, porcelain = false, z = false;
 	int option;
 	char *end;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":n:", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		switch (option) {
 		case 'n':
 			/* Digits only: strtoul takes "-1" as a huge number. */
@@ -81,7 +106,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 			remaining = strtoul(optarg, &end, 10);
 			if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || remaining == 0 ||
 			    errno == ERANGE)
-				return cli_usage_error(cli_find("log"), "-n needs a positive number");
+				return cli_usage_error(cli, "-n needs a positive number");
 			break;
 		case 'o':
 			oneline = true;
@@ -89,12 +114,24 @@ cli_log(struct cli *cli, int argc, char **argv)
 		case 'g':
 			query.grep = optarg;
 			break;
+		case 'p':
+			porcelain = true;
+			break;
+		case 'z':
+			z = true;
+			break;
 		default:
-			return cli_option_error(cli_find("log"), option, argv);
+			return cli_option_error(cli, option, argv);
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error(cli_find("log"), "log takes no arguments");
+		return cli_usage_error(cli, "log takes no arguments");
+	if (z && !porcelain)
+		return cli_usage_error(cli, "-z goes with --porcelain");
+	if (oneline && porcelain)
+		return cli_usage_error(cli, "--oneline and --porcelain go alone");
+	enum log_form form = porcelain ? (z ? LOG_PORCELAIN_Z : LOG_PORCELAIN)
+	    : oneline ? LOG_ONELINE : LOG_FULL;
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -109,7 +146,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 	if (unnamed) {
 		struct hearth_version_list state;
 		if (hearth_resolve(cli->home, "head", &state, &head_error) == 0) {
-			print_version(cli, &state.items[0], oneline);
+			print_version(cli, &state.items[0], form);
 			hearth_version_list_free(&state);
 			if (remaining == 1)
 				return 0;
@@ -125,7 +162,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 		if (hearth_log(cli->home, &query, &page, &error) != 0)
 			return cli_fail(&error);
 		for (size_t i = 0; i < page.count; i++)
-			print_version(cli, &page.items[i], oneline);
+			print_version(cli, &page.items[i], form);
 		bool more = page.more && page.count > 0;
 		if (page.count > 0)
 			snprintf(before, sizeof before, "%s", page.items[page.count - 1].id);
@@ -137,7 +174,15 @@ cli_log(struct cli *cli, int argc, char **argv)
 		if (!more)
 			break;
 	}
-	if (before[0] == '\0' && query.grep == NULL && !unnamed)
+	if (before[0] == '\0' && query.grep == NULL && !unnamed && !porcelain)
 		printf("No versions yet: `hearth record -m MESSAGE` makes the first.\n");
 	return 0;
 }
+
+const struct cli_command cli_log_entry = {
+	.name = "log",
+	.usage = "[-n N] [--oneline | --porcelain [-z]] [--grep TEXT]",
+	.summary = "list versions, newest first",
+	.options = log_options,
+	.run = cli_log,
+};

@@ -1,6 +1,5 @@
 /* hearth ls [--tree] [-l] [VERSION] [PATH]: one folder of a version (or of
  * the working tree as last recorded), a page at a time. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,25 +45,25 @@ names_version(struct cli *cli, const char *argument)
 	return true;
 }
 
-int
+static const struct cli_option ls_options[] = {
+	{ 't', "--tree", NULL, "list the working tree as last recorded or checked out" },
+	{ 'l', "-l, --long", NULL, "also show kind, mode, size, time and root" },
+	{ 'i', "-i, --ids", NULL, "show each entry's node id (its identity through renames and moves)" },
+	{ 'L', "--limit", "N", "at most N entries (a page)" },
+	{ 'a', "--after", "NAME", "start after NAME (the next page)" },
+	{ 'z', "-z", NULL, "end entries with NUL, names unescaped" },
+	{ 0 },
+};
+
+static int
 cli_ls(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "tree", no_argument, NULL, 't' },
-		{ "long", no_argument, NULL, 'l' },
-		{ "limit", required_argument, NULL, 'L' },
-		{ "after", required_argument, NULL, 'a' },
-		{ "ids", no_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct hearth_list_query query = { .version = "head" };
 	bool long_form = false, z = false, tree = false, ids = false;
 	int option;
 	char *end, relative[8192];
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":lzi", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		switch (option) {
 		case 'i':
 			ids = true;
@@ -81,18 +80,18 @@ cli_ls(struct cli *cli, int argc, char **argv)
 		case 'L':
 			query.limit = strtoul(optarg, &end, 10);
 			if (*end != '\0' || query.limit == 0)
-				return cli_usage_error(cli_find("ls"), "--limit needs a positive number");
+				return cli_usage_error(cli, "--limit needs a positive number");
 			break;
 		case 'a':
 			query.after = optarg;
 			break;
 		default:
-			return cli_option_error(cli_find("ls"), option, argv);
+			return cli_option_error(cli, option, argv);
 		}
 	}
 	int count = argc - optind;
 	if (count > 2 || (tree && count > 1))
-		return cli_usage_error(cli_find("ls"), "too many arguments");
+		return cli_usage_error(cli, "too many arguments");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -125,3 +124,11 @@ cli_ls(struct cli *cli, int argc, char **argv)
 	hearth_entry_list_free(&list);
 	return 0;
 }
+
+const struct cli_command cli_ls_entry = {
+	.name = "ls",
+	.usage = "[--tree] [-l] [-i] [VERSION] [PATH]",
+	.summary = "list a folder of a version (default: head)",
+	.options = ls_options,
+	.run = cli_ls,
+};

@@ -1,6 +1,5 @@
 /* hearth record [-m MSG] [--yes] [PATH...]: record what changed as a new
  * version; one that would empty a root asks first (or wants --yes). */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,27 +21,26 @@ print_changes(struct cli *cli, const struct hearth_change_list *changes)
 	}
 }
 
-int
+static const struct cli_option record_options[] = {
+	{ 'm', "-m, --message", "MSG", "the version's message" },
+	{ 'y', "--yes", NULL, "record even when that deletes more than max_delete allows, or every file of a root" },
+	{ 0 },
+};
+
+static int
 cli_record(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "message", required_argument, NULL, 'm' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *message = "";
 	bool yes = false;
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":m:", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'm')
 			message = optarg;
 		else if (option == 'y')
 			yes = true;
 		else
-			return cli_option_error(cli_find("record"), option, argv);
+			return cli_option_error(cli, option, argv);
 	}
 	int status = cli_open(cli);
 	if (status != 0)
@@ -84,3 +82,11 @@ cli_record(struct cli *cli, int argc, char **argv)
 	hearth_record_result_free(&result);
 	return 0;
 }
+
+const struct cli_command cli_record_entry = {
+	.name = "record",
+	.usage = "[-m MSG] [--yes] [PATH...]",
+	.summary = "record what changed (in PATHs) as a new version",
+	.options = record_options,
+	.run = cli_record,
+};

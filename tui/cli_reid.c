@@ -4,7 +4,7 @@
 
 #include "tui/cli.h"
 
-int
+static int
 cli_reid(struct cli *cli, int argc, char **argv)
 {
 	struct hearth_error error;
@@ -12,7 +12,7 @@ cli_reid(struct cli *cli, int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return cli_usage_error(cli_find("reid"), "reid takes no arguments");
+		return cli_usage_error(cli, "reid takes no arguments");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -21,3 +21,11 @@ cli_reid(struct cli *cli, int argc, char **argv)
 	printf("This replica is now %s\n", replica);
 	return 0;
 }
+
+const struct cli_command cli_reid_entry = {
+	.name = "reid",
+	.usage = "",
+	.summary = "give a copied replica a fresh replica id",
+	.options = cli_no_options,
+	.run = cli_reid,
+};

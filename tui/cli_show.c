@@ -1,6 +1,5 @@
 /* hearth show [-p] VERSION [PATH]: what a version changed (with diffs of
  * small text files under -p); hearth show --cat VERSION PATH: a file's bytes. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,30 +64,29 @@ show_patch(struct cli *cli, const char *version, const struct hearth_change *cha
 	hearth_text_free(&diff);
 }
 
-int
+static const struct cli_option show_options[] = {
+	{ 'p', "-p, --patch", NULL, "also show a diff of each small text file changed" },
+	{ 'c', "--cat", NULL, "write the bytes of the file at PATH in VERSION to standard output" },
+	{ 0 },
+};
+
+static int
 cli_show(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "patch", no_argument, NULL, 'p' },
-		{ "cat", no_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool patch = false, cat = false;
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":p", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'p')
 			patch = true;
 		else if (option == 'c')
 			cat = true;
 		else
-			return cli_option_error(cli_find("show"), option, argv);
+			return cli_option_error(cli, option, argv);
 	}
 	int count = argc - optind;
 	if (count < 1 || count > 2 || (cat && count != 2))
-		return cli_usage_error(cli_find("show"), cat ? "--cat needs VERSION and PATH"
+		return cli_usage_error(cli, cat ? "--cat needs VERSION and PATH"
 							     : "show needs a VERSION");
 	int status = cli_open(cli);
 	if (status != 0)
@@ -134,3 +132,11 @@ cli_show(struct cli *cli, int argc, char **argv)
 	hearth_version_list_free(&resolved);
 	return status == 0 ? 0 : cli_fail(&error);
 }
+
+const struct cli_command cli_show_entry = {
+	.name = "show",
+	.usage = "[-p] VERSION [PATH] | --cat VERSION PATH",
+	.summary = "show what a version changed, or a file's bytes in it",
+	.options = show_options,
+	.run = cli_show,
+};

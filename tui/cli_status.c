@@ -1,6 +1,5 @@
 /* hearth status [--porcelain [-z]]: what changed since the last version,
  * and where the tree stands against head. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -154,30 +153,30 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 	}
 }
 
-int
+static const struct cli_option status_options[] = {
+	{ 'p', "--porcelain", NULL, "stable output for scripts: one change a line" },
+	{ 'z', "-z", NULL, "with --porcelain: end entries with NUL, paths unescaped" },
+	{ 0 },
+};
+
+static int
 cli_status(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "porcelain", no_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool porcelain = false, z = false;
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":z", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'p')
 			porcelain = true;
 		else if (option == 'z')
 			z = true;
 		else
-			return cli_option_error(cli_find("status"), option, argv);
+			return cli_option_error(cli, option, argv);
 	}
 	if (optind < argc)
-		return cli_usage_error(cli_find("status"), "status takes no paths");
+		return cli_usage_error(cli, "status takes no paths");
 	if (z && !porcelain)
-		return cli_usage_error(cli_find("status"), "-z goes with --porcelain");
+		return cli_usage_error(cli, "-z goes with --porcelain");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -195,3 +194,11 @@ cli_status(struct cli *cli, int argc, char **argv)
 	hearth_status_report_free(&report);
 	return 0;
 }
+
+const struct cli_command cli_status_entry = {
+	.name = "status",
+	.usage = "[--porcelain [-z]]",
+	.summary = "show what changed since the last version",
+	.options = status_options,
+	.run = cli_status,
+};

@@ -1,7 +1,6 @@
 /* hearth sync PEER | --all, hearth serve PATH, hearth peers: syncing with
  * other replicas of the Home, the remote end of a sync, and what the last
  * sync with each peer did. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -166,33 +165,32 @@ sync_one(struct cli *cli, const char *peer, enum hearth_sync_direction direction
 	else if (status == 0)
 		print_human(&result, apply != APPLY_NONE);
 	if (status != 0)
-		return cli_fail(&error);
+		return cli_fail_peer(cli, &error, peer);
 	if (apply == APPLY_NONE || result.head_ahead == 0)
 		return 0;
 	return apply_head(cli, apply == APPLY_WITH_DELETES, porcelain);
 }
 
-int
+static const struct cli_option sync_options[] = {
+	{ 'a', "--all", NULL, "sync with every peer in the config, one after the other" },
+	{ 'p', "--pull", NULL, "only take in what the peer has" },
+	{ 'P', "--push", NULL, "only give the peer what it lacks" },
+	{ 'r', "--porcelain", NULL, "stable output for scripts: \"key value\" lines" },
+	{ 'c', "--checkout", NULL, "check out what the sync brought (auto_checkout: true does too)" },
+	{ 'n', "--no-checkout", NULL, "leave the working tree as it is, whatever auto_checkout says" },
+	{ 'y', "--yes", NULL, "record and check out even when that deletes more than max_delete allows" },
+	{ 0 },
+};
+
+static int
 cli_sync(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "pull", no_argument, NULL, 'p' },
-		{ "push", no_argument, NULL, 'P' },
-		{ "porcelain", no_argument, NULL, 'r' },
-		{ "checkout", no_argument, NULL, 'c' },
-		{ "no-checkout", no_argument, NULL, 'n' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum hearth_sync_direction direction = HEARTH_SYNC_BOTH;
 	bool all = false, porcelain = false, yes = false;
 	int checkout = -1;	/* -1: as the config's auto_checkout says */
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'a')
 			all = true;
 		else if (option == 'p')
@@ -206,10 +204,10 @@ cli_sync(struct cli *cli, int argc, char **argv)
 		else if (option == 'y')
 			yes = true;
 		else
-			return cli_usage_error(cli_find("sync"), "unknown option %s", argv[optind - 1]);
+			return cli_option_error(cli, option, argv);
 	}
 	if (all ? optind != argc : optind + 1 != argc)
-		return cli_usage_error(cli_find("sync"), all ? "--all takes no PEER"
+		return cli_usage_error(cli, all ? "--all takes no PEER"
 							     : "sync needs one PEER (or --all)");
 	int status = cli_open(cli);
 	if (status != 0)
@@ -241,12 +239,21 @@ cli_sync(struct cli *cli, int argc, char **argv)
 	return worst;
 }
 
-int
+const struct cli_command cli_sync_entry = {
+	.name = "sync",
+	.usage = "[--pull | --push] [--checkout | --no-checkout] [--yes] [--porcelain] PEER | --all",
+	.summary = "exchange what each side lacks with another replica",
+	.options = sync_options,
+	.run = cli_sync,
+	.options_first = true,
+};
+
+static int
 cli_serve(struct cli *cli, int argc, char **argv)
 {
 	(void)cli;
 	if (argc != 2)
-		return cli_usage_error(cli_find("serve"), "serve needs the PATH of a Home");
+		return cli_usage_error(cli, "serve needs the PATH of a Home");
 	/* Standard output carries the protocol: nothing else may reach it. */
 	struct hearth_serve_options options = {
 		.path = argv[1], .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO,
@@ -256,6 +263,14 @@ cli_serve(struct cli *cli, int argc, char **argv)
 		return cli_fail(&error);
 	return 0;
 }
+
+const struct cli_command cli_serve_entry = {
+	.name = "serve",
+	.usage = "PATH",
+	.summary = "the remote end of a sync: the protocol on stdin and stdout",
+	.options = cli_no_options,
+	.run = cli_serve,
+};
 
 static void
 format_when(int64_t when, char *out, size_t size)
@@ -320,17 +335,24 @@ print_peer(const struct hearth_peer_status *peer)
 		printf("  in step as of the last sync\n");
 }
 
-int
+static const struct cli_option peers_options[] = {
+	{ 'p', "--porcelain", NULL, "stable output for scripts: one tab-separated line a peer" },
+	{ 0 },
+};
+
+static int
 cli_peers(struct cli *cli, int argc, char **argv)
 {
 	bool porcelain = false;
+	int option;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--porcelain") == 0)
-			porcelain = true;
-		else
-			return cli_usage_error(cli_find("peers"), "unknown argument %s", argv[i]);
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
+		if (option != 'p')
+			return cli_option_error(cli, option, argv);
+		porcelain = true;
 	}
+	if (optind < argc)
+		return cli_usage_error(cli, "unknown argument %s", argv[optind]);
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -349,3 +371,11 @@ cli_peers(struct cli *cli, int argc, char **argv)
 	hearth_peer_list_free(&peers);
 	return 0;
 }
+
+const struct cli_command cli_peers_entry = {
+	.name = "peers",
+	.usage = "[--porcelain]",
+	.summary = "list the peers and what their last sync did",
+	.options = peers_options,
+	.run = cli_peers,
+};

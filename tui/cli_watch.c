@@ -2,7 +2,6 @@
  * inotify until interrupted, so status and record need no walk; or walks
  * it once (resuming an interrupted walk), or only runs the restart check. */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -114,31 +113,30 @@ watch_until_stopped(struct cli *cli)
 	return status;
 }
 
-int
+static const struct cli_option watch_options[] = {
+	{ 'o', "--once", NULL, "walk every folder once (going on from an interrupted walk), then exit" },
+	{ 'k', "--check", NULL, "only the restart check: stat the folders, mark those that changed" },
+	{ 0 },
+};
+
+static int
 cli_watch(struct cli *cli, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "once", no_argument, NULL, 'o' },
-		{ "check", no_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool once = false, check = false;
 	int option;
 
-	optind = 1;
-	opterr = 0;
-	while ((option = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((option = cli_next_option(cli, argc, argv)) != -1) {
 		if (option == 'o')
 			once = true;
 		else if (option == 'k')
 			check = true;
 		else
-			return cli_option_error(cli_find("watch"), option, argv);
+			return cli_option_error(cli, option, argv);
 	}
 	if (optind < argc)
-		return cli_usage_error(cli_find("watch"), "watch takes no arguments");
+		return cli_usage_error(cli, "watch takes no arguments");
 	if (once && check)
-		return cli_usage_error(cli_find("watch"), "--once and --check go alone");
+		return cli_usage_error(cli, "--once and --check go alone");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -146,3 +144,11 @@ cli_watch(struct cli *cli, int argc, char **argv)
 		return reconcile_once(cli, check);
 	return watch_until_stopped(cli);
 }
+
+const struct cli_command cli_watch_entry = {
+	.name = "watch",
+	.usage = "[--once | --check]",
+	.summary = "keep the index current, so status needs no walk",
+	.options = watch_options,
+	.run = cli_watch,
+};

@@ -139,11 +139,13 @@ manual_dump_docs(FILE *out)
 	const struct config_key_info *keys = config_keys(&key_count);
 
 	for (size_t i = 0; i < cli_command_count; i++) {
-		const struct cli_command *command = &cli_commands[i];
+		const struct cli_command *command = cli_commands[i];
 		fprintf(out, "command\t%s\t%s\t%s\n", command->name, command->usage, command->summary);
-		for (const struct cli_option_help *option = command->options; option->option; option++)
-			fprintf(out, "option\t%s\t%s\t%s\n", command->name, option->option,
-			    option->description);
+		for (const struct cli_option *option = command->options; option->flags; option++) {
+			char text[128];
+			cli_option_text(option, text, sizeof text);
+			fprintf(out, "option\t%s\t%s\t%s\n", command->name, text, option->help);
+		}
 	}
 	for (size_t i = 0; i < key_count; i++)
 		fprintf(out, "key\t%s\t%s\t%s\n", keys[i].name, keys[i].type, keys[i].default_text);

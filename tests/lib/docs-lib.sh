@@ -1,5 +1,5 @@
 # What the docs tests (t08xx) share: the program's own lists, read from
-# `hearth --dump-docs` and from the C sources' getopt tables, and the
+# `hearth --dump-docs` (the command table the CLI dispatches and parses by), and the
 # pages' lists, read from the mdoc sources and from mandoc's rendering.
 # Source it after test-lib.sh.
 
@@ -33,38 +33,25 @@ docs_table_flags() {
 	}'
 }
 
-# The flags each command parses, read from tui/cli_*.c: in the function
-# cli_NAME, the long options of its `struct option` table, the letters of
-# its getopt_long string and the flags it compares argv with (strcmp).
-# Lines "COMMAND FLAG ARGUMENT", where ARGUMENT is "yes" when the option
-# takes one.
+# The flags each command parses: its options in the command table, which
+# the option parser (cli_next_option) reads too. Lines "COMMAND FLAG
+# ARGUMENT", where ARGUMENT is "yes" when the option takes one; hearth's
+# own options ("(global)") are left out.
 docs_source_flags() {
-	cat "$HEARTH_SOURCE_DIR"/tui/cli_*.c | awk '
-		/^cli_[a-z_]+\(/ { name = $0; sub(/^cli_/, "", name); sub(/\(.*/, "", name) }
-		/\{ *"[^"]+", *(no|required|optional)_argument/ {
-			flag = $0; sub(/^[^"]*"/, "", flag); sub(/".*/, "", flag)
-			print name, "--" flag, ($0 ~ /required_argument/ ? "yes" : "no")
-		}
-		/strn?cmp\(argv\[[^]]*\], *"-/ {
-			rest = $0
-			while (match(rest, /strn?cmp\(argv\[[^]]*\], *"-[^"]*"/)) {
-				flag = substr(rest, RSTART, RLENGTH)
-				rest = substr(rest, RSTART + RLENGTH)
-				sub(/^[^"]*"/, "", flag); sub(/"$/, "", flag); sub(/=$/, "", flag)
-				if (flag ~ /^--?[A-Za-z]/)
-					print name, flag, "no"
-			}
-		}
-		/getopt_long\(/ {
-			letters = $0; sub(/^[^"]*"/, "", letters); sub(/".*/, "", letters)
-			sub(/^[+-]/, "", letters)
-			for (i = 1; i <= length(letters); i++) {
-				c = substr(letters, i, 1)
-				if (c == ":")
-					continue
-				print name, "-" c, (substr(letters, i + 1, 1) == ":" ? "yes" : "no")
-			}
-		}'
+	docs_dump option | awk -F'\t' '$2 !~ /\(global\)/ {
+		n = split($2, words, /[ ,]+/)
+		value = words[n] !~ /^-/ ? "yes" : "no"
+		for (i = 1; i <= n; i++)
+			if (words[i] ~ /^-/)
+				print $1, words[i], value
+	}'
+}
+
+# Where a command would parse its argv past its table: lines of tui/cli_*.c
+# that call getopt or compare an argument with a flag.
+docs_parsing_outside_table() {
+	grep -n -E 'getopt|struct option |str(n)?cmp\(argv\[[^]]*\], *"-' \
+		"$HEARTH_SOURCE_DIR"/tui/cli_*.c || true
 }
 
 # The COMMANDS section of hearth(1) from its mdoc source: "entry NAME" for
