@@ -5,13 +5,14 @@ test_description='two writers never run at once; the second says who holds the l
 hearth init home >/dev/null
 cd home
 
-# Holds the Home's lock in the background until ../release exists, writing
+# Holds the Home's lock in the background until ../release exists (or
+# test_wait_for's bound ends a test that never releases it), writing
 # "pid 999" into it; returns once the lock is held (../held exists).
 hold_lock() {
 	rm -f ../held ../release
-	flock .hearth/lock sh -c "echo \"pid 999, hearth test\" >.hearth/lock && : >../held &&
-		while ! test -e ../release; do sleep 0.05; done" &
-	test_wait_for "test -e ../held"
+	(flock 9 && echo "pid 999, hearth test" >.hearth/lock && : >../held &&
+	    test_wait_for "test -e ../release") 9>>.hearth/lock &
+	test_wait_for "test -e ../held || ! kill -0 $!" && test -e ../held
 }
 
 test_expect_success 'a held lock makes a writer wait, then fail with exit status 3' '

@@ -119,21 +119,38 @@ app_step() {
 	echo "app $step" >"$TEST_ROOT/home/app/app-$step.txt"
 	echo "app-$step.txt" >>"$TEST_ROOT/app.files"
 	app_keys Escape r
-	_tries=50
-	until app_screen | grep -F -q "Record every change"; do
-		_tries=$((_tries - 1))
-		[ $_tries -gt 0 ] || { app_keys Escape; return 0; }
-		sleep 0.1
-	done
+	APP_QUIET=1 app_wait "Record every change" 20 || { app_keys Escape; return 0; }
 	app_type "app record $step" && app_keys Enter
-	_tries=600
-	until (cd "$TEST_ROOT/home" && hearth log --oneline) | grep -q "app record $step$"; do
-		app_screen | grep -F -q "Nothing to record" && return 0
-		_tries=$((_tries - 1))
-		[ $_tries -gt 0 ] || { echo "the app did not record:"; app_screen; return 1; }
-		sleep 0.1
-	done
+	test_wait_quiet=t test_wait_for 'app_recorded || app_screen | grep -F -q "Nothing to record"' 120 ||
+		{ echo "the app did not record:"; app_screen; return 1; }
+	app_recorded || return 0
 	echo "app record $step" >>"$TEST_ROOT/app.recorded"
+}
+
+# The app's record of this step is in the log.
+app_recorded() {
+	(cd "$TEST_ROOT/home" && hearth log --oneline) | grep -q "app record $step$"
+}
+
+# Runs the actors (started by the caller, their pids in $pids) for
+# SECONDS_BUSY, and on until the event $1 holds: a loaded machine makes less
+# progress in the same time, so what the checks after need is waited for,
+# not assumed (the bound only ends a hang). Then stops them.
+rush_until() {
+	sleep "$SECONDS_BUSY"
+	test_wait_for "$1" 600 || { touch stop; wait $pids; return 1; }
+	touch stop && wait $pids
+}
+
+# Each named actor has made a step that succeeded, or one has failed (its
+# failure is then shown by actor_clean).
+actors_progressed() {
+	for _name; do
+		grep -q -v "^ok$" "$TEST_ROOT/$_name.steps" 2>/dev/null && return 0
+	done
+	for _name; do
+		grep -q "^ok$" "$TEST_ROOT/$_name.steps" 2>/dev/null || return 1
+	done
 }
 
 test_expect_success "for ${SECONDS_BUSY} s: the app, CLI records, a served sync, readers and the watch at once" '
@@ -152,7 +169,11 @@ test_expect_success "for ${SECONDS_BUSY} s: the app, CLI records, a served sync,
 		actor app app_step &
 		pids="$pids $!"
 	fi
-	sleep $SECONDS_BUSY && touch stop && wait $pids &&
+	if [ -n "$have_app" ]; then
+		rush_until "actors_progressed cli peer reader app && test -s app.recorded"
+	else
+		rush_until "actors_progressed cli peer reader"
+	fi &&
 	actor_clean cli && actor_clean peer && actor_clean reader &&
 	if [ -n "$have_app" ]; then
 		actor_clean app && test -s app.recorded && app_quit
@@ -239,6 +260,14 @@ only_lock_waits() {
 	echo "$(wc -l <failures) steps gave up waiting for a lock"
 }
 
+# As many syncs completed as there are replicas, or a step failed for
+# another reason than a lock wait given up (only_lock_waits then shows it).
+replicas_progressed() {
+	[ "$(cat "$TEST_ROOT"/replica.syncs 2>/dev/null | wc -l)" -ge "$REPLICAS" ] && return 0
+	cat "$TEST_ROOT"/replica*.steps 2>/dev/null | grep -v "^ok$" |
+	    grep -q -v "failed ([13]): .*another hearth is writing"
+}
+
 test_expect_success "setup: $REPLICAS replicas of one Home" '
 	hearth init r0 >/dev/null && mkdir r0/own && echo keep >r0/own/.keep && echo base >r0/shared.txt &&
 	(cd r0 && hearth record -m base >/dev/null) &&
@@ -255,7 +284,7 @@ test_expect_success "for ${SECONDS_BUSY} s: $REPLICAS replicas record and sync w
 		pids="$pids $!"
 		replica=$((replica + 1))
 	done
-	sleep $SECONDS_BUSY && touch stop && wait $pids &&
+	rush_until replicas_progressed &&
 	replica=0 &&
 	while [ $replica -lt $REPLICAS ]; do
 		only_lock_waits replica$replica.steps || exit 1

@@ -4,12 +4,14 @@ test_description='the app: the Sync view lists the peers with their status, sync
 . "$HEARTH_SOURCE_DIR/tests/lib/app-lib.sh"
 
 # A stand-in for ssh: waits while $TEST_ROOT/hold exists (so a sync stays
-# in "connecting" until the test lets it go), then runs the remote command
-# (its last argument) here, as ssh to this machine would.
+# in "connecting" until the test lets it go, or for 10 minutes, a bound
+# that only ends a hang), then runs the remote command (its last argument)
+# here, as ssh to this machine would.
 write_fake_ssh() {
 	cat >"$TEST_ROOT/fake-ssh" <<-EOF
 	#!/bin/sh
-	while [ -e "$TEST_ROOT/hold" ]; do sleep 0.1; done
+	deadline=\$((\$(date +%s) + 600))
+	while [ -e "$TEST_ROOT/hold" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done
 	for last; do :; done
 	exec sh -c "\$last"
 	EOF
