@@ -1,4 +1,4 @@
-/* checkout and export (docs/DESIGN.md §7). Checkout brings the working tree to a
+/* checkout (docs/DESIGN.md §7; export is checkout_export.c). Checkout brings the working tree to a
  * version without ever destroying unrecorded data: it refuses (or, forced,
  * records first) when a path it would touch holds a change not recorded.
  * New content is written to staging files first (the slow part, which can
@@ -6,26 +6,20 @@
  * renames and removes, and the index follows in the same transaction. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/history/blob.h"
 #include "backend/store/content.h"
 #include "backend/disk/guard.h"
-#include "backend/store/hash.h"
 #include "backend/history/checkout.h"
+#include "backend/history/checkout_parts.h"
 #include "backend/history/head.h"
-#include "backend/history/history.h"
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
 #include "backend/disk/scan.h"
-#include "backend/history/tree.h"
 
 /* What the index says the tree holds now. */
 struct current {
@@ -199,15 +193,6 @@ load_currents(struct checkout *checkout)
 
 /* ---- the plan ------------------------------------------------------------------- */
 
-static int
-depth_of(const char *path)
-{
-	int depth = 1;
-	for (; *path; path++)
-		depth += *path == '/';
-	return depth;
-}
-
 static bool
 path_left_out(const struct checkout *checkout, const char *path)
 {
@@ -239,8 +224,8 @@ add_step(struct checkout *checkout, enum step_kind kind, struct current *current
 	step->current = current;
 	step->target = target;
 	step->root = target ? target_root(checkout, target, current) : current->root;
-	step->depth = target ? depth_of(tree_path(&checkout->target, target))
-			     : depth_of(current_path(checkout, current));
+	step->depth = target ? checkout_depth(tree_path(&checkout->target, target))
+			     : checkout_depth(current_path(checkout, current));
 }
 
 static bool
@@ -620,67 +605,6 @@ adopt_done_steps(struct checkout *checkout, struct scan_result *scan)
 	free(by_target);
 }
 
-/* ---- reaching a path without following links -------------------------------------- */
-
-/* Every change checkout makes to the tree is made relative to the folder
- * that holds it, opened component by component without following any
- * symlink (scan_open_folder), never through a path string resolved by the
- * kernel at the moment of the write: a folder swapped for a link after the
- * plan was made is refused, not written through. */
-struct checkout_parent {
-	int folder;		/* the folder holding name; the caller closes it */
-	const char *name;	/* the last component, pointing into the path */
-};
-
-static int
-checkout_open_parent(int dir_fd, const char *path, struct checkout_parent *out)
-{
-	const char *slash = strrchr(path, '/');
-	char folder[PATH_MAX];
-
-	out->name = slash != NULL ? slash + 1 : path;
-	if (slash == NULL) {
-		folder[0] = '\0';
-	} else {
-		size_t length = (size_t)(slash - path);
-		if (length >= sizeof folder) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(folder, path, length);
-		folder[length] = '\0';
-	}
-	out->folder = scan_open_folder(dir_fd, folder);
-	return out->folder < 0 ? -1 : 0;
-}
-
-/* The error for a path whose folder could not be reached, saying so
- * plainly when a link stood in the way. */
-static int
-checkout_unreachable(struct hearth_error *error, const char *what, const char *path)
-{
-	if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
-		return hearth_fail(error, HEARTH_FAILED, "cannot %s %s: a folder on its way is not a "
-		    "folder but a link or a file now (changed while checking out?); nothing was "
-		    "written through it", what, path);
-	return hearth_fail_errno(error, "cannot %s %s", what, path);
-}
-
-/* lstat of a path below dir_fd, reached the same way. */
-static int
-checkout_stat(int dir_fd, const char *path, struct stat *out)
-{
-	struct checkout_parent parent;
-
-	if (checkout_open_parent(dir_fd, path, &parent) != 0)
-		return -1;
-	int status = fstatat(parent.folder, parent.name, out, AT_SYMLINK_NOFOLLOW);
-	int saved = errno;
-	close(parent.folder);
-	errno = saved;
-	return status;
-}
-
 /* ---- staging: new content, written where the tree cannot see it --------------------- */
 
 static void
@@ -732,50 +656,6 @@ clear_staging(struct checkout *checkout)
 		if (dir != NULL)
 			closedir(dir);
 	}
-}
-
-/* Writes a node's content into staging as a file (or link) ready to be
- * renamed into place; durability full syncs it here. */
-static int
-checkout_write_content(struct hearth *home, int dir_fd, const char *name,
-    const struct tree_node *node, bool sync, struct hearth_error *error)
-{
-	struct checkout_parent parent;
-	if (checkout_open_parent(dir_fd, name, &parent) != 0)
-		return checkout_unreachable(error, "create", name);
-	if (node->kind == NODE_SYMLINK) {
-		struct buffer target;
-		bool truncated;
-		buffer_init(&target);
-		int status = blob_read(home, &node->blob, 4096, &target, &truncated, error);
-		if (status == 0 && io_symlink(buffer_string(&target), parent.folder, parent.name) != 0)
-			status = hearth_fail_errno(error, "cannot make link %s", name);
-		buffer_free(&target);
-		close(parent.folder);
-		return status;
-	}
-	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		int saved = errno;
-		close(parent.folder);
-		errno = saved;
-		return hearth_fail_errno(error, "cannot create %s", name);
-	}
-	int status = node->has_content && node->size > 0
-	    ? blob_write_sparse(home, &node->blob, fd, error) : 0;
-	/* The id travels with the file through the rename into place. */
-	identity_write_file(fd, node->id);
-	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||
-			       io_futimens(fd, node->mtime_ns) != 0 || (sync && io_fsync(fd) != 0)))
-		status = hearth_fail_errno(error, "cannot finish %s", name);
-	if (io_close(fd) != 0 && status == 0)
-		status = hearth_fail_errno(error, "cannot write %s", name);
-	/* A file that could not be written whole (damaged content, a full
-	 * disk) is not left behind under its name. */
-	if (status != 0)
-		io_unlink(parent.folder, parent.name);
-	close(parent.folder);
-	return status;
 }
 
 static bool
@@ -1153,7 +1033,7 @@ put_back_staged(struct checkout *checkout)
 		struct current *current = &checkout->currents[i];
 		if (current->staged && current->step != NULL)
 			staged[count++] = (struct staged_item){
-				current, depth_of(current_path(checkout, current)) };
+				current, checkout_depth(current_path(checkout, current)) };
 	}
 	qsort(staged, count, sizeof *staged, compare_staged_shallowest_first);
 	buffer_init(&path);
@@ -1182,7 +1062,6 @@ static const char SQL_ENTRY_PUT[] =
     "INSERT OR REPLACE INTO entry(node, parent, name, kind, root, blob, size, mode, mtime, "
     "device, inode, ctime, stamped, seen, restore) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15)";
-static const char PENDING_KEY[] = "pending_checkout";
 static const char SQL_ENTRY_SEEN[] = "UPDATE entry SET seen = ?2, restore = ?3 WHERE node = ?1";
 static const char SQL_ENTRY_DROP[] = "DELETE FROM entry WHERE node = ?1";
 
@@ -1412,95 +1291,6 @@ checkout_free(struct checkout *checkout)
 	free(checkout->staging_fds);
 }
 
-/* ---- a resolve's pending paths (checkout.h) ------------------------------------ */
-
-static bool
-has_pending(struct hearth *home, struct buffer *out)
-{
-	return store_meta_get_buffer(&home->store, PENDING_KEY, out) == 0 && out->length > 0 &&
-	    out->length % ID_BYTES == 0;
-}
-
-static int
-clear_pending(struct hearth *home, struct hearth_error *error)
-{
-	struct buffer pending;
-
-	buffer_init(&pending);
-	bool present = has_pending(home, &pending);
-	buffer_free(&pending);
-	if (present && store_meta_set_blob(&home->store, PENDING_KEY, "", 0) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "cannot clear the pending paths: %s",
-		    sqlite3_errmsg(home->store.db));
-	return 0;
-}
-
-int
-checkout_set_pending(struct hearth *home, const struct node_id *nodes, size_t count,
-    struct hearth_error *error)
-{
-	struct buffer pending;
-
-	buffer_init(&pending);
-	for (size_t i = 0; i < count; i++)
-		buffer_append(&pending, nodes[i].bytes, ID_BYTES);
-	int status = store_meta_set_blob(&home->store, PENDING_KEY, pending.data, pending.length);
-	buffer_free(&pending);
-	if (status != 0)
-		return hearth_fail(error, HEARTH_FAILED, "cannot keep the paths to write: %s",
-		    sqlite3_errmsg(home->store.db));
-	return 0;
-}
-
-/* Drops the pending set in a transaction of its own. */
-static int
-drop_pending(struct hearth *home, struct hearth_error *error)
-{
-	char message[1024];
-
-	if (store_begin(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
-	int status = clear_pending(home, error);
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
-	if (status != 0)
-		store_rollback(&home->store);
-	return status;
-}
-
-int
-checkout_finish_pending(struct hearth *home, struct hearth_error *error)
-{
-	struct hearth_error ignored;
-	struct hearth_checkout_result result;
-	struct buffer pending;
-
-	buffer_init(&pending);
-	if (!has_pending(home, &pending) || home_require_roots(home, &ignored) != 0) {
-		buffer_free(&pending);
-		return 0;
-	}
-	size_t count = pending.length / ID_BYTES;
-	struct node_id *nodes = malloc(count * sizeof *nodes);
-	for (size_t i = 0; i < count; i++)
-		memcpy(nodes[i].bytes, pending.data + i * ID_BYTES, ID_BYTES);
-	buffer_free(&pending);
-	int status = checkout_nodes(home, nodes, count, NULL, &result, error);
-	hearth_checkout_result_free(&result);
-	free(nodes);
-	if (status == HEARTH_REFUSED) {
-		hearth_error_clear(error);
-		return drop_pending(home, error);
-	}
-	if (status != 0) {
-		char first[HEARTH_ERROR_MAX];
-		snprintf(first, sizeof first, "%s", error->message);
-		return hearth_fail(error, error->code, "an interrupted resolve left paths to write, and "
-		    "they could not be written: %s; nothing else was done", first);
-	}
-	return 0;
-}
-
 static int
 load_trees(struct checkout *checkout, const struct vv *vv)
 {
@@ -1515,8 +1305,8 @@ load_trees(struct checkout *checkout, const struct vv *vv)
 }
 
 /* Resolves what to check out: a version, or (NULL) the head state. */
-static int
-target_of(struct hearth *home, const char *spec, struct vv *vv, char id_hex[HASH_HEX],
+int
+checkout_target(struct hearth *home, const char *spec, struct vv *vv, char id_hex[HASH_HEX],
     struct hearth_error *error)
 {
 	struct history_version version;
@@ -1609,7 +1399,7 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	if (applied == 0 && status == 0 && checkout->only == NULL)
 		status = history_set_tree(home, vv, id_hex, checkout->error);
 	if (applied == 0 && status == 0)
-		status = clear_pending(home, checkout->error);
+		status = checkout_clear_pending(home, checkout->error);
 	if (status == 0)
 		status = flush_roots(checkout);
 	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
@@ -1654,7 +1444,7 @@ checkout_nodes(struct hearth *home, const struct node_id *nodes, size_t count,
 	arena_init(&checkout.arena, 64 * 1024);
 	buffer_init(&checkout.seen);
 	vv_init(&vv);
-	int status = target_of(home, NULL, &vv, id_hex, error);
+	int status = checkout_target(home, NULL, &vv, id_hex, error);
 	if (status == 0)
 		status = run_checkout(&checkout, &vv, id_hex, out);
 	hearth_change_list_free(&checkout.blocked);
@@ -1666,7 +1456,12 @@ checkout_nodes(struct hearth *home, const struct node_id *nodes, size_t count,
 
 /* ---- adopting what is already there (clone into a full folder) --------------------- */
 
-static int compare_nodes_by_depth(const void *a, const void *b);
+int
+checkout_compare_nodes_by_depth(const void *a, const void *b)
+{
+	const struct tree_node *const *x = a, *const *y = b;
+	return checkout_depth((*x)->path) - checkout_depth((*y)->path);
+}
 
 /* Whether the bytes at path are the node's content. */
 static bool
@@ -1718,7 +1513,7 @@ adopt_existing(struct checkout *checkout, uint64_t *adopted)
 		order[i] = &checkout->target.nodes[i];
 		tree_path(&checkout->target, order[i]);
 	}
-	qsort(order, checkout->target.count, sizeof *order, compare_nodes_by_depth);
+	qsort(order, checkout->target.count, sizeof *order, checkout_compare_nodes_by_depth);
 	for (size_t i = 0; i < checkout->target.count && status == 0; i++) {
 		struct tree_node *node = order[i];
 		int root_fd = home->roots[home_place_root(home, node->root, node->path,
@@ -1812,7 +1607,7 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 		buffer_init(&checkout.seen);
 		int status = home_lock(home, "checkout", error);
 		if (status == 0)
-			status = target_of(home, spec, &vv, id_hex, error);
+			status = checkout_target(home, spec, &vv, id_hex, error);
 		/* head~2 means what it meant when typed, even after --force records. */
 		if (status == 0 && spec != NULL) {
 			snprintf(fixed, sizeof fixed, "%s", id_hex);
@@ -1882,113 +1677,4 @@ void
 hearth_checkout_result_free(struct hearth_checkout_result *result)
 {
 	hearth_change_list_free(&result->blocked);
-}
-
-/* ---- export ------------------------------------------------------------------------------ */
-
-static int
-export_node(struct hearth *home, struct tree *tree, struct tree_node *node, int dir_fd,
-    struct hearth_error *error)
-{
-	const char *path = tree_path(tree, node);
-
-	if (node->kind == NODE_DIR) {
-		struct checkout_parent parent;
-		if (checkout_open_parent(dir_fd, path, &parent) != 0)
-			return checkout_unreachable(error, "make", path);
-		int status = io_mkdir(parent.folder, parent.name, 0755);
-		int saved = errno;
-		close(parent.folder);
-		errno = saved;
-		return status == 0 ? 0 : hearth_fail_errno(error, "cannot make %s", path);
-	}
-	return checkout_write_content(home, dir_fd, path, node, false, error);
-}
-
-static int
-compare_nodes_by_depth(const void *a, const void *b)
-{
-	const struct tree_node *const *x = a, *const *y = b;
-	return depth_of((*x)->path) - depth_of((*y)->path);
-}
-
-static bool
-path_inside(const char *path, const char *folder)
-{
-	size_t length = strlen(folder);
-	return strncmp(path, folder, length) == 0 && (path[length] == '/' || path[length] == '\0');
-}
-
-int
-hearth_export(hearth *home, const char *version, const char *dir,
-    const struct hearth_progress *progress, struct hearth_error *error)
-{
-	struct vv vv;
-	char id_hex[HASH_HEX], absolute[4096];
-	struct tree tree;
-	int status;
-
-	hearth_error_clear(error);
-	if (io_mkdir(AT_FDCWD, dir, 0755) != 0 && errno != EEXIST)
-		return hearth_fail_errno(error, "cannot make %s", dir);
-	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0)
-		return hearth_fail_errno(error, "cannot open %s", dir);
-	DIR *listing = fdopendir(dup(dir_fd));
-	struct dirent *dirent;
-	bool empty = true;
-	while (listing != NULL && (dirent = readdir(listing)) != NULL)
-		if (strcmp(dirent->d_name, ".") != 0 && strcmp(dirent->d_name, "..") != 0)
-			empty = false;
-	if (listing != NULL)
-		closedir(listing);
-	if (!empty) {
-		close(dir_fd);
-		return hearth_fail(error, HEARTH_USAGE, "%s is not empty; export writes only into an "
-		    "empty or new folder", dir);
-	}
-	if (realpath(dir, absolute) != NULL) {
-		for (size_t i = 0; i < home->root_count; i++) {
-			if (path_inside(absolute, home->roots[i].path)) {
-				close(dir_fd);
-				return hearth_fail(error, HEARTH_USAGE,
-				    "%s is inside the Home; export writes outside it", dir);
-			}
-		}
-	}
-	vv_init(&vv);
-	status = target_of(home, version, &vv, id_hex, error);
-	if (status == 0)
-		status = tree_load(home, &vv, &tree, error);
-	vv_free(&vv);
-	if (status != 0) {
-		close(dir_fd);
-		return status;
-	}
-	struct tree_node **order = malloc((tree.count + 1) * sizeof *order);
-	for (size_t i = 0; i < tree.count; i++) {
-		order[i] = &tree.nodes[i];
-		tree_path(&tree, order[i]);
-	}
-	qsort(order, tree.count, sizeof *order, compare_nodes_by_depth);
-	for (size_t i = 0; status == 0 && i < tree.count; i++) {
-		if (progress && progress->cancel && atomic_load(progress->cancel))
-			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
-		else
-			status = export_node(home, &tree, order[i], dir_fd, error);
-		if (progress && progress->report && (i % 256 == 0 || i + 1 == tree.count)) {
-			struct hearth_progress_report report = {
-				.phase = "exporting", .done = i + 1, .total = tree.count,
-				.path = order[i]->path,
-			};
-			progress->report(progress->context, &report);
-		}
-	}
-	if (status == 0 && config_durability_rules(home->config->durability).sync_folders &&
-	    io_syncfs(dir_fd) != 0)
-		status = hearth_fail_errno(error, "cannot flush %s", dir);
-	free(order);
-	tree_free(&tree);
-	close(dir_fd);
-	return status;
 }

@@ -1,4 +1,4 @@
-/* Fuzz target: the pack reader (backend/store/pack.c): a pack file's ends and
+/* Fuzz target: the pack reader (backend/store/pack_read.c): a pack file's ends and
  * its own index (pack_scan_index, what fsck and repair walk), and its
  * frames read through pack_read, on a file holding the input. Each input
  * is tried as it is and again with every checksum made to fit, so that

@@ -1,0 +1,45 @@
+/* What the checkout_*.c files share, and only they: reaching a path of the
+ * tree without following links, writing one node there, the target of a
+ * checkout, and the resolve's pending set inside a checkout's transaction. */
+#ifndef HEARTH_BACKEND_CHECKOUT_PARTS_H
+#define HEARTH_BACKEND_CHECKOUT_PARTS_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "backend/disk/home.h"
+#include "backend/history/history.h"
+#include "backend/history/tree.h"
+#include "backend/store/hash.h"
+
+/* Every change checkout makes to the tree is made relative to the folder
+ * that holds it (checkout_write.c). */
+struct checkout_parent {
+	int folder;		/* the folder holding name; the caller closes it */
+	const char *name;	/* the last component, pointing into the path */
+};
+
+/* Opens the folder holding path below dir_fd, component by component and
+ * following no link; -1 with errno when it cannot. */
+int checkout_open_parent(int dir_fd, const char *path, struct checkout_parent *out);
+/* The error for a path whose folder could not be reached. */
+int checkout_unreachable(struct hearth_error *error, const char *what, const char *path);
+/* lstat of a path below dir_fd, reached the same way. */
+int checkout_stat(int dir_fd, const char *path, struct stat *out);
+/* Writes a node's content at name below dir_fd as a new file (or link). */
+int checkout_write_content(struct hearth *home, int dir_fd, const char *name,
+    const struct tree_node *node, bool sync, struct hearth_error *error);
+/* Folders in a path, counting the last component. */
+int checkout_depth(const char *path);
+/* qsort order of struct tree_node pointers, shallowest first (paths set). */
+int checkout_compare_nodes_by_depth(const void *a, const void *b);
+
+/* Resolves what to check out: a version, or (NULL) the head state. */
+int checkout_target(struct hearth *home, const char *spec, struct vv *vv, char id_hex[HASH_HEX],
+    struct hearth_error *error);
+
+/* Clears a resolve's pending set inside the caller's transaction
+ * (checkout_pending.c). */
+int checkout_clear_pending(struct hearth *home, struct hearth_error *error);
+
+#endif

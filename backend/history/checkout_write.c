@@ -1,0 +1,123 @@
+/* Writing one path of the working tree, for checkout and export: the
+ * folder that holds it reached without following links, and a node's
+ * content written there from the store. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/history/blob.h"
+#include "backend/history/checkout_parts.h"
+#include "backend/disk/identity.h"
+#include "backend/disk/scan.h"
+#include "backend/io/io.h"
+
+int
+checkout_depth(const char *path)
+{
+	int depth = 1;
+	for (; *path; path++)
+		depth += *path == '/';
+	return depth;
+}
+
+/* ---- reaching a path without following links -------------------------------------- */
+
+/* Every change checkout makes to the tree is made relative to the folder
+ * that holds it, opened component by component without following any
+ * symlink (scan_open_folder), never through a path string resolved by the
+ * kernel at the moment of the write: a folder swapped for a link after the
+ * plan was made is refused, not written through. */
+int
+checkout_open_parent(int dir_fd, const char *path, struct checkout_parent *out)
+{
+	const char *slash = strrchr(path, '/');
+	char folder[PATH_MAX];
+
+	out->name = slash != NULL ? slash + 1 : path;
+	if (slash == NULL) {
+		folder[0] = '\0';
+	} else {
+		size_t length = (size_t)(slash - path);
+		if (length >= sizeof folder) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(folder, path, length);
+		folder[length] = '\0';
+	}
+	out->folder = scan_open_folder(dir_fd, folder);
+	return out->folder < 0 ? -1 : 0;
+}
+
+/* The error for a path whose folder could not be reached, saying so
+ * plainly when a link stood in the way. */
+int
+checkout_unreachable(struct hearth_error *error, const char *what, const char *path)
+{
+	if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
+		return hearth_fail(error, HEARTH_FAILED, "cannot %s %s: a folder on its way is not a "
+		    "folder but a link or a file now (changed while checking out?); nothing was "
+		    "written through it", what, path);
+	return hearth_fail_errno(error, "cannot %s %s", what, path);
+}
+
+/* lstat of a path below dir_fd, reached the same way. */
+int
+checkout_stat(int dir_fd, const char *path, struct stat *out)
+{
+	struct checkout_parent parent;
+
+	if (checkout_open_parent(dir_fd, path, &parent) != 0)
+		return -1;
+	int status = fstatat(parent.folder, parent.name, out, AT_SYMLINK_NOFOLLOW);
+	int saved = errno;
+	close(parent.folder);
+	errno = saved;
+	return status;
+}
+
+/* Writes a node's content into staging as a file (or link) ready to be
+ * renamed into place; durability full syncs it here. */
+int
+checkout_write_content(struct hearth *home, int dir_fd, const char *name,
+    const struct tree_node *node, bool sync, struct hearth_error *error)
+{
+	struct checkout_parent parent;
+	if (checkout_open_parent(dir_fd, name, &parent) != 0)
+		return checkout_unreachable(error, "create", name);
+	if (node->kind == NODE_SYMLINK) {
+		struct buffer target;
+		bool truncated;
+		buffer_init(&target);
+		int status = blob_read(home, &node->blob, 4096, &target, &truncated, error);
+		if (status == 0 && io_symlink(buffer_string(&target), parent.folder, parent.name) != 0)
+			status = hearth_fail_errno(error, "cannot make link %s", name);
+		buffer_free(&target);
+		close(parent.folder);
+		return status;
+	}
+	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		int saved = errno;
+		close(parent.folder);
+		errno = saved;
+		return hearth_fail_errno(error, "cannot create %s", name);
+	}
+	int status = node->has_content && node->size > 0
+	    ? blob_write_sparse(home, &node->blob, fd, error) : 0;
+	/* The id travels with the file through the rename into place. */
+	identity_write_file(fd, node->id);
+	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||
+			       io_futimens(fd, node->mtime_ns) != 0 || (sync && io_fsync(fd) != 0)))
+		status = hearth_fail_errno(error, "cannot finish %s", name);
+	if (io_close(fd) != 0 && status == 0)
+		status = hearth_fail_errno(error, "cannot write %s", name);
+	/* A file that could not be written whole (damaged content, a full
+	 * disk) is not left behind under its name. */
+	if (status != 0)
+		io_unlink(parent.folder, parent.name);
+	close(parent.folder);
+	return status;
+}

@@ -1,0 +1,468 @@
+/* The pack reader, which verifies and caches frames, and the walk of a
+ * pack's own index that fsck uses (layout in pack.h). */
+#include "backend/store/pack.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "backend/store/hash.h"
+#include "backend/store/pack_format.h"
+
+/* ---- reading ----------------------------------------------------------------- */
+
+/* Both caches are tiny: reads come in file order, so one file's frames are
+ * used back to back, and a frame holds up to 4 MiB once decompressed. */
+#define PACK_READER_FILES 8
+#define PACK_READER_FRAMES 4
+#define PACK_READER_NAME_SIZE 256
+
+struct pack_open_file {
+	int64_t pack;
+	int fd;				/* -1 when the slot is free */
+	uint64_t size;
+	uint64_t last_use;
+	char name[PACK_READER_NAME_SIZE];
+};
+
+struct pack_cached_frame {
+	int64_t pack;
+	uint64_t frame_offset;
+	uint8_t *bytes;			/* raw bytes */
+	size_t capacity;
+	uint32_t raw_length;
+	bool valid;
+	uint64_t last_use;
+};
+
+struct pack_reader {
+	int dir_fd;
+	char *packs_path;
+	int (*file_name)(void *context, int64_t pack, char *out, size_t out_size);
+	void *context;
+	struct pack_open_file files[PACK_READER_FILES];
+	struct pack_cached_frame frames[PACK_READER_FRAMES];
+	uint8_t *stored;		/* compressed bytes on their way in */
+	size_t stored_capacity;
+	ZSTD_DCtx *decompressor;
+	uint64_t clock;
+};
+
+struct pack_reader *
+pack_reader_new(int packs_dir_fd, const char *packs_path,
+    int (*file_name)(void *context, int64_t pack, char *out, size_t out_size), void *context)
+{
+	struct pack_reader *reader = calloc(1, sizeof *reader);
+
+	if (reader == NULL)
+		return NULL;
+	reader->packs_path = strdup(packs_path != NULL ? packs_path : ".");
+	reader->decompressor = ZSTD_createDCtx();
+	if (reader->packs_path == NULL || reader->decompressor == NULL) {
+		free(reader->packs_path);
+		ZSTD_freeDCtx(reader->decompressor);
+		free(reader);
+		return NULL;
+	}
+	reader->dir_fd = packs_dir_fd;
+	reader->file_name = file_name;
+	reader->context = context;
+	for (size_t i = 0; i < PACK_READER_FILES; i++)
+		reader->files[i].fd = -1;
+	return reader;
+}
+
+void
+pack_reader_free(struct pack_reader *reader)
+{
+	if (reader == NULL)
+		return;
+	for (size_t i = 0; i < PACK_READER_FILES; i++)
+		if (reader->files[i].fd >= 0)
+			close(reader->files[i].fd);
+	for (size_t i = 0; i < PACK_READER_FRAMES; i++)
+		free(reader->frames[i].bytes);
+	free(reader->stored);
+	ZSTD_freeDCtx(reader->decompressor);
+	free(reader->packs_path);
+	free(reader);
+}
+
+/* pread until length bytes or the end; returns the bytes read or -1. */
+static ssize_t
+pack_read_at(int fd, void *out, size_t length, uint64_t offset)
+{
+	size_t done = 0;
+
+	while (done < length) {
+		ssize_t got = pread(fd, (uint8_t *)out + done, length - done,
+		    (off_t)(offset + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		done += (size_t)got;
+	}
+	return (ssize_t)done;
+}
+
+static struct pack_open_file *
+pack_reader_file(struct pack_reader *reader, int64_t pack, char *error, size_t error_size)
+{
+	struct pack_open_file *oldest = &reader->files[0];
+
+	for (size_t i = 0; i < PACK_READER_FILES; i++) {
+		struct pack_open_file *file = &reader->files[i];
+		if (file->fd >= 0 && file->pack == pack) {
+			file->last_use = ++reader->clock;
+			return file;
+		}
+		if (file->fd < 0 || (oldest->fd >= 0 && file->last_use < oldest->last_use))
+			oldest = file;
+	}
+	char name[PACK_READER_NAME_SIZE];
+	if (reader->file_name == NULL ||
+	    reader->file_name(reader->context, pack, name, sizeof name) != 0) {
+		pack_error(error, error_size, "pack %lld: the store knows no file for it",
+		    (long long)pack);
+		return NULL;
+	}
+	int fd = openat(reader->dir_fd, name, O_RDONLY | O_CLOEXEC);
+	struct stat status;
+	if (fd < 0 || fstat(fd, &status) != 0) {
+		pack_error(error, error_size, "pack %s: cannot open in %s: %s", name,
+		    reader->packs_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (oldest->fd >= 0)
+		close(oldest->fd);
+	oldest->fd = fd;
+	oldest->pack = pack;
+	oldest->size = (uint64_t)status.st_size;
+	oldest->last_use = ++reader->clock;
+	snprintf(oldest->name, sizeof oldest->name, "%s", name);
+	return oldest;
+}
+
+struct pack_frame_header {
+	uint8_t codec;
+	uint32_t stored_length;
+	uint32_t raw_length;
+	uint32_t crc;
+};
+
+static int
+pack_parse_frame_header(const uint8_t bytes[PACK_FRAME_HEADER_SIZE],
+    struct pack_frame_header *out)
+{
+	out->codec = bytes[0];
+	out->stored_length = load_u32be(bytes + 4);
+	out->raw_length = load_u32be(bytes + 8);
+	out->crc = load_u32be(bytes + 12);
+	if (bytes[1] != 0 || bytes[2] != 0 || bytes[3] != 0)
+		return -1;
+	if (out->raw_length > PACK_FRAME_RAW_MAX)
+		return -1;
+	if (out->codec == PACK_CODEC_RAW)
+		return out->stored_length == out->raw_length ? 0 : -1;
+	if (out->codec == PACK_CODEC_ZSTD)
+		return out->stored_length < out->raw_length ? 0 : -1;
+	return -1;
+}
+
+static int
+pack_grow(uint8_t **bytes, size_t *capacity, size_t needed)
+{
+	if (needed <= *capacity && *bytes != NULL)
+		return 0;
+	uint8_t *grown = realloc(*bytes, needed > 0 ? needed : 1);
+	if (grown == NULL)
+		return -1;
+	*bytes = grown;
+	*capacity = needed;
+	return 0;
+}
+
+/* Reads, checks and decompresses one frame into slot. */
+static int
+pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
+    uint64_t frame_offset, struct pack_cached_frame *slot, char *error, size_t error_size)
+{
+	const char *name = file->name;
+	unsigned long long at = (unsigned long long)frame_offset;
+	uint8_t header_bytes[PACK_FRAME_HEADER_SIZE];
+	struct pack_frame_header header;
+
+	if (frame_offset < PACK_HEADER_SIZE)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: inside the "
+		    "pack header", name, at);
+	ssize_t got = pack_read_at(file->fd, header_bytes, sizeof header_bytes, frame_offset);
+	if (got < 0)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
+		    strerror(errno));
+	if ((size_t)got < sizeof header_bytes)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: truncated "
+		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
+	if (pack_parse_frame_header(header_bytes, &header) != 0)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: bad frame "
+		    "header", name, at);
+	bool raw = header.codec == PACK_CODEC_RAW;
+	if (pack_grow(&slot->bytes, &slot->capacity, header.raw_length) != 0 ||
+	    (!raw && pack_grow(&reader->stored, &reader->stored_capacity,
+			 header.stored_length) != 0))
+		return pack_error(error, error_size, "out of memory");
+	uint8_t *stored = raw ? slot->bytes : reader->stored;
+	got = pack_read_at(file->fd, stored, header.stored_length,
+	    frame_offset + PACK_FRAME_HEADER_SIZE);
+	if (got < 0)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
+		    strerror(errno));
+	if ((size_t)got < header.stored_length)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: truncated "
+		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
+	if (pack_crc32c(0, stored, header.stored_length) != header.crc)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: checksum "
+		    "mismatch", name, at);
+	if (!raw) {
+		size_t length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
+		    header.raw_length, stored, header.stored_length);
+		if (ZSTD_isError(length))
+			return pack_error(error, error_size, "pack %s: frame at offset %llu: %s",
+			    name, at, ZSTD_getErrorName(length));
+		if (length != header.raw_length)
+			return pack_error(error, error_size, "pack %s: frame at offset %llu: "
+			    "decompressed to %zu bytes, not %u", name, at, length, header.raw_length);
+	}
+	slot->raw_length = header.raw_length;
+	return 0;
+}
+
+static struct pack_cached_frame *
+pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
+    uint64_t frame_offset, char *error, size_t error_size)
+{
+	struct pack_cached_frame *oldest = &reader->frames[0];
+
+	for (size_t i = 0; i < PACK_READER_FRAMES; i++) {
+		struct pack_cached_frame *frame = &reader->frames[i];
+		if (frame->valid && frame->pack == file->pack && frame->frame_offset == frame_offset) {
+			frame->last_use = ++reader->clock;
+			return frame;
+		}
+		if (!frame->valid || (oldest->valid && frame->last_use < oldest->last_use))
+			oldest = frame;
+	}
+	oldest->valid = false;
+	if (pack_reader_load(reader, file, frame_offset, oldest, error, error_size) != 0)
+		return NULL;
+	oldest->valid = true;
+	oldest->pack = file->pack;
+	oldest->frame_offset = frame_offset;
+	oldest->last_use = ++reader->clock;
+	return oldest;
+}
+
+int
+pack_read(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where, struct buffer *out, char *error, size_t error_size)
+{
+	struct pack_open_file *file = pack_reader_file(reader, where->pack, error, error_size);
+
+	if (file == NULL)
+		return -1;
+	struct pack_cached_frame *frame = pack_reader_frame(reader, file, where->frame_offset,
+	    error, error_size);
+	if (frame == NULL)
+		return -1;
+	unsigned long long at = (unsigned long long)where->frame_offset;
+	if ((uint64_t)where->offset_in_frame + where->length > frame->raw_length)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: chunk at "
+		    "%u+%u lies outside the frame's %u bytes", file->name, at,
+		    where->offset_in_frame, where->length, frame->raw_length);
+	const uint8_t *bytes = frame->bytes + where->offset_in_frame;
+	struct hash got;
+	hash_bytes(bytes, where->length, &got);
+	if (!hash_equal(&got, chunk)) {
+		char hex[HASH_HEX];
+		hash_hex(chunk, hex);
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: chunk %.16s "
+		    "at %u: hash mismatch", file->name, at, hex, where->offset_in_frame);
+	}
+	buffer_append(out, bytes, where->length);
+	return 0;
+}
+
+/* ---- the pack's own index ------------------------------------------------------ */
+
+#define PACK_SCAN_BLOCK (1024 * PACK_INDEX_ENTRY_SIZE)
+
+struct pack_scan {
+	int fd;
+	const char *name;
+	uint64_t size;
+	uint64_t index_offset;
+	uint32_t index_crc;
+	uint8_t *block;
+	char *error;
+	size_t error_size;
+};
+
+static int
+pack_scan_read(struct pack_scan *scan, void *out, size_t length, uint64_t offset,
+    const char *what)
+{
+	ssize_t got = pack_read_at(scan->fd, out, length, offset);
+
+	if (got < 0)
+		return pack_error(scan->error, scan->error_size, "pack %s: %s at offset %llu: %s",
+		    scan->name, what, (unsigned long long)offset, strerror(errno));
+	if ((size_t)got < length)
+		return pack_error(scan->error, scan->error_size, "pack %s: %s at offset %llu: "
+		    "truncated", scan->name, what, (unsigned long long)offset);
+	return 0;
+}
+
+static int
+pack_scan_ends(struct pack_scan *scan)
+{
+	uint8_t header[PACK_HEADER_SIZE];
+	uint8_t footer[PACK_FOOTER_SIZE];
+	uint64_t footer_offset = scan->size - PACK_FOOTER_SIZE;
+
+	if (pack_scan_read(scan, header, sizeof header, 0, "header") != 0)
+		return -1;
+	if (memcmp(header, pack_magic, sizeof pack_magic) != 0 || load_u32be(header + 12) != 0)
+		return pack_error(scan->error, scan->error_size, "pack %s: header at offset 0: "
+		    "not a hearth pack", scan->name);
+	if (load_u32be(header + 8) != PACK_VERSION)
+		return pack_error(scan->error, scan->error_size, "pack %s: header at offset 0: "
+		    "unknown version %u", scan->name, load_u32be(header + 8));
+	if (pack_scan_read(scan, footer, sizeof footer, footer_offset, "footer") != 0)
+		return -1;
+	if (memcmp(footer + 12, pack_seal_magic, sizeof pack_seal_magic) != 0)
+		return pack_error(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
+		    "no seal (truncated or unfinished)", scan->name,
+		    (unsigned long long)footer_offset);
+	scan->index_offset = load_u64be(footer);
+	scan->index_crc = load_u32be(footer + 8);
+	if (scan->index_offset < PACK_HEADER_SIZE ||
+	    scan->index_offset > footer_offset - PACK_INDEX_HEADER_SIZE ||
+	    (footer_offset - scan->index_offset - PACK_INDEX_HEADER_SIZE) %
+		    PACK_INDEX_ENTRY_SIZE != 0)
+		return pack_error(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
+		    "index offset %llu is out of range", scan->name,
+		    (unsigned long long)footer_offset, (unsigned long long)scan->index_offset);
+	return 0;
+}
+
+/* The whole index is checksummed before any entry is believed. */
+static int
+pack_scan_check_index(struct pack_scan *scan)
+{
+	uint64_t end = scan->size - PACK_FOOTER_SIZE;
+	uint32_t crc = 0;
+
+	for (uint64_t offset = scan->index_offset; offset < end;) {
+		size_t length = end - offset < PACK_SCAN_BLOCK ? (size_t)(end - offset)
+							       : PACK_SCAN_BLOCK;
+		if (pack_scan_read(scan, scan->block, length, offset, "index") != 0)
+			return -1;
+		crc = pack_crc32c(crc, scan->block, length);
+		offset += length;
+	}
+	if (crc != scan->index_crc)
+		return pack_error(scan->error, scan->error_size, "pack %s: index at offset %llu: "
+		    "checksum mismatch", scan->name, (unsigned long long)scan->index_offset);
+	uint8_t header[PACK_INDEX_HEADER_SIZE];
+	if (pack_scan_read(scan, header, sizeof header, scan->index_offset, "index") != 0)
+		return -1;
+	uint64_t entries = (end - scan->index_offset - PACK_INDEX_HEADER_SIZE) /
+	    PACK_INDEX_ENTRY_SIZE;
+	if (memcmp(header, pack_index_magic, sizeof pack_index_magic) != 0 ||
+	    load_u32be(header + 8) != entries)
+		return pack_error(scan->error, scan->error_size, "pack %s: index at offset %llu: "
+		    "bad index header", scan->name, (unsigned long long)scan->index_offset);
+	return 0;
+}
+
+static int
+pack_scan_entries(struct pack_scan *scan,
+    int (*visit)(void *context, const struct hash *chunk, uint64_t frame_offset,
+        uint32_t offset_in_frame, uint32_t length),
+    void *context)
+{
+	uint64_t end = scan->size - PACK_FOOTER_SIZE;
+
+	for (uint64_t offset = scan->index_offset + PACK_INDEX_HEADER_SIZE; offset < end;) {
+		size_t length = end - offset < PACK_SCAN_BLOCK ? (size_t)(end - offset)
+							       : PACK_SCAN_BLOCK;
+		if (pack_scan_read(scan, scan->block, length, offset, "index") != 0)
+			return -1;
+		for (size_t at = 0; at < length; at += PACK_INDEX_ENTRY_SIZE) {
+			const uint8_t *entry = scan->block + at;
+			struct hash chunk;
+			memcpy(chunk.bytes, entry, HASH_BYTES);
+			uint64_t frame_offset = load_u64be(entry + 32);
+			uint32_t offset_in_frame = load_u32be(entry + 40);
+			uint32_t chunk_length = load_u32be(entry + 44);
+			if (frame_offset < PACK_HEADER_SIZE ||
+			    frame_offset + PACK_FRAME_HEADER_SIZE > scan->index_offset ||
+			    (uint64_t)offset_in_frame + chunk_length > PACK_FRAME_RAW_MAX)
+				return pack_error(scan->error, scan->error_size, "pack %s: index "
+				    "entry at offset %llu: points outside the pack's frames",
+				    scan->name, (unsigned long long)(offset + at));
+			int status = visit(context, &chunk, frame_offset, offset_in_frame,
+			    chunk_length);
+			if (status != 0)
+				return status;
+		}
+		offset += length;
+	}
+	return 0;
+}
+
+int
+pack_scan_index(int packs_dir_fd, const char *file_name,
+    int (*visit)(void *context, const struct hash *chunk, uint64_t frame_offset,
+        uint32_t offset_in_frame, uint32_t length),
+    void *context, char *error, size_t error_size)
+{
+	struct pack_scan scan = { .name = file_name, .error = error, .error_size = error_size };
+	struct stat status;
+	int result = -1;
+
+	scan.fd = openat(packs_dir_fd, file_name, O_RDONLY | O_CLOEXEC);
+	if (scan.fd < 0)
+		return pack_error(error, error_size, "pack %s: cannot open: %s", file_name,
+		    strerror(errno));
+	if (fstat(scan.fd, &status) != 0) {
+		pack_error(error, error_size, "pack %s: %s", file_name, strerror(errno));
+		goto done;
+	}
+	scan.size = (uint64_t)status.st_size;
+	if (scan.size < PACK_HEADER_SIZE + PACK_INDEX_HEADER_SIZE + PACK_FOOTER_SIZE) {
+		pack_error(error, error_size, "pack %s: %llu bytes is too short for a pack",
+		    file_name, (unsigned long long)scan.size);
+		goto done;
+	}
+	scan.block = malloc(PACK_SCAN_BLOCK);
+	if (scan.block == NULL) {
+		pack_error(error, error_size, "out of memory");
+		goto done;
+	}
+	if (pack_scan_ends(&scan) == 0 && pack_scan_check_index(&scan) == 0)
+		result = pack_scan_entries(&scan, visit, context);
+done:
+	free(scan.block);
+	close(scan.fd);
+	return result;
+}
