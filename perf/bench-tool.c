@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "tests/lib/splitmix.h"
 
 #define MIB (1024 * 1024)
 #define VOCABULARY 8192
@@ -46,25 +47,16 @@
 #define FILES_PER_FOLDER 24
 #define FOLDER_FANOUT 16
 
-static uint64_t
-next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
 static void
 fill_random(uint8_t *out, size_t length, uint64_t *state)
 {
 	size_t i = 0;
 	for (; i + 8 <= length; i += 8) {
-		uint64_t value = next_random(state);
+		uint64_t value = splitmix_next(state);
 		memcpy(out + i, &value, 8);
 	}
 	if (i < length) {
-		uint64_t value = next_random(state);
+		uint64_t value = splitmix_next(state);
 		memcpy(out + i, &value, length - i);
 	}
 }
@@ -84,10 +76,10 @@ vocabulary_init(struct vocabulary *v)
 	uint64_t state = 42;
 
 	for (size_t i = 0; i < VOCABULARY; i++) {
-		size_t length = 1 + next_random(&state) % 3 + next_random(&state) % 4 +
-		    (i > 64 ? next_random(&state) % 5 : 0);
+		size_t length = 1 + splitmix_next(&state) % 3 + splitmix_next(&state) % 4 +
+		    (i > 64 ? splitmix_next(&state) % 5 : 0);
 		for (size_t c = 0; c < length; c++) {
-			uint64_t a = next_random(&state) % 26, b = next_random(&state) % 26;
+			uint64_t a = splitmix_next(&state) % 26, b = splitmix_next(&state) % 26;
 			v->words[i][c] = letters[a * b / 26];	/* common letters more often */
 		}
 		v->length[i] = (uint8_t)length;
@@ -111,7 +103,7 @@ struct text {
 static size_t
 text_piece(struct text *t, char *out, size_t at)
 {
-	uint64_t r = next_random(&t->state);
+	uint64_t r = splitmix_next(&t->state);
 
 	if (at > 1024 && r % 100 < 12) {
 		size_t reach = at < HISTORY ? at : HISTORY;
@@ -200,7 +192,7 @@ tree_file(uint64_t seed, unsigned long i, char *path, size_t path_size, size_t *
     bool *binary, uint64_t *state)
 {
 	*state = seed * 0x100000001b3u + i;
-	uint64_t r = next_random(state);
+	uint64_t r = splitmix_next(state);
 	unsigned long f = i / FILES_PER_FOLDER;
 
 	*size = 1024 + r % (7 * 1024 + 1);

@@ -20,15 +20,7 @@
 #include <time.h>
 
 #include "model/merge.h"
-
-static uint64_t
-next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "tests/lib/splitmix.h"
 
 static int
 write_file(const char *dir, const char *name, const struct buffer *bytes)
@@ -50,10 +42,10 @@ make_head(size_t lines, size_t edits, uint64_t seed, const char *who, struct buf
 	uint8_t *action = calloc(lines, 1);
 	uint64_t random = seed;
 	for (size_t done = 0; done < edits && done < lines;) {
-		size_t line = (size_t)(next_random(&random) % lines);
+		size_t line = (size_t)(splitmix_next(&random) % lines);
 		if (action[line] != 0)
 			continue;
-		uint64_t roll = next_random(&random) % 10;
+		uint64_t roll = splitmix_next(&random) % 10;
 		action[line] = roll < 8 ? 1 : roll == 8 ? 2 : 3;	/* rewrite, insert, delete */
 		done++;
 	}

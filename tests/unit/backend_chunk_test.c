@@ -8,17 +8,9 @@
 #include "backend/store/chunk.h"
 #include "backend/store/hash.h"
 #include "tests/unit/tap.h"
+#include "tests/lib/splitmix.h"
 
 #define TEST_SIZE (20u * 1024 * 1024)
-
-static uint64_t
-test_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
 
 static void
 test_fill_random(uint8_t *out, size_t length, uint64_t seed)
@@ -27,7 +19,7 @@ test_fill_random(uint8_t *out, size_t length, uint64_t seed)
 
 	for (size_t at = 0; at < length; at++) {
 		if (at % 8 == 0)
-			value = test_random(&seed);
+			value = splitmix_next(&seed);
 		out[at] = (uint8_t)(value >> (at % 8 * 8));
 	}
 }

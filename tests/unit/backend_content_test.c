@@ -16,23 +16,15 @@
 #include "backend/store/hash.h"
 #include "backend/store/pack.h"
 #include "tests/unit/tap.h"
+#include "tests/lib/splitmix.h"
 
 #define TEST_MIB (1024u * 1024)
-
-static uint64_t
-test_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
 
 static void
 test_fill_random(uint8_t *out, size_t length, uint64_t seed)
 {
 	for (size_t at = 0; at < length; at++)
-		out[at] = (uint8_t)test_random(&seed);
+		out[at] = (uint8_t)splitmix_next(&seed);
 }
 
 static void
@@ -42,7 +34,7 @@ test_fill_text(uint8_t *out, size_t length, uint64_t seed)
 		"and ", "photos\n", "that ", "sync ", "between ", "machines ", "daily\n" };
 
 	for (size_t at = 0; at < length;) {
-		const char *word = words[test_random(&seed) % (sizeof words / sizeof *words)];
+		const char *word = words[splitmix_next(&seed) % (sizeof words / sizeof *words)];
 		size_t word_length = strlen(word);
 		if (word_length > length - at)
 			word_length = length - at;

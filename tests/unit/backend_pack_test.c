@@ -16,26 +16,18 @@
 #include "backend/io/io.h"
 #include "backend/store/pack.h"
 #include "tests/unit/tap.h"
+#include "tests/lib/splitmix.h"
 
 #define TEST_PACKS_MAX 64
 #define TEST_NAME_SIZE 64
 
 /* ---- generated chunks ---- */
 
-static uint64_t
-test_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
 static void
 test_fill_random(uint8_t *out, size_t length, uint64_t *state)
 {
 	for (size_t at = 0; at < length; at++)
-		out[at] = (uint8_t)test_random(state);
+		out[at] = (uint8_t)splitmix_next(state);
 }
 
 static void
@@ -45,7 +37,7 @@ test_fill_text(uint8_t *out, size_t length, uint64_t *state)
 		"of ", "home\n", "files ", "in ", "packs ", "and ", "frames ", "sync\n" };
 
 	for (size_t at = 0; at < length;) {
-		const char *word = words[test_random(state) % (sizeof words / sizeof *words)];
+		const char *word = words[splitmix_next(state) % (sizeof words / sizeof *words)];
 		size_t word_length = strlen(word);
 		if (word_length > length - at)
 			word_length = length - at;
@@ -114,7 +106,7 @@ test_chunks_mixed(struct test_chunks *chunks, size_t small_count)
 	memset(chunks, 0, sizeof *chunks);
 	chunks->state = 99;
 	for (size_t i = 0; i < small_count; i++)
-		test_chunks_add(chunks, 1 + test_random(&chunks->state) % 6000, i % 2 == 0);
+		test_chunks_add(chunks, 1 + splitmix_next(&chunks->state) % 6000, i % 2 == 0);
 	test_chunks_add(chunks, 0, false);
 	test_chunks_add(chunks, 1024 * 1024, true);
 	test_chunks_add(chunks, 1536 * 1024, false);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/lib/splitmix.h"
 
 /* Few names, so concurrent creates clash often; with extensions, dotfiles
  * and none, to exercise every form of disambiguated name. */
@@ -37,10 +38,7 @@ history_gen_random_seed(struct history_random *random, uint64_t seed)
 uint64_t
 history_gen_random_next(struct history_random *random)
 {
-	uint64_t value = (random->state += 0x9e3779b97f4a7c15ULL);
-	value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-	return value ^ (value >> 31);
+	return splitmix_next(&random->state);
 }
 
 uint64_t

@@ -16,6 +16,7 @@
 #include "model/merge.h"
 #include "model/state.h"
 #include "tests/unit/tap.h"
+#include "tests/lib/splitmix.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -330,19 +331,10 @@ test_crossed_history(void)
 
 /* ---- properties ------------------------------------------------------------ */
 
-static uint64_t
-next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static size_t
 below(uint64_t *state, size_t bound)
 {
-	return (size_t)(next_random(state) % bound);
+	return (size_t)(splitmix_next(state) % bound);
 }
 
 #define HEADS_MAX 5
@@ -364,7 +356,7 @@ edit_line(uint64_t *random, struct buffer *head, struct buffer *expected, size_t
 	size_t action = below(random, 4);
 
 	snprintf(fresh, sizeof fresh, "h%d-%zu-%llu\n", owner, line,
-	    (unsigned long long)(next_random(random) % 1000000));
+	    (unsigned long long)(splitmix_next(random) % 1000000));
 	if (action == 0) {		/* replace */
 		buffer_printf(head, "%s", fresh);
 		buffer_printf(expected, "%s", fresh);
@@ -894,7 +886,7 @@ sim_init(struct sim *sim, uint64_t seed)
 	sim->disjoint = below(&sim->random, 2) == 0;
 	for (int r = 0; r < sim->replica_count; r++)
 		for (size_t b = 0; b < ID_BYTES; b++)
-			sim->replicas[r].bytes[b] = (uint8_t)next_random(&sim->random);
+			sim->replicas[r].bytes[b] = (uint8_t)splitmix_next(&sim->random);
 	memset(sim->node.bytes, 0x42, ID_BYTES);
 	struct op *place = sim_new_op(sim, 0, OP_PLACE, NULL, 0);
 	place->u.place = (struct op_place){ .node = sim->node, .parent = NODE_ROOT,
