@@ -59,7 +59,7 @@ test_expect_success 'q closes the changes and j moves on to an older version' '
 	app_wait "Enter changes"
 '
 
-test_expect_success '/ finds a version by its message, n finds none older' '
+test_expect_success '/ finds a version by its message; n goes round the end to it again' '
 	app_keys g / &&
 	app_wait "Search" &&
 	app_type "SECOND" &&
@@ -69,7 +69,70 @@ test_expect_success '/ finds a version by its message, n finds none older' '
 	app_keys q &&
 	app_wait "Enter changes" &&
 	app_keys n &&
-	app_wait "No older version matches"
+	app_wait "Search went on from the newest version" &&
+	app_keys Enter &&
+	app_wait "1 path changed" &&
+	app_keys q &&
+	app_wait "Enter changes"
+'
+
+test_expect_success 'N goes round the other end; a search with no match says so' '
+	app_keys / &&
+	app_wait "Search" &&
+	app_type "version" &&
+	app_keys Enter G N &&
+	app_wait "first version" &&
+	app_keys g N &&
+	app_wait "Search went on from the oldest version" &&
+	app_keys Enter &&
+	app_wait "2 paths changed" &&
+	app_keys q &&
+	app_wait "Enter changes" &&
+	app_keys / &&
+	app_type "no such words" &&
+	app_keys Enter &&
+	app_wait "No version" &&
+	app_wait "contains \"no such words\""
+'
+
+test_expect_success 'reopening / starts empty, not with the last text' '
+	app_keys / &&
+	app_wait "Versions whose message contains" &&
+	! app_screen | grep -F "no such words" &&
+	app_type "third" &&
+	app_screen | grep -F "third" | grep -v -F "no such" >/dev/null &&
+	app_keys Escape &&
+	app_wait_gone "Versions whose message contains"
+'
+
+test_expect_success 'in a version'"'"'s changes, / finds a path and n goes round to the next' '
+	app_keys g j Enter &&
+	app_wait "1 path changed" &&
+	app_keys / &&
+	app_wait "Lines holding" &&
+	app_type "notes.txt" &&
+	app_keys Enter &&
+	app_keys Enter &&
+	app_wait "+two" &&
+	app_keys / &&
+	app_type "+two" &&
+	app_keys Enter n &&
+	app_wait "Search went on from the top" &&
+	app_keys q &&
+	app_wait "Enter changes"
+'
+
+test_expect_success 'in the help, / finds a binding' '
+	app_keys "?" &&
+	app_wait "Help: every key binding" &&
+	app_keys / &&
+	app_type "checkout" &&
+	app_keys Enter &&
+	APP_QUIET=1 app_wait "Check out the selected version" &&
+	app_keys n &&
+	app_wait "Search went on from the top" &&
+	app_keys q &&
+	app_wait "Enter changes"
 '
 
 test_expect_success 'c checks out a version after asking' '

@@ -28,6 +28,8 @@ enum action_scope {
 /* Settling conflicts works in the list and in the Sides pane of one. */
 #define SCOPE_SETTLE (SCOPE_CONFLICTS | SCOPE_SIDES)
 #define SCOPE_ANYWHERE (SCOPE_IN_HOME | SCOPE_WELCOME)
+/* / n N: History's messages, and the panes of text. */
+#define SCOPE_SEARCH (SCOPE_HISTORY | SCOPE_VERSION | SCOPE_HELP)
 
 /* Keys are ints: a character is its code point; a curses function key
  * (KEY_UP...) has ACTION_FUNCTION_KEY added, since curses codes overlap
@@ -85,12 +87,12 @@ enum action_scope {
 	    "Show what the selected version changed") \
 	X(CHECKOUT, "checkout", SCOPE_HISTORY, ACTION_KEYS('c'), "checkout", \
 	    "Check out the selected version (asks first)") \
-	X(SEARCH, "search", SCOPE_HISTORY, ACTION_KEYS('/'), "search", \
-	    "Search version messages as you type") \
-	X(SEARCH_NEXT, "search-next", SCOPE_HISTORY, ACTION_KEYS('n'), NULL, \
-	    "Go to the next version matching the search") \
-	X(SEARCH_PREVIOUS, "search-previous", SCOPE_HISTORY, ACTION_KEYS('N'), NULL, \
-	    "Go to the previous version matching the search") \
+	X(SEARCH, "search", SCOPE_SEARCH, ACTION_KEYS('/'), "search", \
+	    "Search as you type: version messages, or the lines of the pane") \
+	X(SEARCH_NEXT, "search-next", SCOPE_SEARCH, ACTION_KEYS('n'), NULL, \
+	    "Go to the next match of the search, round the end") \
+	X(SEARCH_PREVIOUS, "search-previous", SCOPE_SEARCH, ACTION_KEYS('N'), NULL, \
+	    "Go to the previous match of the search, round the end") \
 	X(TOGGLE_DIFF, "toggle-diff", SCOPE_VERSION, \
 	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), ' '), "diff", \
 	    "Show or hide the diff of the selected file") \

@@ -377,6 +377,7 @@ close_views(struct app *app)
 	for (int id = 0; id < VIEW_COUNT; id++)
 		if (app->views[id].ops != NULL)
 			app->views[id].ops->close(&app->views[id]);
+	view_search_free();
 }
 
 static void
@@ -793,6 +794,8 @@ handle_key(struct app *app, int key)
 	if (app_handle(app, action) || list_handle_action(view->list, action))
 		return;
 	if (view->ops->handle != NULL && view->ops->handle(view, action))
+		return;
+	if (view_search_handle(view, action))
 		return;
 	app_message(app, "%s does nothing here", action_info(action)->name);
 }

@@ -33,10 +33,16 @@ add_line(struct view *view, enum theme_role role, char *text)
 	list_append(view->list, NULL, row);
 }
 
+static bool
+row_matches(const void *data, const char *text)
+{
+	return view_search_matches(((const struct help_row *)data)->text, text);
+}
+
 static void
 help_open(struct view *view)
 {
-	view->list = list_new(free_row, NULL);
+	view->list = list_new(free_row, row_matches);
 	view->stale = true;
 }
 

@@ -339,6 +339,29 @@ list_set_filter(struct list *list, const char *filter)
 	list_refresh(list);
 }
 
+long
+list_find(const struct list *list, const char *text, size_t start, long step, bool *wrapped)
+{
+	size_t count = list->row_count;
+
+	*wrapped = false;
+	if (list->match == NULL || count == 0 || text == NULL || text[0] == '\0')
+		return -1;
+	/* A start past the end stands for the row beyond the last (or, going
+	 * up, before the first): whatever is found then lies round the end. */
+	bool past = start >= count;
+	if (past)
+		start = step > 0 ? 0 : count - 1;
+	for (size_t seen = 0; seen < count; seen++) {
+		size_t row = step > 0 ? (start + seen) % count : (start + count - seen) % count;
+		if (list->match(list->rows[row]->data, text)) {
+			*wrapped = past || (step > 0 ? row < start : row > start);
+			return (long)row;
+		}
+	}
+	return -1;
+}
+
 /* The depth of a row's parent level, with the root at -1. */
 static long
 item_depth(const struct list *list, const struct list_item *item)

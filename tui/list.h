@@ -82,6 +82,14 @@ void list_for_each_marked(struct list *list, void (*visit)(void *context,
  * leading to them, are shown. */
 void list_set_filter(struct list *list, const char *filter);
 
+/* Search, as less and vim do: the row of the first shown item whose data
+ * match text (the list's match function), going by step (1 or -1) from
+ * row start and on round the end to the other end; -1 when none does.
+ * A start past the last row stands for the row beyond either end. Sets
+ * *wrapped when the match lies round the end. */
+long list_find(const struct list *list, const char *text, size_t start, long step,
+    bool *wrapped);
+
 /* An item whose next page of children should be fetched now because its
  * last loaded child is on screen or within a screen of it (the root stands
  * for the list itself), or NULL. */

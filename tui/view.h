@@ -93,6 +93,14 @@ void view_sides_show(struct view *view, const char *id);
 void view_conflicts_settle(struct view *view, const char *id, enum hearth_resolution how);
 const char *view_conflicts_next(struct view *view, const char *id);
 
+/* / n N in a pane whose list has a match function (tui/search.c): returns
+ * whether action was one of them. */
+bool view_search_handle(struct view *view, enum action action);
+/* Whether line holds text, in any case: the match of the panes of text. */
+bool view_search_matches(const char *line, const char *text);
+/* Forgets the last search text (the app's end). */
+void view_search_free(void);
+
 /* The role a row's text takes: the cursor's row wins over its own role. */
 static inline enum theme_role
 view_role(bool selected, enum theme_role role)

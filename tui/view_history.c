@@ -511,9 +511,19 @@ search_again(struct view *view, long step)
 		app_message(view->app, "No search yet: / searches messages");
 		return;
 	}
-	if (!search_from(view, history->search, (long)view->list->cursor + step, step, true))
-		app_message(view->app, "No %s version matches \"%s\"", step > 0 ? "older" : "newer",
-		    history->search);
+	if (search_from(view, history->search, (long)view->list->cursor + step, step, true))
+		return;
+	/* Round the end, as less and vim do: from the newest on, or (N) from
+	 * the oldest up, which loads the whole history first, as G does. */
+	if (step < 0)
+		while (load_page(view) > 0)
+			;
+	long restart = step > 0 ? 0 : (long)view->list->row_count - 1;
+	if (search_from(view, history->search, restart, step, false))
+		app_message(view->app, "Search went on from the %s", step > 0 ? "newest version"
+		    : "oldest version");
+	else
+		app_message(view->app, "No version's message contains \"%s\"", history->search);
 }
 
 static bool
@@ -535,8 +545,9 @@ history_handle(struct view *view, enum action action)
 		return true;
 	case ACTION_SEARCH:
 		history->search_origin = view->list->cursor;
+		/* A new search starts empty; n and N keep the last one. */
 		dialog_input(app_dialog(view->app), "Search", "Versions whose message contains:",
-		    history->search, search_done, search_changed, view);
+		    NULL, search_done, search_changed, view);
 		return true;
 	case ACTION_SEARCH_NEXT:
 		search_again(view, 1);

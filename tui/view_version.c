@@ -66,10 +66,17 @@ free_row(void *data)
 	free(row);
 }
 
+/* / in the pane: the header, the paths and the diff lines shown. */
+static bool
+row_matches(const void *data, const char *text)
+{
+	return view_search_matches(((const struct version_row *)data)->text, text);
+}
+
 static void
 version_open(struct view *view)
 {
-	view->list = list_new(free_row, NULL);
+	view->list = list_new(free_row, row_matches);
 	view->private = memory_alloc(1, sizeof(struct version_pane));
 }
 

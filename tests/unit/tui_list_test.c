@@ -137,6 +137,40 @@ test_filter_and_marks(void)
 }
 
 static void
+test_find(void)
+{
+	struct list *list = list_new(free_name, name_contains);
+	bool wrapped;
+
+	add(list, NULL, "apple");
+	add(list, NULL, "banana");
+	add(list, NULL, "cherry");
+	add(list, NULL, "banana split");
+	list_refresh(list);
+	check_int(list_find(list, "banana", 0, 1, &wrapped), 1);
+	ok(!wrapped, "a match below the start is no wrap");
+	check_int(list_find(list, "banana", 2, 1, &wrapped), 3);
+	check_int(list_find(list, "banana", 3 + 1, 1, &wrapped), 1);
+	ok(wrapped, "past the last row the search goes on from the top");
+	check_int(list_find(list, "banana", 0, -1, &wrapped), 3);
+	ok(wrapped, "above the first row it goes on from the bottom");
+	check_int(list_find(list, "cherry", 4, -1, &wrapped), 2);
+	ok(wrapped, "a start past the end going up comes round from the bottom");
+	check_int(list_find(list, "apple", 4, 1, &wrapped), 0);
+	ok(wrapped, "a start past the end going down comes round from the top");
+	check_int(list_find(list, "cherry", 2, 1, &wrapped), 2);
+	ok(!wrapped, "the start row itself counts");
+	check_int(list_find(list, "kiwi", 0, 1, &wrapped), -1);
+	check_int(list_find(list, "", 0, 1, &wrapped), -1);
+	list_free(list);
+	list = list_new(free_name, NULL);
+	add(list, NULL, "apple");
+	list_refresh(list);
+	check_int(list_find(list, "apple", 0, 1, &wrapped), -1);
+	list_free(list);
+}
+
+static void
 test_wanting_more(void)
 {
 	struct list *list = list_new(free_name, NULL);
@@ -173,6 +207,7 @@ main(void)
 	test_rows_and_folders();
 	test_movement();
 	test_filter_and_marks();
+	test_find();
 	test_wanting_more();
 	return tap_done();
 }
