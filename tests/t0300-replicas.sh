@@ -29,6 +29,8 @@ test_expect_success 'resolving it on one side settles it on both' '
 	test "$(cat a/docs/list.txt)" = "$(cat b/docs/list.txt)" &&
 	(cd b && hearth resolve --mine docs/list.txt >/dev/null) &&
 	test "$(cat b/docs/list.txt)" = "edited on b" &&
+	(cd b && hearth log -n 1 --oneline) >out &&
+	grep " Resolve docs/list.txt: keep mine$" out &&
 	sync_pair a b && settle a &&
 	test "$(cat a/docs/list.txt)" = "edited on b" &&
 	(cd a && hearth conflicts) >out && grep "No conflicts" out &&
@@ -42,6 +44,7 @@ test_expect_success 'resolving before checking out leaves nothing for checkout t
 	(cd b && hearth status --porcelain) >out && grep "^# ahead [1-9]" out &&
 	(cd b && hearth resolve --mine docs/list.txt >/dev/null) &&
 	(cd b && hearth status --porcelain) >out && grep "^# changes 0$" out &&
+	(cd b && hearth log -n 1 --oneline) >out && grep " Resolve docs/list.txt: keep mine$" out &&
 	(cd b && hearth status) >out && ! grep "^Head has" out &&
 	sync_pair a b && settle a && same_trees a b
 '
@@ -102,6 +105,8 @@ test_expect_success 'same-name creates keep both files, deterministically named'
 
 test_expect_success 'keep both of a name clash makes both names real' '
 	(cd b && hearth resolve --both "same*" >/dev/null) &&
+	(cd b && hearth log -n 1 --oneline) >out &&
+	grep " Resolve same~[0-9a-f]*\.txt: keep both$" out &&
 	sync_pair a b && settle a &&
 	(cd a && hearth conflicts) >out && grep "No conflicts" out &&
 	ls a | grep -c "^same" >count && test "$(cat count)" = 2 &&

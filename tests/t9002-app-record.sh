@@ -95,6 +95,27 @@ test_expect_success 'Esc in the dialog records nothing' '
 	! grep never log
 '
 
+test_expect_success 'an empty message asks first: n goes back to it, y records without one' '
+	cd home &&
+	printf "once more\n" >c.txt &&
+	app_start &&
+	app_wait "from the app" &&
+	app_keys 3 r &&
+	app_wait "Record every change" &&
+	app_type "  " &&
+	app_keys Enter &&
+	app_wait "The message is empty" &&
+	app_keys n &&
+	app_wait "Record every change" &&
+	hearth log -n 1 --oneline >log && ! grep -v "from the app" log &&
+	app_keys Enter &&
+	app_wait "The message is empty" &&
+	app_keys y &&
+	app_wait "Recorded" 20 &&
+	app_quit &&
+	hearth log -n 1 >log && grep "(no message)" log
+'
+
 test_expect_success 'a record that would empty the Home asks; n keeps it, y records the deletes' '
 	cd home &&
 	hearth record -m "all in" >/dev/null &&

@@ -72,12 +72,21 @@ test_expect_success 't in the pane keeps theirs, recorded at once; the pane move
 	app_wait "Settled notes.txt keeping theirs: recorded as version" 20
 '
 
-test_expect_success 'in the list, space marks the name conflict and b keeps both' '
+test_expect_success 'in the list, space marks the name conflict and b keeps both, after asking' '
 	app_keys h &&
 	app_wait_gone "notes.txt" 20 &&
 	app_keys g Space &&
 	app_screen | grep -E "^. name +2 +same~" &&
 	app_keys b &&
+	app_wait "Settle the marked conflict same~" &&
+	app_wait "keeping both?" &&
+	app_keys n &&
+	app_wait "Nothing settled; the marks stay" &&
+	(cd "$TEST_ROOT/b" && hearth conflicts --porcelain) | grep " name same~" &&
+	app_screen | grep -E "^. name +2 +same~" &&
+	app_keys b &&
+	app_wait "Settle the marked conflict same~" &&
+	app_keys y &&
 	app_wait "Settled same~" 20 &&
 	app_wait "No conflicts." 20 &&
 	app_keys j &&
@@ -95,6 +104,9 @@ test_expect_success 'from the shell: no conflicts, the files as chosen, fsck cle
 	test_cmp "$TEST_ROOT/names-before" "$TEST_ROOT/names-after" &&
 	hearth status >"$TEST_ROOT/status" &&
 	grep "Nothing changed" "$TEST_ROOT/status" &&
+	hearth log --oneline >"$TEST_ROOT/log" &&
+	grep " Resolve notes.txt: keep theirs$" "$TEST_ROOT/log" &&
+	grep " Resolve same~[0-9a-f]*\.txt: keep both$" "$TEST_ROOT/log" &&
 	hearth fsck
 '
 

@@ -24,11 +24,21 @@ struct conflict_row {
 	size_t side_count;
 };
 
+struct id_set {
+	char (*ids)[40];
+	size_t count;
+};
+
 /* The conflicts a queued or running job is settling, by id: they stay
  * listed until it is done but cannot be settled twice. */
 struct conflicts_pane {
 	char (*settling)[40];
 	size_t settling_count;
+	/* The marked conflicts a key would settle, while the question whether
+	 * to settle them all is open. */
+	struct id_set asked;
+	char *asked_path;
+	enum hearth_resolution asked_how;
 };
 
 struct settle_job {
@@ -162,13 +172,10 @@ conflicts_close(struct view *view)
 
 	list_free(view->list);
 	free(pane->settling);
+	free(pane->asked.ids);
+	free(pane->asked_path);
 	free(pane);
 }
-
-struct id_set {
-	char (*ids)[40];
-	size_t count;
-};
 
 static void
 add_id(struct id_set *set, const char *id)
@@ -445,7 +452,50 @@ open_row_from(const struct view *view, size_t row)
 	return -1;
 }
 
-/* Settles the marked conflicts, or the selected one, and moves on. */
+static void
+confirm_marked(void *context, bool accepted, const char *text)
+{
+	struct view *view = context;
+	struct conflicts_pane *pane = view->private;
+
+	(void)text;
+	if (accepted) {
+		submit_settle(view, &pane->asked, pane->asked_path, pane->asked_how);
+		list_clear_marks(view->list);
+	} else {
+		app_message(view->app, "Nothing settled; the marks stay");
+	}
+	free(pane->asked.ids);
+	free(pane->asked_path);
+	pane->asked = (struct id_set) { 0 };
+	pane->asked_path = NULL;
+}
+
+/* One key on marked conflicts settles them all: that is asked first, naming
+ * how many and the choice (targets are taken over). */
+static void
+ask_settle_marked(struct view *view, struct id_set *targets, const char *first_path,
+    enum hearth_resolution how)
+{
+	struct conflicts_pane *pane = view->private;
+
+	free(pane->asked.ids);
+	free(pane->asked_path);
+	pane->asked = *targets;
+	*targets = (struct id_set) { 0 };
+	pane->asked_path = memory_strdup(first_path);
+	pane->asked_how = how;
+	char *question = pane->asked.count == 1 ?
+	    memory_printf("Settle the marked conflict %s keeping %s? It is recorded as a version at "
+		"once.", first_path, resolution_name(how)) :
+	    memory_printf("Settle the %zu marked conflicts (%s, ...) keeping %s? They are recorded "
+		"as one version at once.", pane->asked.count, first_path, resolution_name(how));
+	dialog_confirm(app_dialog(view->app), "Settle marked", question, confirm_marked, view);
+	free(question);
+}
+
+/* Settles the marked conflicts (after asking), or the selected one, and
+ * moves on. */
 static void
 settle_chosen(struct view *view, enum hearth_resolution how)
 {
@@ -473,7 +523,9 @@ settle_chosen(struct view *view, enum hearth_resolution how)
 			add_id(&targets, row->id);
 		first_path = row->path;
 	}
-	if (targets.count > 0) {
+	if (targets.count > 0 && any_marked) {
+		ask_settle_marked(view, &targets, first_path, how);
+	} else if (targets.count > 0) {
 		submit_settle(view, &targets, first_path, how);
 		list_clear_marks(view->list);
 		long next = open_row_from(view, view->list->cursor + 1);

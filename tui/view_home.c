@@ -717,20 +717,48 @@ record_done(void *context, int code, const struct hearth_error *error)
 	record_free(job);
 }
 
+static void ask_record(struct view *view);
+static void submit_with_message(struct view *view, const char *text);
+
+/* An empty message was typed: y records without one, n goes back to it. */
+static void
+confirm_empty_message(void *context, bool accepted, const char *text)
+{
+	struct view *view = context;
+
+	(void)text;
+	if (accepted)
+		submit_with_message(view, "");
+	else
+		ask_record(view);
+}
+
 static void
 record_message_done(void *context, bool accepted, const char *text)
 {
 	struct view *view = context;
-	struct path_set marked = { 0 };
 
 	if (!accepted) {
 		app_message(view->app, "Record cancelled");
 		return;
 	}
+	if (text == NULL || text[strspn(text, " \t")] == '\0') {
+		dialog_confirm(app_dialog(view->app), "Record", "The message is empty: record without "
+		    "one? (n goes back to it)", confirm_empty_message, view);
+		return;
+	}
+	submit_with_message(view, text);
+}
+
+static void
+submit_with_message(struct view *view, const char *text)
+{
+	struct path_set marked = { 0 };
+
 	list_for_each_marked(view->list, collect_marked, &marked);
 	struct record_job *job = memory_alloc(1, sizeof *job);
 	job->view = view;
-	job->message = memory_strdup(text ? text : "");
+	job->message = memory_strdup(text);
 	job->paths = marked.paths;
 	job->path_count = marked.count;
 	submit_record(view, job);

@@ -356,7 +356,56 @@ struct resolver {
 	struct tree version_tree;	/* for HEARTH_KEEP_VERSION */
 	bool have_version_tree;
 	struct blob_writer blobs;	/* for HEARTH_KEEP_MARKERS */
+	char paths[512];		/* the settled paths, for the default message */
 };
+
+/* Notes a settled path for the version's default message: the first few,
+ * then "...". */
+static void
+note_path(struct resolver *resolver, const char *path)
+{
+	size_t used = strlen(resolver->paths), room = sizeof resolver->paths - used;
+	const char *comma = used > 0 ? ", " : "";
+
+	if (used >= 3 && strcmp(resolver->paths + used - 3, "...") == 0)
+		return;
+	/* Room is kept for a last ", ..." after any path. */
+	if (strlen(comma) + strlen(path) + sizeof ", ..." <= room)
+		snprintf(resolver->paths + used, room, "%s%s", comma, path);
+	else
+		snprintf(resolver->paths + used, room, "%s...", comma);
+}
+
+/* "Resolve notes.txt: keep mine", "Resolve 3 conflicts: keep theirs (a, b,
+ * c)": the version says which paths were settled and how. */
+static void
+default_message(const struct resolver *resolver, size_t resolved, char *out, size_t size)
+{
+	const struct hearth_resolve_options *options = resolver->options;
+	char how[160];
+
+	switch (options->resolution) {
+	case HEARTH_KEEP_MINE:
+		snprintf(how, sizeof how, "keep mine");
+		break;
+	case HEARTH_KEEP_THEIRS:
+		snprintf(how, sizeof how, "keep theirs");
+		break;
+	case HEARTH_KEEP_BOTH:
+		snprintf(how, sizeof how, "keep both");
+		break;
+	case HEARTH_KEEP_VERSION:
+		snprintf(how, sizeof how, "take it as in %.100s", options->version ? options->version : "");
+		break;
+	default:
+		snprintf(how, sizeof how, "merge with markers");
+		break;
+	}
+	if (resolved == 1)
+		snprintf(out, size, "Resolve %s: %s", resolver->paths, how);
+	else
+		snprintf(out, size, "Resolve %zu conflicts: %s (%s)", resolved, how, resolver->paths);
+}
 
 static void
 touch(struct resolver *resolver, struct node_id id)
@@ -753,8 +802,10 @@ settle_all(struct resolver *resolver, const struct hearth_conflict_list *list, s
 		int merged = any ? 0 : settle_merged(resolver, options->targets[t]);
 		if (merged < 0)
 			status = resolver->error->code;
-		else if (merged > 0)
+		else if (merged > 0) {
 			(*resolved)++;
+			note_path(resolver, options->targets[t]);
+		}
 		else if (!any)
 			status = hearth_fail(resolver->error, HEARTH_USAGE, "no conflict matches %s, and "
 			    "no file merged by line is there", options->targets[t]);
@@ -774,6 +825,7 @@ settle_all(struct resolver *resolver, const struct hearth_conflict_list *list, s
 		    conflict->side_count);
 		free(ops);
 		(*resolved)++;
+		note_path(resolver, conflict->path);
 	}
 	free(chosen);
 	return status;
@@ -902,12 +954,8 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 		}
 		hearth_change_list_free(&blocked);
 		if (status == 0) {
-			char text[128];
-			snprintf(text, sizeof text, "Resolve %zu conflict%s", out->resolved,
-			    out->resolved == 1 ? "" : "s");
-			if (options->resolution == HEARTH_KEEP_MARKERS)
-				snprintf(text, sizeof text, "Merge %zu conflict%s with markers", out->resolved,
-				    out->resolved == 1 ? "" : "s");
+			char text[768];
+			default_message(&resolver, out->resolved, text, sizeof text);
 			status = author_commit(&resolver.author, options->message ? options->message : text,
 			    out->version);
 		}
