@@ -375,10 +375,14 @@ struct hearth_text {
 	char *text;		/* NUL-terminated, owned; free with hearth_text_free */
 	size_t length;
 	bool binary;		/* not shown as text: binary or too big */
+	/* hearth_diff and hearth_comparison_diff: the lines the diff adds
+	 * and removes (0 for a binary file). */
+	size_t added, removed;
 };
 
-/* A unified diff of one path between a version and the one before it on its
- * replica; files over max_bytes or with NUL bytes give binary = true. */
+/* A diff of one path between a version and the one before it on its
+ * replica, as hearth_comparison_diff writes it; a moved file is diffed
+ * against itself where it was. */
 int hearth_diff(hearth *home, const char *version, const char *path, size_t max_bytes,
     struct hearth_text *out, struct hearth_error *error);
 /* A unified diff between two contents named by their ids (the hash of a
@@ -389,6 +393,43 @@ int hearth_diff_blobs(hearth *home, const char *old_hash, const char *new_hash,
     const char *old_label, const char *new_label, size_t max_bytes, struct hearth_text *out,
     struct hearth_error *error);
 void hearth_text_free(struct hearth_text *text);
+
+/* Two states of the Home side by side (hearth diff): two versions, a
+ * version and the working tree, or the working tree and the version it
+ * is at. Files are matched by identity, so a move is one change and a
+ * moved file is diffed against itself where it was. */
+struct hearth_compare_options {
+	/* The old side: a version; NULL: the working tree as last recorded
+	 * or checked out (what status compares the disk with). */
+	const char *from;
+	/* The new side: a version; NULL: the working tree on disk. A version
+	 * here needs one in from too. */
+	const char *to;
+	const char *const *paths;	/* Home-relative; limit to these and below; NULL: all */
+	size_t path_count;
+};
+
+typedef struct hearth_comparison hearth_comparison;
+
+/* Compares the two sides: out->changes as hearth_show lists them (sorted
+ * by path). The working tree side walks it as hearth_status does.
+ * HEARTH_USAGE for an unknown version, or a path on neither side. The
+ * comparison belongs to home's thread; free it before closing home. */
+struct hearth_comparison_result {
+	struct hearth_change_list changes;
+	hearth_comparison *comparison;
+};
+
+int hearth_compare(hearth *home, const struct hearth_compare_options *options,
+    const struct hearth_progress *progress, struct hearth_comparison_result *out,
+    struct hearth_error *error);
+/* The diff of changes.items[index]: a "diff --git a/OLD b/NEW" heading,
+ * rename, root and mode lines, then a unified diff with 3 lines of
+ * context, or "Binary files ... differ" when a side has NUL bytes or is
+ * over max_bytes (binary = true then). A folder gives the heading alone. */
+int hearth_comparison_diff(struct hearth_comparison_result *result, size_t index,
+    size_t max_bytes, struct hearth_text *out, struct hearth_error *error);
+void hearth_comparison_free(struct hearth_comparison_result *result);
 
 /* ---- the Home at a glance ----------------------------------------------------------- */
 

@@ -343,3 +343,23 @@ diff_is_text(const char *bytes, size_t length)
 {
 	return length == 0 || memchr(bytes, '\0', length) == NULL;
 }
+
+void
+diff_count_lines(const char *unified, size_t length, size_t *added, size_t *removed)
+{
+	bool in_hunk = false;
+
+	*added = *removed = 0;
+	for (size_t at = 0; at < length;) {
+		const char *newline = memchr(unified + at, '\n', length - at);
+		size_t end = newline ? (size_t)(newline - unified) + 1 : length;
+		char first = unified[at];
+		if (first == '@')
+			in_hunk = true;
+		else if (in_hunk && first == '+')
+			(*added)++;
+		else if (in_hunk && first == '-')
+			(*removed)++;
+		at = end;
+	}
+}

@@ -18,6 +18,9 @@
 void diff_unified(const char *old_text, size_t old_length, const char *new_text,
     size_t new_length, const char *old_label, const char *new_label, int context,
     struct buffer *out);
+/* Counts the lines a unified diff (as diff_unified writes it) adds and
+ * removes, its ---/+++ lines aside. */
+void diff_count_lines(const char *unified, size_t length, size_t *added, size_t *removed);
 /* true when bytes look like text: no NUL in them. */
 bool diff_is_text(const char *bytes, size_t length);
 

@@ -18,7 +18,7 @@ const struct cli_option cli_no_options[] = { { 0 } };
 /* In the order `hearth help` lists them. */
 const struct cli_command *const cli_commands[] = {
 	&cli_init_entry, &cli_record_entry, &cli_status_entry, &cli_log_entry, &cli_show_entry,
-	&cli_ls_entry, &cli_checkout_entry, &cli_export_entry, &cli_sync_entry, &cli_peers_entry,
+	&cli_diff_entry, &cli_ls_entry, &cli_checkout_entry, &cli_export_entry, &cli_sync_entry, &cli_peers_entry,
 	&cli_serve_entry, &cli_conflicts_entry, &cli_resolve_entry, &cli_clone_entry,
 	&cli_reid_entry, &cli_watch_entry, &cli_fsck_entry, &cli_demo_entry, &cli_config_entry,
 	&cli_stats_entry, &cli_version_entry, &cli_help_entry,

@@ -104,12 +104,28 @@ void cli_format_time(int64_t time, int32_t utc_offset, char *out, size_t size);
 int cli_home_paths(struct cli *cli, int count, char **paths, char ***out);
 void cli_free_paths(int count, char **paths);
 
+/* What hearth diff prints (cli_diff.c), shared with status -p, show -p
+ * and log -p. */
+enum cli_diff_form {
+	CLI_DIFF_PATCH,
+	CLI_DIFF_STAT,
+	CLI_DIFF_NAME_STATUS,
+};
+/* Compares and prints in form; returns the exit status. */
+int cli_print_comparison(struct cli *cli, const struct hearth_compare_options *options,
+    enum cli_diff_form form);
+/* A diff text (hearth_diff, hearth_comparison_diff), coloured as git does. */
+void cli_print_diff(struct cli *cli, const char *text);
+/* "R old -> new (ssd -> hdd)": one change of a version, coloured. */
+void cli_print_change(struct cli *cli, const struct hearth_change *change);
+
 /* Each command's entry, defined in its tui/cli_*.c. */
 extern const struct cli_command cli_init_entry;
 extern const struct cli_command cli_record_entry;
 extern const struct cli_command cli_status_entry;
 extern const struct cli_command cli_log_entry;
 extern const struct cli_command cli_show_entry;
+extern const struct cli_command cli_diff_entry;
 extern const struct cli_command cli_ls_entry;
 extern const struct cli_command cli_checkout_entry;
 extern const struct cli_command cli_export_entry;

@@ -51,16 +51,13 @@ show_patch(struct cli *cli, const char *version, const struct hearth_change *cha
 	struct hearth_text diff;
 	struct hearth_error error;
 
-	if (change->entry_kind != HEARTH_FILE || (!change->content_changed && change->kind != HEARTH_DELETED))
+	if (change->entry_kind == HEARTH_DIR || (!change->content_changed && change->kind != HEARTH_DELETED))
 		return;
 	if (hearth_diff(cli->home, version, change->path, DIFF_MAX_BYTES, &diff, &error) != 0) {
 		fprintf(stderr, "hearth: %s\n", error.message);
 		return;
 	}
-	if (diff.binary)
-		printf("    (binary or large: not shown)\n");
-	else
-		fputs(diff.text, stdout);
+	cli_print_diff(cli, diff.text);
 	hearth_text_free(&diff);
 }
 
@@ -111,19 +108,9 @@ cli_show(struct cli *cli, int argc, char **argv)
 	status = hearth_show(cli->home, resolved.items[0].id, path, &changes, &error);
 	if (status == 0) {
 		for (size_t i = 0; i < changes.count; i++) {
-			const struct hearth_change *change = &changes.items[i];
-			printf("%s%c%s ", cli_colour(cli, (char)change->kind), (char)change->kind,
-			    cli_colour_reset(cli));
-			if (change->old_path) {
-				cli_print_path(stdout, change->old_path, false);
-				fputs(" -> ", stdout);
-			}
-			cli_print_path(stdout, change->path, false);
-			if (change->merged_from != NULL)
-				printf("  (merged: edits from %s)", change->merged_from);
-			putchar('\n');
+			cli_print_change(cli, &changes.items[i]);
 			if (patch)
-				show_patch(cli, resolved.items[0].id, change);
+				show_patch(cli, resolved.items[0].id, &changes.items[i]);
 		}
 		if (changes.count == 0)
 			printf("(no changes)\n");

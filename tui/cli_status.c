@@ -154,22 +154,26 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 }
 
 static const struct cli_option status_options[] = {
-	{ 'p', "--porcelain", NULL, "stable output for scripts: one change a line" },
+	{ 'P', "--porcelain", NULL, "stable output for scripts: one change a line" },
 	{ 'z', "-z", NULL, "with --porcelain: end entries with NUL, paths unescaped" },
+	{ 'v', "-v, --verbose", NULL, "also print the diff of every change below the list" },
+	{ 'p', "-p, --patch", NULL, "the same as -v" },
 	{ 0 },
 };
 
 static int
 cli_status(struct cli *cli, int argc, char **argv)
 {
-	bool porcelain = false, z = false;
+	bool porcelain = false, z = false, patch = false;
 	int option;
 
 	while ((option = cli_next_option(cli, argc, argv)) != -1) {
-		if (option == 'p')
+		if (option == 'P')
 			porcelain = true;
 		else if (option == 'z')
 			z = true;
+		else if (option == 'v' || option == 'p')
+			patch = true;
 		else
 			return cli_option_error(cli, option, argv);
 	}
@@ -177,6 +181,8 @@ cli_status(struct cli *cli, int argc, char **argv)
 		return cli_usage_error(cli, "status takes no paths");
 	if (z && !porcelain)
 		return cli_usage_error(cli, "-z goes with --porcelain");
+	if (patch && porcelain)
+		return cli_usage_error(cli, "-p does not go with --porcelain");
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
@@ -191,13 +197,19 @@ cli_status(struct cli *cli, int argc, char **argv)
 		print_porcelain(&report, z);
 	else
 		print_human(cli, &report);
+	bool changed = report.changes.count > 0;
 	hearth_status_report_free(&report);
-	return 0;
+	if (!patch || !changed)
+		return 0;
+	/* The same diffs as `hearth diff`, below the list. */
+	putchar('\n');
+	struct hearth_compare_options compare = { 0 };
+	return cli_print_comparison(cli, &compare, CLI_DIFF_PATCH);
 }
 
 const struct cli_command cli_status_entry = {
 	.name = "status",
-	.usage = "[--porcelain [-z]]",
+	.usage = "[--porcelain [-z] | -p]",
 	.summary = "show what changed since the last version",
 	.options = status_options,
 	.run = cli_status,

@@ -1287,6 +1287,23 @@ scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth
 	return 0;
 }
 
+int
+scan_settle_content(struct hearth *home, struct scan_result *scan,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	for (size_t i = 0; i < scan->count; i++) {
+		struct scan_change *change = &scan->changes[i];
+		/* Added files are added whatever their bytes: no need to read. */
+		if (!change->needs_content || change->kind == SCAN_ADDED)
+			continue;
+		if (progress != NULL && progress->cancel != NULL && atomic_load(progress->cancel))
+			return hearth_fail(error, HEARTH_CANCELLED, "cancelled");
+		if (scan_hash_content(home, change, error) != 0)
+			return error->code;
+	}
+	return 0;
+}
+
 static enum hearth_change_kind
 public_kind(const struct scan_change *change)
 {

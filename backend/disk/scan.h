@@ -134,6 +134,11 @@ int scan_check_folder(struct hearth *home, struct node_id node, const char *path
  * settles content_changed, turning an unchanged MODIFIED into SCAN_STAMP. */
 int scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth_error *error);
 
+/* scan_hash_content for every change but an added one whose stamp could
+ * not tell (what status and diff need settled); stops when cancelled. */
+int scan_settle_content(struct hearth *home, struct scan_result *scan,
+    const struct hearth_progress *progress, struct hearth_error *error);
+
 /* Opens a folder below a root without following any symlink on the way
  * (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS): "" opens the root itself. */
 int scan_open_folder(int root_fd, const char *relative_path);

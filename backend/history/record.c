@@ -677,7 +677,7 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 		    out->version);
 	struct tree after = { 0 };
 	if (status == 0 && restoring && (status = tree_load_head(home, &after, error)) == 0) {
-		tree_diff(&before, &after, NULL, NULL, NULL, &out->changes);
+		tree_diff(&before, &after, NULL, 0, NULL, NULL, &out->changes);
 		tree_free(&after);
 	}
 	if (restoring)

@@ -10,6 +10,7 @@
 
 #include "backend/history/automerge.h"
 #include "backend/history/blob.h"
+#include "backend/history/compare.h"
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
 #include "model/diff.h"
@@ -162,7 +163,9 @@ hearth_show(hearth *home, const char *version, const char *path, struct hearth_c
 	if (status != 0)
 		return status;
 	struct show_context context = { .home = home, .pair = &pair };
-	tree_diff(&pair.before, &pair.after, path, mark_modified, &context, out);
+	const char *filters[1] = { path };
+	tree_diff(&pair.before, &pair.after, filters, path && path[0] ? 1 : 0, mark_modified, &context,
+	    out);
 	bool known = path == NULL || path[0] == '\0' || out->count > 0 ||
 	    tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
 	free_pair(&pair);
@@ -172,26 +175,6 @@ hearth_show(hearth *home, const char *version, const char *path, struct hearth_c
 		    path, version);
 	}
 	return 0;
-}
-
-static int
-read_side(struct hearth *home, struct tree *tree, const char *path, size_t max, struct buffer *out,
-    bool *binary, struct hearth_error *error)
-{
-	struct tree_node *node = tree_lookup(tree, path);
-	bool truncated = false;
-
-	buffer_reset(out);
-	if (node == NULL || node->kind == NODE_DIR || !node->has_content || node->size == 0)
-		return 0;
-	if (node->size > max) {
-		*binary = true;
-		return 0;
-	}
-	int status = blob_read(home, &node->blob, max, out, &truncated, error);
-	if (status == 0 && (truncated || !diff_is_text((const char *)out->data, out->length)))
-		*binary = true;
-	return status;
 }
 
 /* One unified diff per side of a merge, base -> side, each headed by a
@@ -229,40 +212,31 @@ hearth_diff(hearth *home, const char *version, const char *path, size_t max_byte
     struct hearth_text *out, struct hearth_error *error)
 {
 	struct version_pair pair;
-	struct buffer before, after, text;
-	char old_label[4200], new_label[4200];
+	struct automerge_sides sides;
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
 	int status = load_pair(home, version, &pair, error);
 	if (status != 0)
 		return status;
-	buffer_init(&before);
-	buffer_init(&after);
-	buffer_init(&text);
-	struct tree_node *merged = tree_lookup(&pair.after, path);
-	struct automerge_sides sides;
-	if (merged != NULL && merged_here(home, &pair, merged, &sides)) {
+	struct tree_node *now = tree_lookup(&pair.after, path);
+	struct tree_node *was = now ? tree_find(&pair.before, now->id) : tree_lookup(&pair.before, path);
+	if (now != NULL && merged_here(home, &pair, now, &sides)) {
 		/* A line merge: what each side brought, against their base. */
+		struct buffer text;
+		buffer_init(&text);
 		diff_sides(home, &sides, path, &text);
 		automerge_sides_free(&sides);
-		goto done;
+		out->length = text.length;
+		out->text = strdup(buffer_string(&text));
+		buffer_free(&text);
+	} else if (now != NULL || was != NULL) {
+		status = compare_diff_nodes(home, &pair.before, was, &pair.after, now, max_bytes, out,
+		    error);
+	} else {
+		status = hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
+		    path, version);
 	}
-	status = read_side(home, &pair.before, path, max_bytes, &before, &out->binary, error);
-	if (status == 0)
-		status = read_side(home, &pair.after, path, max_bytes, &after, &out->binary, error);
-	if (status == 0 && !out->binary) {
-		snprintf(old_label, sizeof old_label, "a/%s", path);
-		snprintf(new_label, sizeof new_label, "b/%s", path);
-		diff_unified((const char *)before.data, before.length, (const char *)after.data,
-		    after.length, old_label, new_label, 3, &text);
-	}
-done:
-	out->length = text.length;
-	out->text = strdup(text.length ? buffer_string(&text) : "");
-	buffer_free(&before);
-	buffer_free(&after);
-	buffer_free(&text);
 	free_pair(&pair);
 	return status;
 }

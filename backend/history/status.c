@@ -22,23 +22,6 @@ count_rows(struct hearth *home, const char *sql)
 	return count;
 }
 
-static int
-settle_unknown_content(struct hearth *home, struct scan_result *scan,
-    const struct hearth_progress *progress, struct hearth_error *error)
-{
-	for (size_t i = 0; i < scan->count; i++) {
-		struct scan_change *change = &scan->changes[i];
-		/* Added files are added whatever their bytes: no need to read. */
-		if (!change->needs_content || change->kind == SCAN_ADDED)
-			continue;
-		if (progress != NULL && progress->cancel != NULL && atomic_load(progress->cancel))
-			return hearth_fail(error, HEARTH_CANCELLED, "status cancelled");
-		if (scan_hash_content(home, change, error) != 0)
-			return error->code;
-	}
-	return 0;
-}
-
 int
 hearth_status(hearth *home, const struct hearth_progress *progress,
     struct hearth_status_report *out, struct hearth_error *error)
@@ -55,7 +38,7 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 		return status;
 	out->from_index = how.from_index;
 	out->folders_listed = how.folders_listed;
-	status = settle_unknown_content(home, &scan, progress, error);
+	status = scan_settle_content(home, &scan, progress, error);
 	if (status == 0) {
 		scan_to_change_list(&scan, false, &out->changes);
 		scan_to_note_list(&scan, &out->notes);

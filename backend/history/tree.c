@@ -14,6 +14,11 @@
 static const char SQL_LIVE_NODES[] =
     "SELECT id, shown_parent, shown, kind, shown_root, blob, size, mode, mtime, place_heads, "
     "content_heads FROM node WHERE live = 1 ORDER BY id";
+/* The same columns from the working-tree index; a node a restore would
+ * bring back (restore 2) is not in the tree. */
+static const char SQL_INDEX_NODES[] =
+    "SELECT node, parent, name, kind, root, blob, size, mode, mtime, x'', x'' FROM entry "
+    "WHERE restore != 2 ORDER BY node";
 static const char SQL_OPS_OF_REPLICA[] =
     "SELECT body FROM op WHERE replica = ?1 AND counter <= ?2 AND kind != 3";
 
@@ -42,10 +47,21 @@ index_children(struct tree *tree)
 	qsort(tree->children, tree->count, sizeof *tree->children, compare_by_place);
 }
 
-int
-tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error)
+void
+tree_reindex(struct tree *tree)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_LIVE_NODES);
+	qsort(tree->nodes, tree->count, sizeof *tree->nodes, compare_by_id);
+	for (size_t i = 0; i < tree->count; i++)
+		tree->nodes[i].path = NULL;
+	index_children(tree);
+}
+
+/* Reads a tree from the node table or the index (sql: SQL_LIVE_NODES's columns). */
+static int
+load_rows(struct hearth *home, const char *sql, const char *what, struct tree *out,
+    struct hearth_error *error)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
 	size_t capacity = 1024;
 	int step;
 
@@ -86,10 +102,22 @@ tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error
 	sqlite3_reset(statement);
 	if (step != SQLITE_DONE) {
 		tree_free(out);
-		return hearth_fail(error, HEARTH_FAILED, "cannot read the head state: %s", message);
+		return hearth_fail(error, HEARTH_FAILED, "cannot read %s: %s", what, message);
 	}
 	index_children(out);
 	return 0;
+}
+
+int
+tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error)
+{
+	return load_rows(home, SQL_LIVE_NODES, "the head state", out, error);
+}
+
+int
+tree_load_index(struct hearth *home, struct tree *out, struct hearth_error *error)
+{
+	return load_rows(home, SQL_INDEX_NODES, "the working-tree index", out, error);
 }
 
 /* Reads every PLACE and SET at or below vv. */
@@ -315,8 +343,8 @@ tree_lookup(struct tree *tree, const char *path)
 
 /* ---- the difference of two trees ------------------------------------------- */
 
-static bool
-within(const char *path, const char *filter)
+bool
+tree_within(const char *path, const char *filter)
 {
 	size_t length;
 
@@ -338,6 +366,15 @@ content_equal(const struct tree_node *a, const struct tree_node *b)
 	return a->kind != NODE_FILE || (a->mode & 0777) == (b->mode & 0777);
 }
 
+static bool
+within_any(const char *path, const char *const *filters, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (tree_within(path, filters[i]))
+			return true;
+	return count == 0;
+}
+
 static void
 add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind kind,
     const struct tree_node *node, const char *path, const char *old_path, bool content)
@@ -357,6 +394,29 @@ add(struct hearth_change_list *out, size_t *capacity, enum hearth_change_kind ki
 	change->old_path = old_path ? storage_strdup(out->storage, old_path) : NULL;
 	change->content_changed = content;
 	change->size = node->size;
+	change->root = node->root && node->root[0] ? storage_strdup(out->storage, node->root) : NULL;
+}
+
+/* A move's old root, when it left one (between the roots of a joined Home). */
+static void
+add_old_root(struct hearth_change_list *out, const struct tree_node *was)
+{
+	struct hearth_change *change = &out->items[out->count - 1];
+
+	if (was->root != NULL && was->root[0] != '\0')
+		change->old_root = storage_strdup(out->storage, was->root);
+}
+
+/* Whether a node left its place: its folder or name, or for a file its
+ * root (a folder is in every root of a joined Home: its root is only the
+ * first that held it). */
+static bool
+moved_itself(const struct tree_node *now, const struct tree_node *was)
+{
+	if (!node_id_equal(now->parent, was->parent) || strcmp(now->name, was->name) != 0)
+		return true;
+	return now->kind != NODE_DIR && now->root != NULL && was->root != NULL &&
+	    strcmp(now->root, was->root) != 0;
 }
 
 static int
@@ -367,7 +427,8 @@ compare_changes(const void *a, const void *b)
 }
 
 void
-tree_diff(struct tree *before, struct tree *after, const char *filter,
+tree_diff(struct tree *before, struct tree *after, const char *const *filters,
+    size_t filter_count,
     void (*modified)(void *context, const struct tree_node *node, struct hearth_change_list *out),
     void *context, struct hearth_change_list *out)
 {
@@ -380,30 +441,30 @@ tree_diff(struct tree *before, struct tree *after, const char *filter,
 		struct tree_node *was = tree_find(before, now->id);
 		const char *now_path = tree_path(after, now);
 		if (was == NULL) {
-			if (within(now_path, filter))
+			if (within_any(now_path, filters, filter_count))
 				add(out, &capacity, HEARTH_ADDED, now, now_path, NULL, true);
 			continue;
 		}
 		const char *was_path = tree_path(before, was);
-		bool moved = strcmp(now_path, was_path) != 0;
 		bool content = !content_equal(now, was);
-		if (!within(now_path, filter) && !within(was_path, filter))
+		if (!within_any(now_path, filters, filter_count) &&
+		    !within_any(was_path, filters, filter_count))
 			continue;
-		/* A folder's path changes when an ancestor moves: only the folder
-		 * that moved itself is news. */
-		if (moved && (node_id_equal(now->parent, was->parent) && strcmp(now->name, was->name) == 0))
-			moved = false;
-		if (moved)
+		/* A path changes when an ancestor moves: only the node that
+		 * moved itself is news. */
+		if (moved_itself(now, was)) {
 			add(out, &capacity, HEARTH_MOVED, now, now_path, was_path, content);
-		else if (content)
+			add_old_root(out, was);
+		} else if (content) {
 			add(out, &capacity, HEARTH_MODIFIED, now, now_path, NULL, true);
+		}
 		if (content && modified != NULL)
 			modified(context, now, out);
 	}
 	for (size_t i = 0; i < before->count; i++) {
 		struct tree_node *was = &before->nodes[i];
 		const char *was_path = tree_path(before, was);
-		if (tree_find(after, was->id) == NULL && within(was_path, filter))
+		if (tree_find(after, was->id) == NULL && within_any(was_path, filters, filter_count))
 			add(out, &capacity, HEARTH_DELETED, was, was_path, NULL, false);
 	}
 	if (out->count > 1)

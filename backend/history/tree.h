@@ -27,6 +27,9 @@ struct tree_node {
 	const char *path;		/* filled by tree_path */
 	struct op_id *place_heads, *content_heads;	/* for a checkout's seen sets */
 	size_t place_head_count, content_head_count;
+	/* A working tree's node whose content is what the disk holds now
+	 * (changed since the index; blob is its hash), read from there. */
+	bool on_disk;
 };
 
 struct tree {
@@ -51,13 +54,23 @@ struct tree_node *tree_lookup(struct tree *tree, const char *path);
 /* The children of parent, in name order: *first and *count into children. */
 void tree_children(const struct tree *tree, struct node_id parent, size_t *first, size_t *count);
 
+/* The working tree as the index holds it (as last recorded or checked
+ * out): the entry table's nodes. */
+int tree_load_index(struct hearth *home, struct tree *out, struct hearth_error *error);
+/* Sorts the nodes again after a caller added, removed or edited some. */
+void tree_reindex(struct tree *tree);
+
 /* What changed from before to after, as show lists it (hearth_show): one
  * change per node added, deleted, moved (a folder only when it moved
- * itself) or modified, at or below filter (NULL or "": all), sorted by
- * path. modified (may be NULL) is called with each node whose content
- * changed, right after its change is added (the last item of out). */
-void tree_diff(struct tree *before, struct tree *after, const char *filter,
+ * itself; a file also when it moved to another root) or modified, at or
+ * below one of filters (none: all), sorted by path. modified (may be
+ * NULL) is called with each node whose content changed, right after its
+ * change is added (the last item of out). */
+void tree_diff(struct tree *before, struct tree *after, const char *const *filters,
+    size_t filter_count,
     void (*modified)(void *context, const struct tree_node *node, struct hearth_change_list *out),
     void *context, struct hearth_change_list *out);
+/* Whether path is filter or below it (NULL or "": everything is). */
+bool tree_within(const char *path, const char *filter);
 
 #endif

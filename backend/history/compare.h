@@ -1,0 +1,27 @@
+/* Comparing two states of the Home by node identity (hearth_compare):
+ * trees of versions, the index, and the working tree as the disk holds it;
+ * and the text diff of one node between two trees, which show -p shares. */
+#ifndef HEARTH_BACKEND_HISTORY_COMPARE_H
+#define HEARTH_BACKEND_HISTORY_COMPARE_H
+
+#include <stddef.h>
+
+#include "backend/disk/home.h"
+#include "backend/history/tree.h"
+
+/* The tree of a version (head, head~N, an id or a prefix). */
+int compare_load_version(struct hearth *home, const char *spec, struct tree *out,
+    struct hearth_error *error);
+
+/* The diff of one node: was in before (NULL: added), now in after (NULL:
+ * deleted), as hearth_comparison_diff describes it. */
+int compare_diff_nodes(struct hearth *home, struct tree *before, struct tree_node *was,
+    struct tree *after, struct tree_node *now, size_t max_bytes, struct hearth_text *out,
+    struct hearth_error *error);
+
+/* The nodes a change of tree_diff(before, after) is about: *now in after
+ * (NULL for a delete), *was in before (NULL for an add). */
+void compare_change_nodes(struct tree *before, struct tree *after,
+    const struct hearth_change *change, struct tree_node **was, struct tree_node **now);
+
+#endif
