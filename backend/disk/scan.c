@@ -177,6 +177,21 @@ compare_disk_items(const void *a, const void *b)
 	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
 }
 
+/* An index row as the walk reads it. */
+struct entry_row {
+	struct node_id node;
+	char *name;
+	size_t name_length;
+	enum node_kind kind;
+	int root;
+	struct hash blob;
+	struct scan_stamp stamp;
+	int64_t stamped;
+	uint8_t *seen;
+	size_t seen_length;
+	int restore;
+};
+
 struct walk {
 	struct hearth *home;
 	const char *const *paths;
@@ -206,6 +221,17 @@ struct walk {
 	/* Set by a listing that could not see everything (a folder hearth may
 	 * not read): then nothing the index holds there is taken as deleted. */
 	bool partial;
+	/* Folders at an index path whose identity the disk cannot tell (no
+	 * marker, another inode): walked once the rest is, as the index's node
+	 * unless that node turned up moved elsewhere (settle_folders). */
+	struct deferred {
+		struct disk_item item;
+		struct entry_row row;
+		struct node_id parent;
+		char *path;
+		int depth;
+	} *deferred;
+	size_t deferred_count, deferred_capacity;
 };
 
 static bool
@@ -382,20 +408,6 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 }
 
 /* ---- what the index holds ------------------------------------------------------ */
-
-struct entry_row {
-	struct node_id node;
-	char *name;
-	size_t name_length;
-	enum node_kind kind;
-	int root;
-	struct hash blob;
-	struct scan_stamp stamp;
-	int64_t stamped;
-	uint8_t *seen;
-	size_t seen_length;
-	int restore;
-};
 
 static int
 compare_entry_rows(const void *a, const void *b)
@@ -775,6 +787,77 @@ handle_new_file(struct walk *walk, const struct disk_item *item, struct node_id 
 		    &change->identity);
 }
 
+/* Whether the folder on disk at an index row's path is that row's node:
+ * its marker says so (or names another), else its inode; another inode
+ * without a marker is a folder made again there, or another one. */
+enum folder_match { FOLDER_IS_NODE, FOLDER_IS_OTHER, FOLDER_UNSURE };
+
+static enum folder_match
+folder_match(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    const char *path)
+{
+	struct node_id claimed;
+
+	if (item->stamp.inode == row->stamp.inode && item->stamp.device == row->stamp.device)
+		return FOLDER_IS_NODE;
+	if (identity_read_folder(walk->home->roots[item->root].fd, path, &claimed))
+		return node_id_equal(claimed, row->node) ? FOLDER_IS_NODE : FOLDER_IS_OTHER;
+	return FOLDER_UNSURE;
+}
+
+/* A folder the index holds here, on disk here: walked as its node. */
+static int
+walk_same_folder(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    struct node_id parent, const char *path)
+{
+	if (row->restore != 0) {
+		struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
+		fill_from_disk(change, item, parent);
+		fill_from_entry(change, row);
+	}
+	/* In a shallow scan its contents are listed only if it is itself one
+	 * of the folders. */
+	if (walk->shallow && walk->depth == 1)
+		return 0;
+	return walk_folder(walk, row->node, path);
+}
+
+static void
+defer_folder(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
+    struct node_id parent, const char *path)
+{
+	walk->deferred = array_grow(walk->deferred, &walk->deferred_capacity,
+	    walk->deferred_count + 1, sizeof *walk->deferred);
+	struct deferred *later = &walk->deferred[walk->deferred_count++];
+	later->item = *item;
+	later->row = *row;
+	later->parent = parent;
+	later->path = arena_strdup(&walk->result->arena, path);
+	later->depth = walk->depth;
+}
+
+/* The deferred folders, in turn (walking one may defer more): a node
+ * moved elsewhere left its place to a new folder; else the folder there
+ * is the node, made again. */
+static int
+settle_folders(struct walk *walk)
+{
+	int status = 0;
+
+	for (size_t i = 0; status == 0 && i < walk->deferred_count; i++) {
+		struct deferred later = walk->deferred[i];
+		int depth = walk->depth;
+		walk->depth = later.depth;
+		if (is_claimed(walk, later.row.node))
+			status = handle_new_folder(walk, &later.item, later.parent, later.path);
+		else
+			status = walk_same_folder(walk, &later.item, &later.row, later.parent,
+			    later.path);
+		walk->depth = depth;
+	}
+	return status;
+}
+
 static int
 handle_both(struct walk *walk, const struct disk_item *item, const struct entry_row *row,
     struct node_id parent, const char *path)
@@ -789,16 +872,18 @@ handle_both(struct walk *walk, const struct disk_item *item, const struct entry_
 		return 0;
 	}
 	if (item->kind == NODE_DIR) {
-		if (row->restore != 0) {
-			struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
-			fill_from_disk(change, item, parent);
-			fill_from_entry(change, row);
-		}
-		/* A folder the index holds, still here: in a shallow scan its
-		 * contents are listed only if it is itself one of the folders. */
-		if (walk->shallow && walk->depth == 1)
+		switch (folder_match(walk, item, row, path)) {
+		case FOLDER_IS_NODE:
+			return walk_same_folder(walk, item, row, parent, path);
+		case FOLDER_IS_OTHER:
+			/* Another folder took the place: the node moved or went. */
+			if (!is_claimed(walk, row->node))
+				remember_missing(walk, row, path);
+			return handle_new_folder(walk, item, parent, path);
+		case FOLDER_UNSURE:
+			defer_folder(walk, item, row, parent, path);
 			return 0;
-		return walk_folder(walk, row->node, path);
+		}
 	}
 	compare_file(walk, item, row, parent, path);
 	return 0;
@@ -1115,6 +1200,7 @@ finish_walk(struct walk *walk, bool restores, int status)
 	buffer_free(&walk->path);
 	free(walk->missing);
 	free(walk->claimed);
+	free(walk->deferred);
 	if (status != 0) {
 		scan_result_free(out);
 		return status;
@@ -1145,7 +1231,32 @@ scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
 		return error->code;
 	buffer_init(&walk.path);
 	int status = walk_folder(&walk, NODE_ROOT, "");
+	if (status == 0)
+		status = settle_folders(&walk);
 	return finish_walk(&walk, path_count == 0, status);
+}
+
+/* Whether a folder scan_folders listed by its index node was not that
+ * node: another folder holds its path, or the node was found moved. Then
+ * what its listing said is wrong, and only a whole walk can tell. */
+static bool
+listed_elsewhere(struct walk *walk, const struct scan_folder *folder)
+{
+	struct entry_row row;
+	struct stat status;
+	struct node_id claimed;
+
+	if (node_id_equal(folder->node, NODE_ROOT))
+		return false;
+	if (is_claimed(walk, folder->node))
+		return true;
+	if (!load_entry_by_node(walk, folder->node, &row) || row.kind != NODE_DIR)
+		return false;
+	int fd = walk->home->roots[row.root].fd;
+	if (fstatat(fd, folder->path, &status, AT_SYMLINK_NOFOLLOW) != 0)
+		return false;
+	return identity_read_folder(fd, folder->path, &claimed) &&
+	    !node_id_equal(claimed, folder->node);
 }
 
 int
@@ -1164,8 +1275,17 @@ scan_folders(struct hearth *home, const struct scan_folder *folders, size_t coun
 	int status = 0;
 	for (size_t i = 0; status == 0 && i < count; i++)
 		status = walk_folder(&walk, folders[i].node, folders[i].path);
+	if (status == 0)
+		status = settle_folders(&walk);
+	bool whole = false;
+	for (size_t i = 0; status == 0 && !whole && i < count; i++)
+		whole = listed_elsewhere(&walk, &folders[i]);
 	out->folders_listed = count;
-	return finish_walk(&walk, false, status);
+	status = finish_walk(&walk, false, status);
+	if (status != 0 || !whole)
+		return status;
+	scan_result_free(out);
+	return scan_tree(home, NULL, 0, progress, out, error);
 }
 
 /* ---- one folder against the index, for the reconcile ------------------------------ */

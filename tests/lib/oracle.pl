@@ -36,9 +36,6 @@
 #   resolve  only a replica whose working tree is at head resolves
 #   loser    a record is followed by a checkout (a name clash settled by a
 #            rename leaves the other file under its name~hex in the tree)
-#   refolder no path a folder was moved away from is used again before the
-#            next record (the new folder is not recorded, what is made in
-#            it is recorded in the moved folder)
 # HEARTH_BIN and HEARTH_TEST_TOOL name the programs (as test-lib.sh sets).
 use strict;
 use warnings;
@@ -56,7 +53,7 @@ GetOptions(\%opt, 'seed=i', 'count=i', 'steps=i', 'depth=i', 'work=s', 'known=s'
 my $hearth = $ENV{HEARTH_BIN} or die "oracle: HEARTH_BIN is not set\n";
 my $tool = $ENV{HEARTH_TEST_TOOL} or die "oracle: HEARTH_TEST_TOOL is not set\n";
 my %known = map { $_ => 1 } grep { length } split /,/, $opt{known};
-for (keys %known) { die "oracle: unknown --known $_\n" unless /^(head|name|reid|resolve|loser|refolder)$/ }
+for (keys %known) { die "oracle: unknown --known $_\n" unless /^(head|name|reid|resolve|loser)$/ }
 my $top = $opt{work} // ($ENV{TMPDIR} // '/tmp') . "/hearth-oracle.$$";
 
 # ---- one scenario's state --------------------------------------------------------
@@ -65,7 +62,6 @@ my %calls;	# programs run, by name and first argument (--verbose prints them)
 my %tally;	# what the scenarios did, for the summary of a long run
 my ($work, @replicas, @transcript, %checked, %version_tree, %opset_tree, $checks, $step);
 my %at_head;	# replica => its working tree is at head with nothing unrecorded
-my %vacated;	# "replica path" => a folder was moved away from it since the last record
 my $serial;	# makes unique names and distinct content
 
 sub note { push @transcript, join '', @_ }
@@ -397,18 +393,6 @@ sub write_file {
 	close $out;
 }
 
-# With --known refolder: whether path is at or below one a folder was moved
-# away from since the replica's last record.
-sub vacated {
-	my ($replica, $path) = @_;
-	return 0 unless $known{refolder};
-	for my $key (keys %vacated) {
-		my ($owner, $from) = split / /, $key, 2;
-		return 1 if $owner eq $replica && index("$path/", "$from/") == 0;
-	}
-	return 0;
-}
-
 # One random change to a replica's working tree, written to the transcript
 # as the shell command that makes it.
 sub change_tree {
@@ -424,7 +408,7 @@ sub change_tree {
 		my $folder = pick(@$folders);
 		my $path = join_path($folder, fresh_name($kind eq 'mkdir' ? \@FOLDER_NAMES : \@FILE_NAMES,
 		    $replica));
-		return if -e "$dir/$path" || -l "$dir/$path" || vacated($replica, $path);
+		return if -e "$dir/$path" || -l "$dir/$path";
 		if ($kind eq 'mkdir') {
 			note "mkdir $replica/", quote($path);
 			mkdir "$dir/$path" or die "oracle: mkdir $path: $!\n";
@@ -456,7 +440,7 @@ sub change_tree {
 		my $path = pick(@$files);
 		my $folder = $kind eq 'move' ? pick(@$folders) : ($path =~ m{^(.*)/} ? $1 : '');
 		my $to = join_path($folder, fresh_name(\@FILE_NAMES, $replica));
-		return if -e "$dir/$to" || -l "$dir/$to" || vacated($replica, $to);
+		return if -e "$dir/$to" || -l "$dir/$to";
 		note "mv $replica/", quote($path), " $replica/", quote($to);
 		rename "$dir/$path", "$dir/$to" or die "oracle: mv $path: $!\n";
 		return;
@@ -465,10 +449,9 @@ sub change_tree {
 		my $path = pick(grep { length } @$folders);
 		my $into = pick(grep { $_ ne $path && index("$_/", "$path/") != 0 } @$folders);
 		my $to = join_path($into, fresh_name(\@FOLDER_NAMES, $replica));
-		return if -e "$dir/$to" || vacated($replica, $to);
+		return if -e "$dir/$to";
 		note "mv $replica/", quote($path), " $replica/", quote($to);
 		rename "$dir/$path", "$dir/$to" or die "oracle: mv $path: $!\n";
-		$vacated{"$replica $path"} = 1;
 		return;
 	}
 	if ($kind eq 'rmdir') {
@@ -494,7 +477,6 @@ sub change_tree {
 sub record_in {
 	my ($replica, $message) = @_;
 	hearth_in($replica, 'record', '--yes', '-m', $message);
-	delete $vacated{$_} for grep { /^\Q$replica\E / } keys %vacated;
 	hearth_in($replica, 'checkout', '--yes') if $known{loser} && $at_head{$replica};
 }
 
@@ -620,7 +602,7 @@ sub scenario {
 	$work = "$top/$seed";
 	remove_tree($work);
 	make_path($work);
-	(@replicas, @transcript, %checked, %version_tree, %opset_tree, %at_head, %vacated) = ();
+	(@replicas, @transcript, %checked, %version_tree, %opset_tree, %at_head) = ();
 	($checks, $step, $serial) = (0, 0, 0);
 	my $count = 3 + int rand 2;
 	@replicas = ('r0');
