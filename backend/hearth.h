@@ -458,8 +458,12 @@ int hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error
 struct hearth_stats {
 	uint64_t ops, versions, nodes, entries;
 	uint64_t chunks, blobs, packs;
-	uint64_t stored_bytes;		/* content bytes held, before compression */
+	uint64_t stored_bytes;		/* content bytes held, before compression and deltas */
 	uint64_t pack_bytes;		/* bytes in pack files */
+	uint64_t delta_chunks;		/* chunks stored as deltas against another */
+	uint64_t delta_bytes;		/* their stored_bytes */
+	uint64_t depth_max;		/* the longest delta chain */
+	double depth_mean;		/* the mean depth of the chunks stored as deltas */
 	uint64_t bytes_written;		/* packs + database, since the Home was made */
 	uint64_t content_bytes_written;	/* stored bytes those writes carried */
 	uint64_t packs_created;

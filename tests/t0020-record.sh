@@ -133,6 +133,29 @@ test_expect_success 'deleting a folder deletes what it held' '
 	test_expect_code 2 hearth show --cat head moved-tree/b 2>../err
 '
 
+# Each edit of a text file stored the whole file again: 10 one-line edits
+# of 600 KiB of text (three chunks) cost ten compressed copies. They are
+# deltas against the node's previous content now, and every version reads.
+test_expect_success 'an edit of a big text file is stored as a delta against its previous version' '
+	seq 1 80000 | sed "s/^/line /" >long.txt && hearth record -m long >/dev/null &&
+	hearth stats >../stats.before &&
+	before=$(sed -n "s/^pack bytes  *\([0-9]*\) .*/\1/p" ../stats.before) &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sed -i "$((i * 7000))s/.*/edited $i/" long.txt &&
+		cp long.txt ../long.$i && hearth record -m "edit $i" long.txt >/dev/null || exit 1
+	done &&
+	hearth stats >../stats.after &&
+	after=$(sed -n "s/^pack bytes  *\([0-9]*\) .*/\1/p" ../stats.after) &&
+	echo "pack bytes $before then $after" &&
+	test $((after - before)) -lt 16384 &&
+	grep "^delta chains  *10 longest" ../stats.after &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		hearth show --cat "head~$((10 - i))" long.txt >../long.read &&
+		cmp ../long.read ../long.$i || exit 1
+	done &&
+	hearth fsck >../out && grep "no problems" ../out
+'
+
 test_expect_success 'fsck finds the store clean' '
 	hearth fsck >../out &&
 	grep "no problems" ../out

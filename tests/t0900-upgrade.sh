@@ -100,8 +100,8 @@ test_expect_success 'the log lists the same versions, and fsck finds nothing wro
 
 # Format 4 adds each op's hash chain: computed on open for the ops held,
 # every op's bytes as they were, and from then on what fsck checks.
-test_expect_success 'the store is migrated to format 5, every op byte for byte as it was' '
-	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 5$" schema.now &&
+test_expect_success 'the store is migrated to the current format, every op byte for byte as it was' '
+	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 6$" schema.now &&
 	test_tool ops homes/a >ops.a.now && test_cmp ops.a.then ops.a.now
 '
 
@@ -179,7 +179,7 @@ test_expect_success 'an upgraded Home records a file dated 2300 exactly, and its
 # nothing else changed.
 fixture4=$HEARTH_SOURCE_DIR/tests/fixtures/homes-0e96577.tar.gz
 
-test_expect_success 'a Home of format 4 opens as format 5 and lists its history as before' '
+test_expect_success 'a Home of format 4 opens as the current format and lists its history as before' '
 	mkdir four && tar --xattrs --xattrs-include="user.*" -C four -xzf "$fixture4" &&
 	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
 	grep "^format 4$" schema.four &&
@@ -188,9 +188,50 @@ test_expect_success 'a Home of format 4 opens as format 5 and lists its history 
 	sed -n "s/^version //p" four/homes/expected/a/log >ids.four.then &&
 	test_cmp ids.four.then ids.four.now &&
 	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
-	grep "^format 5$" schema.four &&
+	grep "^format 6$" schema.four &&
 	test_tool ops four/homes/a >ops.four.now && test_cmp ops.four.then ops.four.now &&
 	(cd four/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+# Format 6 and pack version 2 (a chunk may be stored as a delta against
+# another): the Homes of d3df318, the last build of format 5 and pack
+# version 1, open; their packs stay as they are and still read.
+fixture5=$HEARTH_SOURCE_DIR/tests/fixtures/homes-d3df318.tar.gz
+
+# exports_as_then HOME NAME: every version NAME's log listed exports as the
+# earlier build exported it.
+exports_as_then() {
+	(cd "$1" && for id in $(sed -n "s/^version //p" "../expected/$2/log"); do
+		rm -rf "$TEST_ROOT/out" && hearth export "$id" "$TEST_ROOT/out" >/dev/null &&
+		tree_manifest "$TEST_ROOT/out" >"$TEST_ROOT/now" &&
+		test_cmp "../expected/$2/$id" "$TEST_ROOT/now" || exit 1; done)
+}
+
+test_expect_success 'a Home of format 5 opens: migrated to 6, every version exports as it did' '
+	mkdir v5 && (cd v5 && tar --xattrs --xattrs-include="user.*" -xzf "$fixture5") &&
+	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v5 && grep "^format 5$" schema.v5 &&
+	(cd v5/homes/a/.hearth/packs && sha256sum *.pack) >packs.then &&
+	exports_as_then v5/homes/a a && exports_as_then v5/homes/b b &&
+	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v6 && grep "^format 6$" schema.v6 &&
+	(cd v5/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'an edit of a file an old pack holds is stored as a delta against it; the old packs stay' '
+	(cd v5/homes/a && sed -i "s/number 3000$/number three thousand/" Documents/long.txt &&
+	 hearth record -m "after format 6" >/dev/null && hearth stats) >stats.v6 &&
+	grep "^delta chunks  *1 " stats.v6 && grep "^delta chains  *1 longest" stats.v6 &&
+	(cd v5/homes/a/.hearth/packs && sha256sum -c --quiet "$TEST_ROOT/packs.then") &&
+	(cd v5/homes/a && hearth show --cat head Documents/long.txt) >long.now &&
+	cmp long.now v5/homes/a/Documents/long.txt &&
+	exports_as_then v5/homes/a a &&
+	(cd v5/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'the delta travels to the replica as whole bytes, and reads there' '
+	(cd v5/homes/a && hearth sync ../b >/dev/null) &&
+	(cd v5/homes/b && hearth checkout >/dev/null) &&
+	cmp v5/homes/a/Documents/long.txt v5/homes/b/Documents/long.txt &&
+	(cd v5/homes/b && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
 
 test_done

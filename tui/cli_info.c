@@ -171,6 +171,11 @@ cli_stats(struct cli *cli, int argc, char **argv)
 	printf("%-24s %llu\n", "packs", (unsigned long long)stats.packs);
 	print_size("stored bytes", stats.stored_bytes);
 	print_size("pack bytes", stats.pack_bytes);
+	printf("%-24s %llu (%.1f%% of stored bytes)\n", "delta chunks",
+	    (unsigned long long)stats.delta_chunks, stats.stored_bytes > 0 ?
+	    100.0 * (double)stats.delta_bytes / (double)stats.stored_bytes : 0.0);
+	printf("%-24s %llu longest, %.1f mean\n", "delta chains",
+	    (unsigned long long)stats.depth_max, stats.depth_mean);
 	print_size("database bytes", stats.database_bytes);
 	print_size("bytes written", stats.bytes_written);
 	print_size("content bytes written", stats.content_bytes_written);

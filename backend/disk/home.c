@@ -833,6 +833,14 @@ pack_file_name(void *context, int64_t pack, char *out, size_t out_size)
 	return 0;
 }
 
+/* A delta's base, for the pack reader. */
+static int
+pack_locate(void *context, const struct hash *chunk, struct pack_location *out)
+{
+	struct hearth *home = context;
+	return store_chunk_find(&home->store, chunk, out) == 1 ? 0 : -1;
+}
+
 static int
 open_state(struct hearth *home, bool setup, struct hearth_error *error)
 {
@@ -869,6 +877,8 @@ open_state(struct hearth *home, bool setup, struct hearth_error *error)
 	if (home->state_fd < 0 || home->packs_fd < 0)
 		return hearth_fail_errno(error, "cannot open %s", home->packs_path);
 	home->reader = pack_reader_new(home->packs_fd, home->packs_path, pack_file_name, home);
+	if (home->reader != NULL)
+		pack_reader_set_locate(home->reader, pack_locate);
 	return 0;
 }
 

@@ -14,9 +14,9 @@ static const char SQL_PACK_ADD[] = "INSERT INTO pack(name) VALUES(?1)";
 static const char SQL_PACK_SEAL[] =
     "UPDATE pack SET size = ?2, chunks = ?3, sealed = 1 WHERE number = ?1";
 static const char SQL_CHUNK_ADD[] =
-    "INSERT OR IGNORE INTO chunk(id, pack, frame, offset, length) VALUES(?1, ?2, ?3, ?4, ?5)";
+    "INSERT OR IGNORE INTO chunk(id, pack, frame, offset, length, depth) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
 static const char SQL_CHUNK_HAS[] = "SELECT 1 FROM chunk WHERE id = ?1";
-static const char SQL_CHUNK_GET[] = "SELECT pack, frame, offset, length FROM chunk WHERE id = ?1";
 static const char SQL_BLOB_ADD[] = "INSERT OR IGNORE INTO blob(id, size, chunks) VALUES(?1, ?2, ?3)";
 static const char SQL_BLOB_GET[] = "SELECT chunks FROM blob WHERE id = ?1";
 static const char SQL_BLOB_LIST[] = "SELECT size, chunks FROM blob WHERE id = ?1";
@@ -45,6 +45,7 @@ sink_stored(void *context, const struct hash *chunk, const struct pack_location 
 	sqlite3_bind_int64(statement, 3, (int64_t)where->frame_offset);
 	sqlite3_bind_int64(statement, 4, where->offset_in_frame);
 	sqlite3_bind_int64(statement, 5, where->length);
+	sqlite3_bind_int64(statement, 6, where->depth);
 	writer->chunks_written++;
 	writer->bytes_new += where->length;
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
@@ -125,16 +126,89 @@ index_blob(struct blob_writer *writer, const struct content_result *result,
 	return 0;
 }
 
+/* The chunks of a file's previous version, offered as the bases of its new
+ * chunks: chunk i against the previous version's chunk i (or its last), as
+ * content-defined cuts keep an edit's chunks where they were. */
+struct blob_bases {
+	struct hearth *home;
+	struct hash single;		/* a one-chunk previous version */
+	struct buffer list;		/* or its chunk list */
+	const struct hash *chunks;
+	size_t count;
+	struct buffer bytes;		/* the base offered last */
+};
+
+static void
+blob_bases_open(struct blob_bases *bases, struct hearth *home, const struct hash *previous)
+{
+	uint64_t size;
+
+	memset(bases, 0, sizeof *bases);
+	bases->home = home;
+	buffer_init(&bases->list);
+	buffer_init(&bases->bytes);
+	if (previous == NULL)
+		return;
+	if (blob_chunk_list(home, previous, &size, &bases->list) == 1) {
+		bases->chunks = (const struct hash *)bases->list.data;
+		bases->count = bases->list.length / HASH_BYTES;
+	} else if (chunk_known(home, previous)) {
+		bases->single = *previous;
+		bases->chunks = &bases->single;
+		bases->count = 1;
+	}
+}
+
+static void
+blob_bases_close(struct blob_bases *bases)
+{
+	buffer_free(&bases->list);
+	buffer_free(&bases->bytes);
+}
+
+static bool
+bases_known(void *context, const struct hash *chunk)
+{
+	const struct blob_bases *bases = context;
+	return chunk_known(bases->home, chunk);
+}
+
+/* A base that cannot be read (damaged) is no base: the chunk goes whole. */
+static int
+bases_offer(void *context, size_t index, struct pack_base *base)
+{
+	struct blob_bases *bases = context;
+	struct pack_location where;
+	char message[1024];
+
+	if (bases->count == 0)
+		return 0;
+	const struct hash *id = &bases->chunks[index < bases->count ? index : bases->count - 1];
+	if (blob_chunk_find(bases->home, id, &where) != 1 || where.depth >= PACK_DELTA_DEPTH_MAX)
+		return 0;
+	buffer_reset(&bases->bytes);
+	if (pack_read(bases->home->reader, id, &where, &bases->bytes, message,
+		sizeof message) != 0)
+		return 0;
+	*base = (struct pack_base){ .id = *id, .data = bases->bytes.data,
+		.length = bases->bytes.length, .depth = where.depth };
+	return 1;
+}
+
 int
-blob_store_fd(struct blob_writer *writer, int fd, struct content_result *out,
-    struct hearth_error *error)
+blob_store_fd(struct blob_writer *writer, int fd, const struct hash *previous,
+    struct content_result *out, struct hearth_error *error)
 {
 	char message[1024];
+	struct blob_bases bases;
 
 	if (ensure_pack(writer) != 0)
 		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
-	if (content_store_fd(writer->pack, fd, chunk_known, writer->home, out, message,
-		sizeof message) != 0)
+	blob_bases_open(&bases, writer->home, previous);
+	int status = content_store_fd_based(writer->pack, fd, bases_known, bases_offer, &bases,
+	    out, message, sizeof message);
+	blob_bases_close(&bases);
+	if (status != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", message);
 	writer->bytes_stored += out->size;
 	return index_blob(writer, out, error);
@@ -208,19 +282,12 @@ each_chunk(struct hearth *home, const struct hash *blob,
 
 	for (size_t i = 0; i < count && status == 0; i++) {
 		struct pack_location where;
-		statement = store_statement(&home->store, SQL_CHUNK_GET);
-		sqlite3_bind_blob(statement, 1, chunks[i].bytes, HASH_BYTES, SQLITE_STATIC);
-		if (sqlite3_step(statement) != SQLITE_ROW) {
+		if (store_chunk_find(&home->store, &chunks[i], &where) != 1) {
 			hash_hex(&chunks[i], hex);
 			status = hearth_fail(error, HEARTH_DAMAGED,
 			    "chunk %.16s of a blob is not in the store (run hearth fsck)", hex);
 			break;
 		}
-		where.pack = sqlite3_column_int64(statement, 0);
-		where.frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
-		where.offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
-		where.length = (uint32_t)sqlite3_column_int64(statement, 3);
-		sqlite3_reset(statement);
 		buffer_reset(&bytes);
 		if (pack_read(home->reader, &chunks[i], &where, &bytes, message, sizeof message) != 0)
 			status = hearth_fail(error, HEARTH_DAMAGED, "%s", message);
@@ -361,17 +428,7 @@ blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffe
 int
 blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_CHUNK_GET);
-
-	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
-	if (sqlite3_step(statement) != SQLITE_ROW)
-		return 0;
-	out->pack = sqlite3_column_int64(statement, 0);
-	out->frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
-	out->offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
-	out->length = (uint32_t)sqlite3_column_int64(statement, 3);
-	sqlite3_reset(statement);
-	return 1;
+	return store_chunk_find(&home->store, chunk, out);
 }
 
 int

@@ -23,8 +23,10 @@ struct blob_writer {
 };
 
 void blob_writer_begin(struct hearth *home, struct blob_writer *writer);
-int blob_store_fd(struct blob_writer *writer, int fd, struct content_result *out,
-    struct hearth_error *error);
+/* previous: the node's content before (NULL for none), whose chunks the
+ * new ones may be stored as deltas against. */
+int blob_store_fd(struct blob_writer *writer, int fd, const struct hash *previous,
+    struct content_result *out, struct hearth_error *error);
 int blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
     struct content_result *out, struct hearth_error *error);
 /* Seals the pack (synced unless durability is none); call before COMMIT. */

@@ -153,7 +153,8 @@ store_file(struct recorder *recorder, struct scan_change *change, bool *stamp_tr
 			close(fd);
 			return changed_kind(recorder, root, change);
 		}
-		int status = blob_store_fd(&recorder->blobs, fd, &result, recorder->error);
+		int status = blob_store_fd(&recorder->blobs, fd,
+		    change->has_entry ? &change->old_blob : NULL, &result, recorder->error);
 		if (status == 0)
 			change->has_markers = holds_markers(recorder, change, fd, result.size);
 		bool still = status == 0 && fstat(fd, &after) == 0 && same_stat(&before, &after);

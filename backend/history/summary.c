@@ -81,6 +81,12 @@ hearth_stats(hearth *home, struct hearth_stats *out, struct hearth_error *error)
 	out->packs = scalar(home, "SELECT count(*) FROM pack");
 	out->stored_bytes = scalar(home, "SELECT sum(length) FROM chunk");
 	out->pack_bytes = scalar(home, "SELECT sum(size) FROM pack");
+	out->delta_chunks = scalar(home, "SELECT count(*) FROM chunk WHERE depth > 0");
+	out->delta_bytes = scalar(home, "SELECT sum(length) FROM chunk WHERE depth > 0");
+	out->depth_max = scalar(home, "SELECT max(depth) FROM chunk");
+	if (out->delta_chunks > 0)
+		out->depth_mean = (double)scalar(home, "SELECT sum(depth) FROM chunk") /
+		    (double)out->delta_chunks;
 	out->bytes_written = meta_value(home, "bytes_written");
 	out->content_bytes_written = meta_value(home, "content_bytes_written");
 	out->packs_created = meta_value(home, "packs_created");

@@ -35,6 +35,7 @@
 struct content_stream {
 	struct pack_writer *writer;
 	content_known_fn known;
+	content_base_fn base;
 	void *context;
 	struct content_result *out;
 	size_t chunk_capacity;
@@ -98,8 +99,11 @@ content_take_chunk(struct content_stream *stream, const uint8_t *data, size_t le
 		return 0;
 	if (stream->known != NULL && stream->known(stream->context, &chunk))
 		return 0;
-	return pack_writer_add(stream->writer, &chunk, data, length, stream->error,
-	    stream->error_size);
+	struct pack_base base;
+	bool based = stream->base != NULL &&
+	    stream->base(stream->context, stream->out->chunk_count - 1, &base) == 1;
+	return pack_writer_add_delta(stream->writer, &chunk, data, length, based ? &base : NULL,
+	    stream->error, stream->error_size);
 }
 
 static void
@@ -462,12 +466,21 @@ int
 content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, void *context,
     struct content_result *out, char *error, size_t error_size)
 {
+	return content_store_fd_based(writer, fd, known, NULL, context, out, error, error_size);
+}
+
+int
+content_store_fd_based(struct pack_writer *writer, int fd, content_known_fn known,
+    content_base_fn base, void *context, struct content_result *out, char *error,
+    size_t error_size)
+{
 	struct content_stream stream;
 	struct content_window window = { .fd = fd };
 	struct content_cut cut = { 0 };
 	int status;
 
 	content_stream_init(&stream, writer, known, context, out, error, error_size);
+	stream.base = base;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	do {
 		status = content_window_next_cut(&window, &cut, error, error_size);

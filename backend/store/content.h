@@ -21,9 +21,18 @@ struct content_result {
 /* Whether the store already holds a chunk; held chunks are not written. */
 typedef bool (*content_known_fn)(void *context, const struct hash *chunk);
 
+/* Offers a base for the chunk at index (in the file) that the store lacks:
+ * 1 with *base filled (its bytes valid until the next call), 0 for none. */
+typedef int (*content_base_fn)(void *context, size_t index, struct pack_base *base);
+
 /* Reads fd to its end. */
 int content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, void *context,
     struct content_result *out, char *error, size_t error_size);
+/* The same, storing each new chunk as a delta against what base offers
+ * where that pays (the file's previous version). */
+int content_store_fd_based(struct pack_writer *writer, int fd, content_known_fn known,
+    content_base_fn base, void *context, struct content_result *out, char *error,
+    size_t error_size);
 /* The same for bytes in memory (symlink targets, tests). */
 int content_store_bytes(struct pack_writer *writer, const void *data, size_t length,
     content_known_fn known, void *context, struct content_result *out,

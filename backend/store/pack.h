@@ -5,15 +5,17 @@
  * its own index so a store can be rebuilt or repaired from packs alone.
  *
  * File layout (all integers big-endian):
- *   header  "HRTHPACK" u32 version(1) u32 zero                      16 bytes
- *   frame   u8 codec(0 raw, 1 zstd) u8 zero[3] u32 stored_length
+ *   header  "HRTHPACK" u32 version(1 or 2) u32 zero                 16 bytes
+ *   frame   u8 codec(0 raw, 1 zstd, 2 delta) u8 zero[3] u32 stored_length
  *           u32 raw_length u32 crc32c(stored bytes)  then stored bytes
  *   ...
  *   index   "HRTHINDX" u32 count, count x (hash[32] u64 frame_offset
  *           u32 offset_in_frame u32 length)
  *   footer  u64 index_offset u32 crc32c(index) "HRTHSEAL"           20 bytes
  * A chunk never spans frames; a chunk larger than the frame target gets a
- * frame of its own. */
+ * frame of its own. A delta frame (version 2 packs) holds one chunk: its
+ * stored bytes are the base chunk's id[32], then a zstd frame made with the
+ * base chunk's bytes as its prefix. */
 #ifndef HEARTH_BACKEND_PACK_H
 #define HEARTH_BACKEND_PACK_H
 
@@ -27,13 +29,28 @@
 #define PACK_SEAL_SIZE (1024ull * 1024 * 1024)
 #define PACK_FRAME_TARGET (256u * 1024)	/* small chunks gather up to this */
 #define PACK_FRAME_MIN (64u * 1024)
-#define PACK_VERSION 1
+#define PACK_VERSION 2
+/* A chunk stored as a delta is this many deltas from a full chunk at most
+ * when written here; a read refuses chains longer than PACK_DELTA_READ_MAX
+ * (a loop, or a hostile pack). */
+#define PACK_DELTA_DEPTH_MAX 16
+#define PACK_DELTA_READ_MAX 64
 
 struct pack_location {
 	int64_t pack;			/* the store's number for the pack file */
 	uint64_t frame_offset;		/* where the frame header starts */
 	uint32_t offset_in_frame;	/* in the frame's raw (decompressed) bytes */
 	uint32_t length;
+	uint32_t depth;			/* deltas to a full chunk; 0 when stored whole */
+};
+
+/* A chunk a new one may be stored as a delta against: its bytes (the
+ * caller's, read only during pack_writer_add_delta) and its own depth. */
+struct pack_base {
+	struct hash id;
+	const uint8_t *data;
+	size_t length;
+	uint32_t depth;
 };
 
 /* What the writer tells its owner (the store), in this order per pack:
@@ -55,6 +72,12 @@ struct pack_writer *pack_writer_new(int packs_dir_fd, const char *packs_path, bo
 /* Adds a chunk unless this writer already holds it. length <= CHUNK_MAX. */
 int pack_writer_add(struct pack_writer *writer, const struct hash *chunk, const uint8_t *data,
     size_t length, char *error, size_t error_size);
+/* The same, offering base: the chunk is stored as a delta against it when
+ * that is much smaller than the chunk compressed alone (and decodes back to
+ * the same bytes), else whole. base->depth < PACK_DELTA_DEPTH_MAX. */
+int pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_base *base, char *error,
+    size_t error_size);
 bool pack_writer_holds(const struct pack_writer *writer, const struct hash *chunk);
 /* Flushes the last frame, writes index and footer, syncs, seals. A writer
  * that added nothing leaves no file. */
@@ -78,6 +101,12 @@ struct pack_reader;
 /* file_name returns the pack's file name for its number (from the store). */
 struct pack_reader *pack_reader_new(int packs_dir_fd, const char *packs_path,
     int (*file_name)(void *context, int64_t pack, char *out, size_t out_size), void *context);
+/* Where the store keeps a chunk (a delta's base): 0 found, else not held. */
+typedef int (*pack_locate_fn)(void *context, const struct hash *chunk,
+    struct pack_location *out);
+/* Lets the reader follow delta frames to their bases (same context as
+ * file_name); without it a delta frame reads as an error. */
+void pack_reader_set_locate(struct pack_reader *reader, pack_locate_fn locate);
 /* Reads one chunk, checks its SHA-256, and appends it to out. A mismatch or
  * a damaged frame is an error naming the pack file and the offset. */
 int pack_read(struct pack_reader *reader, const struct hash *chunk,

@@ -49,8 +49,12 @@ struct pack_reader {
 	struct pack_cached_frame frames[PACK_READER_FRAMES];
 	uint8_t *stored;		/* compressed bytes on their way in */
 	size_t stored_capacity;
+	uint8_t *spare;			/* a frame's buffer while it loads */
+	size_t spare_capacity;
 	ZSTD_DCtx *decompressor;
 	uint64_t clock;
+	pack_locate_fn locate;		/* a delta's base, by id */
+	unsigned depth;			/* deltas being followed now */
 };
 
 struct pack_reader *
@@ -78,6 +82,12 @@ pack_reader_new(int packs_dir_fd, const char *packs_path,
 }
 
 void
+pack_reader_set_locate(struct pack_reader *reader, pack_locate_fn locate)
+{
+	reader->locate = locate;
+}
+
+void
 pack_reader_free(struct pack_reader *reader)
 {
 	if (reader == NULL)
@@ -88,6 +98,7 @@ pack_reader_free(struct pack_reader *reader)
 	for (size_t i = 0; i < PACK_READER_FRAMES; i++)
 		free(reader->frames[i].bytes);
 	free(reader->stored);
+	free(reader->spare);
 	ZSTD_freeDCtx(reader->decompressor);
 	free(reader->packs_path);
 	free(reader);
@@ -176,6 +187,8 @@ pack_parse_frame_header(const uint8_t bytes[PACK_FRAME_HEADER_SIZE],
 		return out->stored_length == out->raw_length ? 0 : -1;
 	if (out->codec == PACK_CODEC_ZSTD)
 		return out->stored_length < out->raw_length ? 0 : -1;
+	if (out->codec == PACK_CODEC_DELTA)
+		return out->stored_length > HASH_BYTES ? 0 : -1;
 	return -1;
 }
 
@@ -190,6 +203,56 @@ pack_grow(uint8_t **bytes, size_t *capacity, size_t needed)
 	*bytes = grown;
 	*capacity = needed;
 	return 0;
+}
+
+/* A delta frame's stored bytes (checked) into slot: its base is read first,
+ * through the store's index and this same reader, and the stored bytes are
+ * taken from the shared buffer meanwhile, since that read reuses it. */
+static int
+pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t frame_offset,
+    uint32_t stored_length, struct pack_cached_frame *slot, char *error, size_t error_size)
+{
+	char name[PACK_READER_NAME_SIZE];
+	unsigned long long at = (unsigned long long)frame_offset;
+	struct pack_location where;
+	struct hash base_id;
+	struct buffer base;
+	uint8_t *stored = reader->stored;
+	size_t stored_capacity = reader->stored_capacity;
+	int status = -1;
+
+	snprintf(name, sizeof name, "%s", file_name);
+	memcpy(base_id.bytes, stored, HASH_BYTES);
+	if (reader->locate == NULL || reader->locate(reader->context, &base_id, &where) != 0)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: the base of "
+		    "this delta is not in the store", name, at);
+	if (reader->depth >= PACK_DELTA_READ_MAX)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: a chain of "
+		    "more than %d deltas", name, at, PACK_DELTA_READ_MAX);
+	reader->stored = NULL;
+	reader->stored_capacity = 0;
+	buffer_init(&base);
+	reader->depth++;
+	status = pack_read(reader, &base_id, &where, &base, error, error_size);
+	reader->depth--;
+	if (status == 0) {
+		ZSTD_DCtx_reset(reader->decompressor, ZSTD_reset_session_and_parameters);
+		size_t length = ZSTD_DCtx_refPrefix(reader->decompressor, base.data, base.length);
+		if (!ZSTD_isError(length))
+			length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
+			    slot->capacity, stored + HASH_BYTES, stored_length - HASH_BYTES);
+		if (ZSTD_isError(length))
+			status = pack_error(error, error_size, "pack %s: frame at offset %llu: %s",
+			    name, at, ZSTD_getErrorName(length));
+		else if (length != slot->raw_length)
+			status = pack_error(error, error_size, "pack %s: frame at offset %llu: "
+			    "decompressed to %zu bytes, not %u", name, at, length, slot->raw_length);
+	}
+	buffer_free(&base);
+	free(reader->stored);
+	reader->stored = stored;
+	reader->stored_capacity = stored_capacity;
+	return status;
 }
 
 /* Reads, checks and decompresses one frame into slot. */
@@ -232,6 +295,10 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 	if (pack_crc32c(0, stored, header.stored_length) != header.crc)
 		return pack_error(error, error_size, "pack %s: frame at offset %llu: checksum "
 		    "mismatch", name, at);
+	slot->raw_length = header.raw_length;
+	if (header.codec == PACK_CODEC_DELTA)
+		return pack_reader_undelta(reader, name, frame_offset, header.stored_length, slot,
+		    error, error_size);
 	if (!raw) {
 		size_t length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
 		    header.raw_length, stored, header.stored_length);
@@ -242,33 +309,66 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 			return pack_error(error, error_size, "pack %s: frame at offset %llu: "
 			    "decompressed to %zu bytes, not %u", name, at, length, header.raw_length);
 	}
-	slot->raw_length = header.raw_length;
 	return 0;
 }
 
 static struct pack_cached_frame *
-pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
-    uint64_t frame_offset, char *error, size_t error_size)
+pack_reader_cached(struct pack_reader *reader, int64_t pack, uint64_t frame_offset)
+{
+	for (size_t i = 0; i < PACK_READER_FRAMES; i++) {
+		struct pack_cached_frame *frame = &reader->frames[i];
+		if (frame->valid && frame->pack == pack && frame->frame_offset == frame_offset) {
+			frame->last_use = ++reader->clock;
+			return frame;
+		}
+	}
+	return NULL;
+}
+
+static struct pack_cached_frame *
+pack_reader_oldest(struct pack_reader *reader)
 {
 	struct pack_cached_frame *oldest = &reader->frames[0];
 
 	for (size_t i = 0; i < PACK_READER_FRAMES; i++) {
 		struct pack_cached_frame *frame = &reader->frames[i];
-		if (frame->valid && frame->pack == file->pack && frame->frame_offset == frame_offset) {
-			frame->last_use = ++reader->clock;
-			return frame;
-		}
 		if (!frame->valid || (oldest->valid && frame->last_use < oldest->last_use))
 			oldest = frame;
 	}
-	oldest->valid = false;
-	if (pack_reader_load(reader, file, frame_offset, oldest, error, error_size) != 0)
-		return NULL;
-	oldest->valid = true;
-	oldest->pack = file->pack;
-	oldest->frame_offset = frame_offset;
-	oldest->last_use = ++reader->clock;
 	return oldest;
+}
+
+/* A frame loads into the spare buffer and takes a cache slot only once
+ * whole: reading a delta's base loads other frames in between. */
+static struct pack_cached_frame *
+pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
+    uint64_t frame_offset, char *error, size_t error_size)
+{
+	int64_t pack = file->pack;
+	struct pack_cached_frame *slot = pack_reader_cached(reader, pack, frame_offset);
+
+	if (slot != NULL)
+		return slot;
+	struct pack_cached_frame incoming = { .bytes = reader->spare,
+		.capacity = reader->spare_capacity };
+	reader->spare = NULL;
+	reader->spare_capacity = 0;
+	int status = pack_reader_load(reader, file, frame_offset, &incoming, error, error_size);
+	free(reader->spare);
+	if (status != 0) {
+		reader->spare = incoming.bytes;
+		reader->spare_capacity = incoming.capacity;
+		return NULL;
+	}
+	slot = pack_reader_oldest(reader);
+	reader->spare = slot->bytes;
+	reader->spare_capacity = slot->capacity;
+	*slot = incoming;
+	slot->valid = true;
+	slot->pack = pack;
+	slot->frame_offset = frame_offset;
+	slot->last_use = ++reader->clock;
+	return slot;
 }
 
 int
@@ -282,6 +382,10 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 	struct pack_cached_frame *frame = pack_reader_frame(reader, file, where->frame_offset,
 	    error, error_size);
 	if (frame == NULL)
+		return -1;
+	/* Following a delta may have given file's slot to another pack. */
+	file = pack_reader_file(reader, where->pack, error, error_size);
+	if (file == NULL)
 		return -1;
 	unsigned long long at = (unsigned long long)where->frame_offset;
 	if ((uint64_t)where->offset_in_frame + where->length > frame->raw_length)
@@ -343,7 +447,7 @@ pack_scan_ends(struct pack_scan *scan)
 	if (memcmp(header, pack_magic, sizeof pack_magic) != 0 || load_u32be(header + 12) != 0)
 		return pack_error(scan->error, scan->error_size, "pack %s: header at offset 0: "
 		    "not a hearth pack", scan->name);
-	if (load_u32be(header + 8) != PACK_VERSION)
+	if (load_u32be(header + 8) < 1 || load_u32be(header + 8) > PACK_VERSION)
 		return pack_error(scan->error, scan->error_size, "pack %s: header at offset 0: "
 		    "unknown version %u", scan->name, load_u32be(header + 8));
 	if (pack_scan_read(scan, footer, sizeof footer, footer_offset, "footer") != 0)

@@ -221,6 +221,12 @@ static const char SCHEMA_4[] = "ALTER TABLE op ADD COLUMN chain BLOB;";
 static const char SCHEMA_5[] =
     "CREATE INDEX version_time ON version(time, lamport, replica_id, counter);";
 
+/* Version 6: a chunk may be stored as a delta against another (pack.h);
+ * depth is how many deltas lie between it and a chunk stored whole, 0 for
+ * every chunk an older build wrote. Packs of pack version 1 stay as they
+ * are: the reader takes both versions. */
+static const char SCHEMA_6[] = "ALTER TABLE chunk ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;";
+
 static int load_replicas(struct store *store);
 
 static int
@@ -326,6 +332,7 @@ create_schema(struct store *store, char *error, size_t error_size)
 	    store_exec(store, SCHEMA_3, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_4, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_5, error, error_size) != 0 ||
+	    store_exec(store, SCHEMA_6, error, error_size) != 0 ||
 	    store_exec(store, pragmas, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -371,6 +378,8 @@ migrate(struct store *store, int64_t from, char *error, size_t error_size)
 	if (from < 4 && migrate_step(store, SCHEMA_4, 4, error, error_size) != 0)
 		return -1;
 	if (from < 5 && migrate_step(store, SCHEMA_5, 5, error, error_size) != 0)
+		return -1;
+	if (from < 6 && migrate_step(store, SCHEMA_6, 6, error, error_size) != 0)
 		return -1;
 	return 0;
 }
@@ -955,4 +964,24 @@ store_decode_op_ids(struct store *store, const void *data, size_t length, struct
 	*ids = result;
 	*count = found;
 	return 0;
+}
+
+int
+store_chunk_find(struct store *store, const struct hash *chunk, struct pack_location *out)
+{
+	sqlite3_stmt *statement = store_statement(store,
+	    "SELECT pack, frame, offset, length, depth FROM chunk WHERE id = ?1");
+
+	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_ROW) {
+		sqlite3_reset(statement);
+		return 0;
+	}
+	out->pack = sqlite3_column_int64(statement, 0);
+	out->frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
+	out->offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
+	out->length = (uint32_t)sqlite3_column_int64(statement, 3);
+	out->depth = (uint32_t)sqlite3_column_int64(statement, 4);
+	sqlite3_reset(statement);
+	return 1;
 }

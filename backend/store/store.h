@@ -14,12 +14,13 @@
 #include "model/buffer.h"
 #include "model/id.h"
 #include "model/op.h"
+#include "backend/store/pack.h"
 
 struct hash_state;
 
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 /* How long a writer waits for another's transaction before giving up. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -101,6 +102,8 @@ int store_fail(struct store *store, const char *what, char *error, size_t error_
 /* meta: small named values. */
 int store_meta_get_blob(struct store *store, const char *key, void *out, size_t size);
 int store_meta_get_int(struct store *store, const char *key, int64_t *out);
+/* Where the store keeps a chunk (the chunk table's row): 1 found, 0 not. */
+int store_chunk_find(struct store *store, const struct hash *chunk, struct pack_location *out);
 int store_meta_get_buffer(struct store *store, const char *key, struct buffer *out);
 int store_meta_set_blob(struct store *store, const char *key, const void *data, size_t size);
 int store_meta_set_int(struct store *store, const char *key, int64_t value);

@@ -751,6 +751,180 @@ test_damage_found(void)
 	close(damaged.dir_fd);
 }
 
+/* ---- deltas ---- */
+
+static int
+test_locate(void *context, const struct hash *chunk, struct pack_location *out)
+{
+	const struct test_record *record = test_find_record(context, chunk);
+
+	if (record == NULL)
+		return -1;
+	*out = record->where;
+	return 0;
+}
+
+/* The chunk at index from of chunks, with a few bytes changed, as a new one. */
+static void
+test_chunks_edit(struct test_chunks *chunks, size_t from, size_t edits)
+{
+	size_t length = chunks->items[from].length;
+
+	test_chunks_add(chunks, length, false);
+	struct test_chunk *edited = &chunks->items[chunks->count - 1];
+	uint8_t *bytes = chunks->pool + edited->offset;
+	memcpy(bytes, chunks->pool + chunks->items[from].offset, length);
+	for (size_t i = 0; i < edits; i++)
+		bytes[splitmix_next(&chunks->state) % length] ^= 0x20;
+	hash_bytes(bytes, length, &edited->id);
+}
+
+static uint32_t
+test_stored_length(int dir_fd, const struct test_sink *sink, const struct test_record *record)
+{
+	uint8_t header[16] = { 0 };
+	int fd = openat(dir_fd, sink->names[record->where.pack - 100], O_RDONLY);
+
+	if (fd >= 0 && pread(fd, header, sizeof header, (off_t)record->where.frame_offset) < 0)
+		memset(header, 0, sizeof header);
+	if (fd >= 0)
+		close(fd);
+	return load_u32be(header + 4);
+}
+
+static int
+test_add_based(struct pack_writer *writer, struct test_chunks *chunks, size_t index,
+    size_t base_index, const struct test_sink *sink, char *error, size_t error_size)
+{
+	const struct test_chunk *chunk = &chunks->items[index];
+	const struct test_chunk *based = &chunks->items[base_index];
+	const struct test_record *record = test_find_record(sink, &based->id);
+	struct pack_base base = { .id = based->id, .data = test_chunk_bytes(chunks, based),
+		.length = based->length, .depth = record != NULL ? record->where.depth : 0 };
+
+	return pack_writer_add_delta(writer, &chunk->id, test_chunk_bytes(chunks, chunk),
+	    chunk->length, &base, error, error_size);
+}
+
+static uint32_t
+test_depth_of(const struct test_sink *sink, const struct test_chunks *chunks, size_t index)
+{
+	const struct test_record *record = test_find_record(sink, &chunks->items[index].id);
+	return record != NULL ? record->where.depth : 999;
+}
+
+/* Text chunks edited a little become small deltas, chained, each read back
+ * through its bases; random bytes against unrelated ones, and a base too
+ * deep, are stored whole; a delta with no base to be found, or a damaged
+ * one, is an error naming the pack, never wrong bytes. */
+static void
+test_deltas(void)
+{
+	char path[4096], error[512] = "";
+	int dir_fd = test_folder("deltas", path, sizeof path);
+	struct test_sink sink = { 0 };
+	struct pack_sink callbacks = test_sink_of(&sink);
+	struct test_chunks chunks;
+	enum { TEXT, RANDOM, SMALL, OTHER, TEXT_2, RANDOM_2, SMALL_2, TEXT_3, COUNT };
+
+	memset(&chunks, 0, sizeof chunks);
+	chunks.state = 7;
+	test_chunks_add(&chunks, 200 * 1024, true);
+	test_chunks_add(&chunks, 100 * 1024, false);
+	test_chunks_add(&chunks, 3000, true);
+	test_chunks_add(&chunks, 100 * 1024, false);
+	test_chunks_edit(&chunks, TEXT, 3);
+	test_chunks_add(&chunks, 100 * 1024, false);
+	test_chunks_edit(&chunks, SMALL, 1);
+	test_chunks_edit(&chunks, TEXT_2, 2);
+	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	for (size_t i = TEXT; i <= OTHER; i++)
+		pack_writer_add(writer, &chunks.items[i].id, test_chunk_bytes(&chunks,
+		    &chunks.items[i]), chunks.items[i].length, error, sizeof error);
+	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	pack_writer_free(writer);
+	writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	ok(test_add_based(writer, &chunks, TEXT_2, TEXT, &sink, error, sizeof error) == 0 &&
+	    test_add_based(writer, &chunks, RANDOM_2, RANDOM, &sink, error, sizeof error) == 0 &&
+	    test_add_based(writer, &chunks, SMALL_2, SMALL, &sink, error, sizeof error) == 0 &&
+	    pack_writer_finish(writer, error, sizeof error) == 0, "deltas written: %s", error);
+	pack_writer_free(writer);
+	writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	ok(test_add_based(writer, &chunks, TEXT_3, TEXT_2, &sink, error, sizeof error) == 0 &&
+	    pack_writer_finish(writer, error, sizeof error) == 0, "a delta of a delta: %s", error);
+	pack_writer_free(writer);
+
+	check_uint(test_depth_of(&sink, &chunks, TEXT_2), 1);
+	check_uint(test_depth_of(&sink, &chunks, TEXT_3), 2);
+	check_uint(test_depth_of(&sink, &chunks, SMALL_2), 1);
+	check_uint(test_depth_of(&sink, &chunks, RANDOM_2), 0);
+	uint32_t stored = test_stored_length(dir_fd, &sink, test_find_record(&sink,
+	    &chunks.items[TEXT_3].id));
+	ok(stored > 32 && stored < 200 * 1024 / 16, "an edit of 200 KiB of text is a %u-byte "
+	    "delta", stored);
+
+	struct pack_reader *reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
+	pack_reader_set_locate(reader, test_locate);
+	struct buffer out;
+	size_t good = 0;
+	buffer_init(&out);
+	for (size_t round = 0; round < 2; round++)
+		for (size_t i = COUNT; i-- > 0;) {
+			const struct test_record *record = test_find_record(&sink, &chunks.items[i].id);
+			buffer_reset(&out);
+			if (pack_read(reader, &chunks.items[i].id, &record->where, &out, error,
+				sizeof error) == 0 && out.length == chunks.items[i].length &&
+			    memcmp(out.data, test_chunk_bytes(&chunks, &chunks.items[i]),
+				out.length) == 0)
+				good++;
+			else
+				tap_diag("chunk %zu: %s", i, error);
+		}
+	check_uint(good, 2 * COUNT);
+	pack_reader_free(reader);
+
+	reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
+	const struct test_record *delta = test_find_record(&sink, &chunks.items[TEXT_3].id);
+	ok(pack_read(reader, &chunks.items[TEXT_3].id, &delta->where, &out, error,
+	    sizeof error) != 0 && strstr(error, "base of this delta is not in the store") != NULL,
+	    "without the store's index a delta is an error: %s", error);
+	pack_reader_free(reader);
+
+	/* A byte of the first base flipped: its deltas no longer read. */
+	const struct test_record *base = test_find_record(&sink, &chunks.items[TEXT].id);
+	int fd = openat(dir_fd, sink.names[0], O_RDWR);
+	uint8_t byte = 0;
+	off_t at = (off_t)base->where.frame_offset + 16 + 40;
+	ok(fd >= 0 && pread(fd, &byte, 1, at) == 1, "read a byte of the base");
+	byte ^= 1;
+	ok(fchmod(fd, 0644) == 0 && pwrite(fd, &byte, 1, at) == 1, "flipped a byte of the base");
+	close(fd);
+	reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
+	pack_reader_set_locate(reader, test_locate);
+	buffer_reset(&out);
+	ok(pack_read(reader, &chunks.items[TEXT_3].id, &delta->where, &out, error,
+	    sizeof error) != 0 && strstr(error, sink.names[0]) != NULL && out.length == 0,
+	    "a delta over a damaged base is an error naming the base's pack: %s", error);
+	pack_reader_free(reader);
+
+	/* A base as deep as allowed: the chunk goes whole. */
+	writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	test_chunks_edit(&chunks, TEXT_3, 1);
+	struct pack_base deep = { .id = chunks.items[TEXT_3].id,
+		.data = test_chunk_bytes(&chunks, &chunks.items[TEXT_3]),
+		.length = chunks.items[TEXT_3].length, .depth = PACK_DELTA_DEPTH_MAX };
+	const struct test_chunk *last = &chunks.items[chunks.count - 1];
+	ok(pack_writer_add_delta(writer, &last->id, test_chunk_bytes(&chunks, last),
+	    last->length, &deep, error, sizeof error) == 0 &&
+	    pack_writer_finish(writer, error, sizeof error) == 0, "written beside a deep base");
+	check_uint(test_depth_of(&sink, &chunks, chunks.count - 1), 0);
+	pack_writer_free(writer);
+	buffer_free(&out);
+	test_chunks_free(&chunks);
+	test_sink_free(&sink);
+	close(dir_fd);
+}
+
 /* ---- failures ---- */
 
 static void
@@ -838,6 +1012,7 @@ main(void)
 	test_abort();
 	test_threads_agree();
 	test_damage_found();
+	test_deltas();
 	test_sink_refuses();
 	test_fault_walk(IO_FAULT_EIO, "EIO");
 	test_fault_walk(IO_FAULT_SHORT, "short write");
