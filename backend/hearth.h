@@ -88,6 +88,13 @@ void hearth_close(hearth *home);
  * entry otherwise. */
 int hearth_validate_config(const struct config *config, struct hearth_error *error);
 
+/* Whether the config's peer number index can be synced with, as far as can
+ * be told without connecting. HEARTH_USAGE when its URL can never work (a
+ * kind other than a path or ssh://, a malformed ssh:// URL, scp's
+ * host:path); HEARTH_FAILED or HEARTH_NOT_A_HOME when its path is not there
+ * or not a Home now (a disk not mounted). The message names the peer, the
+ * config file, the URL and what is wrong. */
+int hearth_check_peer(const struct config *config, size_t index, struct hearth_error *error);
 /* The effective config of an open Home (never NULL). */
 const struct config *hearth_config(const hearth *home);
 
