@@ -142,6 +142,9 @@ struct hearth_version {
 	const char *message;
 	uint64_t changes;		/* ops this version recorded */
 	bool synced;			/* recorded by another replica: it arrived by a sync */
+	/* hearth_log with a path: where that file or folder was in this
+	 * version (before it, for the version that deleted it); else NULL. */
+	const char *path;
 };
 
 struct hearth_version_list {
@@ -155,6 +158,12 @@ struct hearth_log_query {
 	const char *before;	/* full id: list versions older than it; NULL = newest */
 	size_t limit;		/* 0: all */
 	const char *grep;	/* case-insensitive substring of the message, or NULL */
+	/* Only the versions whose own work changed this file or folder
+	 * (Home-relative; one in the working tree, head or, once deleted,
+	 * an older version), followed through renames and moves by its
+	 * identity; merge versions, which record no work, are left out.
+	 * HEARTH_USAGE when no version ever held it. NULL: every version. */
+	const char *path;
 };
 
 /* Newest first by the time each was recorded, ties broken by the total
