@@ -310,6 +310,9 @@ struct hearth_record_result {
 	uint64_t ops;
 	uint64_t files_stored;		/* files whose content was read and stored */
 	uint64_t bytes_stored;		/* their bytes, before compression */
+	/* Files and folders the record moved in the tree to the names head
+	 * now gives them: a name clash its changes settled or made. */
+	uint64_t names_followed;
 	struct hearth_change_list changes;
 	struct hearth_note_list notes;	/* what the walk left out */
 	struct hearth_delete_guard guard;	/* why it was refused, if it was */
