@@ -287,6 +287,9 @@ int hearth_show(hearth *home, const char *version, const char *path,
  * refused says so and names the root and the counts. */
 struct hearth_delete_guard {
 	bool refused;
+	bool recording;		/* a record was stopped (else a checkout) */
+	bool every_file;	/* it would delete every file of the root */
+	uint32_t max_delete_percent;	/* the limit it went past, otherwise */
 	char root[128];
 	char root_path[4096];
 	uint64_t deleting, files;

@@ -354,13 +354,14 @@ confirm_deletes(void *context, bool accepted, const char *text)
 
 /* The guard on emptying stopped it: ask before deleting that much. */
 static void
-ask_deletes(struct checkout_job *job, const struct hearth_error *error)
+ask_deletes(struct checkout_job *job)
 {
 	struct view *view = job->view;
 	struct history *history = view->private;
-	char *question = memory_printf("%s.\n\nCheck out %s anyway?", error->message,
-	    job->version.short_id);
+	char *ask = memory_printf("Check out %s anyway?", job->version.short_id);
+	char *question = view_guard_question(view, &job->result.guard, ask);
 
+	free(ask);
 	history->pending = job->version;
 	history->pending_force = job->force;
 	dialog_confirm(app_dialog(view->app), "Delete many files?", question, confirm_deletes, view);
@@ -384,7 +385,7 @@ checkout_done(void *context, int code, const struct hearth_error *error)
 		break;
 	case HEARTH_REFUSED:
 		if (job->result.guard.refused)
-			ask_deletes(job, error);
+			ask_deletes(job);
 		else
 			ask_force(job);
 		break;
