@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "backend/fsck.h"
+#include "backend/history/blob.h"
 #include "backend/store/hash.h"
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
@@ -35,14 +36,7 @@ static int
 repair_started(void *context, const char *file_name, int64_t *pack_number)
 {
 	struct repair *repair = context;
-	sqlite3_stmt *statement = store_statement(&repair->home->store,
-	    "INSERT INTO pack(name) VALUES(?1)");
-
-	sqlite3_bind_text(statement, 1, file_name, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) != SQLITE_DONE)
-		return -1;
-	*pack_number = sqlite3_last_insert_rowid(repair->home->store.db);
-	return store_meta_add_int(&repair->home->store, "packs_created", 1);
+	return blob_pack_started(repair->home, file_name, pack_number);
 }
 
 /* The chunk's row moves to its new copy (the old one points into a
@@ -51,29 +45,14 @@ static int
 repair_stored(void *context, const struct hash *chunk, const struct pack_location *where)
 {
 	struct repair *repair = context;
-	sqlite3_stmt *statement = store_statement(&repair->home->store,
-	    "INSERT OR REPLACE INTO chunk(id, pack, frame, offset, length) "
-	    "VALUES(?1, ?2, ?3, ?4, ?5)");
-
-	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(statement, 2, where->pack);
-	sqlite3_bind_int64(statement, 3, (int64_t)where->frame_offset);
-	sqlite3_bind_int64(statement, 4, where->offset_in_frame);
-	sqlite3_bind_int64(statement, 5, where->length);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	return blob_chunk_moved(repair->home, chunk, where);
 }
 
 static int
 repair_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_count)
 {
 	struct repair *repair = context;
-	sqlite3_stmt *statement = store_statement(&repair->home->store,
-	    "UPDATE pack SET size = ?2, chunks = ?3, sealed = 1 WHERE number = ?1");
-
-	sqlite3_bind_int64(statement, 1, pack_number);
-	sqlite3_bind_int64(statement, 2, (int64_t)size);
-	sqlite3_bind_int64(statement, 3, (int64_t)chunk_count);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	return blob_pack_sealed(repair->home, pack_number, size, chunk_count);
 }
 
 static int

@@ -21,7 +21,7 @@ const struct cli_command *const cli_commands[] = {
 	&cli_diff_entry, &cli_ls_entry, &cli_checkout_entry, &cli_export_entry, &cli_sync_entry, &cli_peers_entry,
 	&cli_serve_entry, &cli_conflicts_entry, &cli_resolve_entry, &cli_clone_entry,
 	&cli_reid_entry, &cli_watch_entry, &cli_fsck_entry, &cli_demo_entry, &cli_config_entry,
-	&cli_stats_entry, &cli_version_entry, &cli_help_entry,
+	&cli_stats_entry, &cli_gc_entry, &cli_version_entry, &cli_help_entry,
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
@@ -402,36 +402,18 @@ global_usage(void)
 	return 2;
 }
 
-/* Runs one command of the table as if typed, for the line mode below. */
-static int
-run_as_typed(struct cli *cli, int argc, char **argv)
+/* The light upkeep after a command that made packs (hearth_upkeep): its
+ * failure is said but fails nothing, since the command's work is done. */
+static void
+cli_upkeep(struct cli *cli)
 {
-	cli->command = cli_find(argv[0]);
-	optind = 1;
-	return cli->command->run(cli, argc, argv);
-}
+	struct hearth_gc_result result;
+	struct hearth_error error;
 
-/* `hearth` on a terminal the app cannot draw on: what the app would open
- * on, as the line CLI prints it (status, then the newest versions). */
-static int
-line_mode(struct cli *cli, const char *why)
-{
-	char status_word[] = "status", log_word[] = "log", oneline[] = "--oneline", count[] = "-n",
-	     ten[] = "10";
-	char *status_argv[] = { status_word, NULL };
-	char *log_argv[] = { log_word, oneline, count, ten, NULL };
-
-	/* Such a terminal shows escapes as they are: no colour, no progress. */
-	cli->colour = cli->progress = false;
-	fprintf(stderr, "hearth: %s; here are `hearth status` and `hearth log --oneline -n 10` "
-	    "instead (in a terminal such as xterm, hearth opens the app).\n", why);
-	int status = run_as_typed(cli, 1, status_argv);
-	if (status == 0) {
-		fputs("\nNewest versions:\n", stdout);
-		status = run_as_typed(cli, 4, log_argv);
-	}
-	hearth_close(cli->home);
-	return status;
+	if (hearth_upkeep(cli->home, &result, &error) != 0)
+		fprintf(stderr, "hearth: the upkeep after this command failed: %s\n", error.message);
+	else if (result.ran)
+		cli_gc_report(stderr, &result);
 }
 
 int
@@ -479,9 +461,6 @@ cli_run(int argc, char **argv)
 	}
 	if (first == argc) {
 		struct hearth_open_options options = { .config_path = cli.config_path };
-		char why[256];
-		if (isatty(STDOUT_FILENO) && !app_terminal_can_draw(why, sizeof why))
-			return line_mode(&cli, why);
 		return app_run(&options);
 	}
 	const struct cli_command *command = cli_find(argv[first]);
@@ -495,6 +474,8 @@ cli_run(int argc, char **argv)
 		status = 0;
 	else
 		status = command->run(&cli, argc - first, argv + first);
+	if (status == 0 && cli.home != NULL)
+		cli_upkeep(&cli);
 	char notice[HEARTH_ERROR_MAX];
 	if (hearth_take_notice(cli.home, notice, sizeof notice))
 		fprintf(stderr, "hearth: %s\n", notice);

@@ -116,9 +116,6 @@ int cli_print_comparison(struct cli *cli, const struct hearth_compare_options *o
     enum cli_diff_form form);
 /* A diff text (hearth_diff, hearth_comparison_diff), coloured as git does. */
 void cli_print_diff(struct cli *cli, const char *text);
-/* What a version changed (at or below path, NULL: all), a line a change,
- * each followed by its diff with patch (show, log -p); the exit status. */
-int cli_print_version_changes(struct cli *cli, const char *version, const char *path, bool patch);
 /* "R old -> new (ssd -> hdd)": one change of a version, coloured. */
 void cli_print_change(struct cli *cli, const struct hearth_change *change);
 
@@ -144,6 +141,9 @@ extern const struct cli_command cli_peers_entry;
 extern const struct cli_command cli_demo_entry;
 extern const struct cli_command cli_config_entry;
 extern const struct cli_command cli_stats_entry;
+extern const struct cli_command cli_gc_entry;
+/* What a gc or the upkeep after a command did, on one line (to out). */
+void cli_gc_report(FILE *out, const struct hearth_gc_result *result);
 extern const struct cli_command cli_version_entry;
 extern const struct cli_command cli_help_entry;
 

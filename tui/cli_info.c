@@ -109,21 +109,6 @@ const struct cli_command cli_fsck_entry = {
 	.options_first = true,
 };
 
-/* A peer whose URL can never work is an error of the config; one whose
- * folder is not there now (a disk not mounted) only a note. */
-static int
-check_peers(const struct config *config, struct hearth_error *error)
-{
-	for (size_t i = 0; i < config->peer_count; i++) {
-		int status = hearth_check_peer(config, i, error);
-		if (status == HEARTH_USAGE)
-			return status;
-		if (status != 0)
-			fprintf(stderr, "Note: %s; a sync with it fails until it is.\n", error->message);
-	}
-	return 0;
-}
-
 static int
 cli_config(struct cli *cli, int argc, char **argv)
 {
@@ -141,7 +126,7 @@ cli_config(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "hearth: %s\n", message);
 		return 1;
 	}
-	if (hearth_validate_config(config, &error) != 0 || check_peers(config, &error) != 0) {
+	if (hearth_validate_config(config, &error) != 0) {
 		config_free(config);
 		return cli_fail(&error);
 	}
@@ -201,6 +186,63 @@ cli_stats(struct cli *cli, int argc, char **argv)
 	printf("%-24s %llu\n", "transactions", (unsigned long long)stats.transactions);
 	return 0;
 }
+
+/* "1.5 MiB", "12.0 KiB" or "300 bytes". */
+static const char *
+size_text(char *out, size_t out_size, uint64_t bytes)
+{
+	if (bytes >= 1024 * 1024)
+		snprintf(out, out_size, "%.1f MiB", bytes / 1048576.0);
+	else if (bytes >= 1024)
+		snprintf(out, out_size, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(out, out_size, "%llu bytes", (unsigned long long)bytes);
+	return out;
+}
+
+void
+cli_gc_report(FILE *out, const struct hearth_gc_result *result)
+{
+	char before[32], after[32], change[32];
+	bool saved = result->bytes_after <= result->bytes_before;
+	uint64_t difference = saved ? result->bytes_before - result->bytes_after
+				    : result->bytes_after - result->bytes_before;
+
+	fprintf(out, "Packed %llu pack%s (%s) into %llu (%s): %llu chunks copied, %llu as "
+	    "deltas; %s %s.\n", (unsigned long long)result->packs_before,
+	    result->packs_before == 1 ? "" : "s", size_text(before, sizeof before,
+		result->bytes_before), (unsigned long long)result->packs_after,
+	    size_text(after, sizeof after, result->bytes_after),
+	    (unsigned long long)result->chunks, (unsigned long long)result->delta_chunks,
+	    saved ? "saved" : "grew by", size_text(change, sizeof change, difference));
+}
+
+static int
+cli_gc(struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return cli_usage_error(cli, "gc takes no arguments");
+	int status = cli_open(cli);
+	if (status != 0)
+		return status;
+	struct hearth_gc_result result;
+	struct hearth_error error;
+	if (hearth_gc(cli->home, &result, &error) != 0)
+		return cli_fail(&error);
+	if (!result.ran)
+		printf("Nothing to pack: the Home holds no pack.\n");
+	else
+		cli_gc_report(stdout, &result);
+	return 0;
+}
+
+const struct cli_command cli_gc_entry = {
+	.name = "gc",
+	.usage = "",
+	.summary = "consolidate the packs into few large ones, with deltas across the history",
+	.options = cli_no_options,
+	.run = cli_gc,
+};
 
 const struct cli_command cli_stats_entry = {
 	.name = "stats",

@@ -1248,6 +1248,10 @@ home_collect_garbage(struct hearth *home)
 	DIR *dir = listing >= 0 ? fdopendir(listing) : NULL;
 	struct dirent *dirent;
 
+	/* A dup shares the folder's read position with packs_fd: from the top. */
+	if (dir != NULL)
+		rewinddir(dir);
+
 	while (dir != NULL && (dirent = readdir(dir)) != NULL) {
 		if (dirent->d_name[0] == '.')
 			continue;

@@ -44,6 +44,7 @@ struct hearth {
 	struct ignore_set **place;	/* each place: rule's pattern, in order */
 	struct pack_reader *reader;
 	int lock_fd;		/* >= 0 while this handle holds the write lock */
+	uint64_t packs_made;	/* pack files this handle started (hearth_upkeep) */
 	/* Why the tree cannot be touched (a root missing or foreign), or "":
 	 * history stays readable, the tree is refused (home_require_roots). */
 	struct hearth_error root_problem;

@@ -16,29 +16,44 @@ static const char SQL_PACK_SEAL[] =
 static const char SQL_CHUNK_ADD[] =
     "INSERT OR IGNORE INTO chunk(id, pack, frame, offset, length, depth) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
+static const char SQL_CHUNK_MOVE[] =
+    "INSERT OR REPLACE INTO chunk(id, pack, frame, offset, length, depth) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
 static const char SQL_CHUNK_HAS[] = "SELECT 1 FROM chunk WHERE id = ?1";
 static const char SQL_BLOB_ADD[] = "INSERT OR IGNORE INTO blob(id, size, chunks) VALUES(?1, ?2, ?3)";
 static const char SQL_BLOB_GET[] = "SELECT chunks FROM blob WHERE id = ?1";
 static const char SQL_BLOB_LIST[] = "SELECT size, chunks FROM blob WHERE id = ?1";
 
-static int
-sink_started(void *context, const char *file_name, int64_t *pack_number)
+int
+blob_pack_started(struct hearth *home, const char *file_name, int64_t *pack_number)
 {
-	struct blob_writer *writer = context;
-	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_PACK_ADD);
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_PACK_ADD);
 
 	sqlite3_bind_text(statement, 1, file_name, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(statement) != SQLITE_DONE)
 		return -1;
-	*pack_number = sqlite3_last_insert_rowid(writer->home->store.db);
-	return store_meta_add_int(&writer->home->store, "packs_created", 1);
+	*pack_number = sqlite3_last_insert_rowid(home->store.db);
+	home->packs_made++;
+	return store_meta_add_int(&home->store, "packs_created", 1);
 }
 
-static int
-sink_stored(void *context, const struct hash *chunk, const struct pack_location *where)
+int
+blob_pack_sealed(struct hearth *home, int64_t pack_number, uint64_t size, uint64_t chunk_count)
 {
-	struct blob_writer *writer = context;
-	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_CHUNK_ADD);
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_PACK_SEAL);
+
+	sqlite3_bind_int64(statement, 1, pack_number);
+	sqlite3_bind_int64(statement, 2, (int64_t)size);
+	sqlite3_bind_int64(statement, 3, (int64_t)chunk_count);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+/* A new chunk's row, or (replace) a chunk's row moved to a new copy. */
+static int
+chunk_row(struct hearth *home, const char *sql, const struct hash *chunk,
+    const struct pack_location *where)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
 
 	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(statement, 2, where->pack);
@@ -46,21 +61,37 @@ sink_stored(void *context, const struct hash *chunk, const struct pack_location 
 	sqlite3_bind_int64(statement, 4, where->offset_in_frame);
 	sqlite3_bind_int64(statement, 5, where->length);
 	sqlite3_bind_int64(statement, 6, where->depth);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+blob_chunk_moved(struct hearth *home, const struct hash *chunk, const struct pack_location *where)
+{
+	return chunk_row(home, SQL_CHUNK_MOVE, chunk, where);
+}
+
+static int
+sink_started(void *context, const char *file_name, int64_t *pack_number)
+{
+	struct blob_writer *writer = context;
+	return blob_pack_started(writer->home, file_name, pack_number);
+}
+
+static int
+sink_stored(void *context, const struct hash *chunk, const struct pack_location *where)
+{
+	struct blob_writer *writer = context;
+
 	writer->chunks_written++;
 	writer->bytes_new += where->length;
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	return chunk_row(writer->home, SQL_CHUNK_ADD, chunk, where);
 }
 
 static int
 sink_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_count)
 {
 	struct blob_writer *writer = context;
-	sqlite3_stmt *statement = store_statement(&writer->home->store, SQL_PACK_SEAL);
-
-	sqlite3_bind_int64(statement, 1, pack_number);
-	sqlite3_bind_int64(statement, 2, (int64_t)size);
-	sqlite3_bind_int64(statement, 3, (int64_t)chunk_count);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	return blob_pack_sealed(writer->home, pack_number, size, chunk_count);
 }
 
 static bool

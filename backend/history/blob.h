@@ -46,6 +46,16 @@ int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct b
     bool *truncated, struct hearth_error *error);
 bool blob_is_stored(struct hearth *home, const struct hash *blob);
 
+/* ---- the rows of packs written elsewhere (fsck --repair, gc) ---------------------- */
+
+/* As a pack_sink's started, sealed, and stored where a chunk's row moves
+ * to its new copy (replacing the row it had). */
+int blob_pack_started(struct hearth *home, const char *file_name, int64_t *pack_number);
+int blob_pack_sealed(struct hearth *home, int64_t pack_number, uint64_t size,
+    uint64_t chunk_count);
+int blob_chunk_moved(struct hearth *home, const struct hash *chunk,
+    const struct pack_location *where);
+
 /* ---- chunks by id, for sync ------------------------------------------------------ */
 
 /* Where the store keeps a chunk (its length too): 1 found, 0 not held. */

@@ -111,6 +111,10 @@ void pack_reader_set_locate(struct pack_reader *reader, pack_locate_fn locate);
  * a damaged frame is an error naming the pack file and the offset. */
 int pack_read(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where, struct buffer *out, char *error, size_t error_size);
+/* Whether the chunk at where is stored as a delta: 1 with its base's id in
+ * *base, 0 when whole, -1 when its frame header cannot be read. */
+int pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
+    struct hash *base, char *error, size_t error_size);
 void pack_reader_free(struct pack_reader *reader);
 
 /* Walks a sealed pack's own index (fsck, repair): calls visit per chunk.

@@ -405,6 +405,29 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 	return 0;
 }
 
+int
+pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
+    struct hash *base, char *error, size_t error_size)
+{
+	struct pack_open_file *file = pack_reader_file(reader, where->pack, error, error_size);
+	uint8_t bytes[PACK_FRAME_HEADER_SIZE + HASH_BYTES];
+	struct pack_frame_header header;
+
+	if (file == NULL)
+		return -1;
+	ssize_t got = pack_read_at(file->fd, bytes, sizeof bytes, where->frame_offset);
+	if (got < PACK_FRAME_HEADER_SIZE || pack_parse_frame_header(bytes, &header) != 0)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: bad or "
+		    "truncated frame header", file->name, (unsigned long long)where->frame_offset);
+	if (header.codec != PACK_CODEC_DELTA)
+		return 0;
+	if ((size_t)got < sizeof bytes)
+		return pack_error(error, error_size, "pack %s: frame at offset %llu: truncated",
+		    file->name, (unsigned long long)where->frame_offset);
+	memcpy(base->bytes, bytes + PACK_FRAME_HEADER_SIZE, HASH_BYTES);
+	return 1;
+}
+
 /* ---- the pack's own index ------------------------------------------------------ */
 
 #define PACK_SCAN_BLOCK (1024 * PACK_INDEX_ENTRY_SIZE)

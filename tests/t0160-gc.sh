@@ -1,0 +1,116 @@
+#!/bin/sh
+test_description='gc consolidates the packs, every version'"'"'s bytes kept; the light upkeep after a command'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+. "$HEARTH_SOURCE_DIR/tests/lib/manifest.sh"
+
+# One pack per record, forever: after n records a Home held n packs and
+# nothing ever merged them. gc writes new packs (each node's newest version
+# whole, the older ones as deltas against the one after), then points the
+# store at them, then removes the old files.
+
+# versions HOME OUT: the manifest of every version's export, one file per
+# version, named by its position in the log (the ids stay the same).
+versions() {
+	mkdir -p "$2" &&
+	(cd "$1" && hearth log) | sed -n "s/^version //p" >"$2.ids" &&
+	n=0 && while read -r id; do
+		rm -rf "$TEST_ROOT/out" && (cd "$1" && hearth export "$id" "$TEST_ROOT/out") >/dev/null &&
+		tree_manifest "$TEST_ROOT/out" >"$2/$n" || return 1
+		n=$((n + 1))
+	done <"$2.ids"
+}
+
+packs() {
+	ls "$1/.hearth/packs" | wc -l
+}
+
+test_expect_success 'setup: twelve versions of a text file, a big file, links, a revert and a delete' '
+	hearth init home >/dev/null && cd home &&
+	seq 1 30000 | sed "s/^/a line of text, number /" >long.txt &&
+	mkdir -p src && for f in one two three; do seq 1 400 | sed "s/^/$f /" >src/$f.c; done &&
+	head -c 1500000 /dev/urandom >big.bin && ln -s long.txt link &&
+	hearth record -m first >/dev/null &&
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do
+		sed -i "$((i * 2000))s/.*/edited in $i/" long.txt &&
+		echo "line $i" >>src/one.c &&
+		if test $i = 4; then printf "patched" | dd of=big.bin bs=1 seek=700000 conv=notrunc 2>/dev/null; fi &&
+		if test $i = 5; then cp src/two.c ../two.old && echo changed >>src/two.c; fi &&
+		if test $i = 6; then cp ../two.old src/two.c; fi &&
+		if test $i = 7; then rm src/three.c; fi &&
+		if test $i = 8; then ln -sf src/one.c link; fi &&
+		hearth record -m "edit $i" >/dev/null || exit 1
+	done &&
+	test $(packs .) -eq 12 && cd .. && versions home before && test $(ls before | wc -l) = 12
+'
+
+test_expect_success 'gc packs twelve packs into one and says what it saved' '
+	(cd home && hearth stats) >stats.before &&
+	(cd home && hearth gc) >gc.out && cat gc.out &&
+	grep "^Packed 12 packs (.*) into 1 (.*): [0-9]* chunks copied, [0-9]* as deltas; " gc.out &&
+	test $(packs home) -eq 1 &&
+	(cd home && hearth stats) >stats.after &&
+	grep "^packs  *1$" stats.after && grep "^delta chunks  *[1-9]" stats.after
+'
+
+test_expect_success 'every version exports byte for byte as before gc, and fsck finds nothing wrong' '
+	versions home after && test_cmp before.ids after.ids &&
+	for n in $(ls before); do test_cmp before/$n after/$n || exit 1; done &&
+	(cd home && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'gc again keeps one pack and every version' '
+	(cd home && hearth gc) >gc.again && grep "^Packed 1 pack " gc.again &&
+	test $(packs home) -eq 1 && versions home again &&
+	for n in $(ls before); do test_cmp before/$n again/$n || exit 1; done
+'
+
+test_expect_success 'the Home records, syncs and clones after gc' '
+	(cd home && echo after >>long.txt && hearth record -m after >/dev/null) &&
+	hearth clone home copy >/dev/null && cmp home/long.txt copy/long.txt &&
+	cmp home/big.bin copy/big.bin && (cd copy && hearth fsck) >fsck.out &&
+	grep "no problems" fsck.out
+'
+
+test_expect_success 'a gc of a Home with no pack changes nothing' '
+	hearth init empty >/dev/null && (cd empty && hearth gc) >gc.empty &&
+	grep "^Nothing to pack" gc.empty
+'
+
+test_expect_success 'gc waits for the write lock, then fails naming its holder' '
+	(cd home && (flock 9 && echo "pid 999, hearth test" >.hearth/lock && : >../held &&
+	    test_wait_for "test -e ../release") 9>>.hearth/lock &) &&
+	test_wait_for "test -e held" &&
+	(cd home && HEARTH_LOCK_WAIT_MS=200 test_expect_code 3 hearth gc) 2>lock.err &&
+	: >release && grep "pid 999, hearth test" lock.err && test $(packs home) -eq 2
+'
+
+# The light upkeep: when a command that made a pack leaves more packs than
+# the limit (50, HEARTH_GC_AUTO_PACKS here), the small packs are merged,
+# each chunk and delta as it was.
+test_expect_success 'past the limit, the command that made a pack merges the small ones' '
+	hearth init auto >/dev/null && cd auto && seq 1 20000 >notes.txt &&
+	hearth record -m 0 >/dev/null &&
+	for i in 1 2 3 4; do
+		echo "line $i" >>notes.txt &&
+		HEARTH_GC_AUTO_PACKS=5 hearth record -m "$i" >/dev/null 2>../auto.err || exit 1
+	done &&
+	test $(packs .) -eq 5 && test ! -s ../auto.err &&
+	(cd .. && versions auto auto.before) &&
+	echo "line 5" >>notes.txt &&
+	HEARTH_GC_AUTO_PACKS=5 hearth record -m 5 >/dev/null 2>../auto.err &&
+	cat ../auto.err && grep "^Packed 6 packs (.*) into 1 " ../auto.err &&
+	test $(packs .) -eq 1 && hearth stats >../auto.stats &&
+	grep "^delta chunks  *5 " ../auto.stats &&
+	HEARTH_GC_AUTO_PACKS=5 hearth status >/dev/null 2>../auto.err && test ! -s ../auto.err &&
+	cd .. && versions auto auto.after &&
+	for n in $(ls auto.before); do test_cmp auto.before/$n auto.after/$((n + 1)) || exit 1; done &&
+	(cd auto && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'HEARTH_GC_AUTO_PACKS=0 turns the upkeep off' '
+	(cd auto && for i in 6 7 8; do echo "line $i" >>notes.txt &&
+	 HEARTH_GC_AUTO_PACKS=0 hearth record -m "$i" >/dev/null 2>>../off.err || exit 1; done) &&
+	test $(packs auto) -eq 4 && test ! -s off.err
+'
+
+test_done
