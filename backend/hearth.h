@@ -88,6 +88,13 @@ void hearth_close(hearth *home);
  * entry otherwise. */
 int hearth_validate_config(const struct config *config, struct hearth_error *error);
 
+/* Whether the config's peer number index can be synced with, as far as can
+ * be told without connecting. HEARTH_USAGE when its URL can never work (a
+ * kind other than a path or ssh://, a malformed ssh:// URL, scp's
+ * host:path); HEARTH_FAILED or HEARTH_NOT_A_HOME when its path is not there
+ * or not a Home now (a disk not mounted). The message names the peer, the
+ * config file, the URL and what is wrong. */
+int hearth_check_peer(const struct config *config, size_t index, struct hearth_error *error);
 /* The effective config of an open Home (never NULL). */
 const struct config *hearth_config(const hearth *home);
 
@@ -135,6 +142,9 @@ struct hearth_version {
 	const char *message;
 	uint64_t changes;		/* ops this version recorded */
 	bool synced;			/* recorded by another replica: it arrived by a sync */
+	/* hearth_log with a path: where that file or folder was in this
+	 * version (before it, for the version that deleted it); else NULL. */
+	const char *path;
 };
 
 struct hearth_version_list {
@@ -148,6 +158,12 @@ struct hearth_log_query {
 	const char *before;	/* full id: list versions older than it; NULL = newest */
 	size_t limit;		/* 0: all */
 	const char *grep;	/* case-insensitive substring of the message, or NULL */
+	/* Only the versions whose own work changed this file or folder
+	 * (Home-relative; one in the working tree, head or, once deleted,
+	 * an older version), followed through renames and moves by its
+	 * identity; merge versions, which record no work, are left out.
+	 * HEARTH_USAGE when no version ever held it. NULL: every version. */
+	const char *path;
 };
 
 /* Newest first by the time each was recorded, ties broken by the total
@@ -271,6 +287,9 @@ int hearth_show(hearth *home, const char *version, const char *path,
  * refused says so and names the root and the counts. */
 struct hearth_delete_guard {
 	bool refused;
+	bool recording;		/* a record was stopped (else a checkout) */
+	bool every_file;	/* it would delete every file of the root */
+	uint32_t max_delete_percent;	/* the limit it went past, otherwise */
 	char root[128];
 	char root_path[4096];
 	uint64_t deleting, files;
@@ -294,6 +313,9 @@ struct hearth_record_result {
 	uint64_t ops;
 	uint64_t files_stored;		/* files whose content was read and stored */
 	uint64_t bytes_stored;		/* their bytes, before compression */
+	/* Files and folders the record moved in the tree to the names head
+	 * now gives them: a name clash its changes settled or made. */
+	uint64_t names_followed;
 	struct hearth_change_list changes;
 	struct hearth_note_list notes;	/* what the walk left out */
 	struct hearth_delete_guard guard;	/* why it was refused, if it was */

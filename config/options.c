@@ -617,8 +617,10 @@ static const struct config_yaml_fields config_peer_fields = {
 	config_peer_field_names, 2, "key", " in a peer",
 };
 
-/* A url with a scheme is kept as written; anything else is a path, which
- * must mean the same wherever the command runs from. */
+/* A url with a scheme is kept as written, and so is scp's host:path (a ':'
+ * before any '/', as git reads it), which the sync refuses naming the
+ * ssh:// URL meant; anything else is a path, which must mean the same
+ * wherever the command runs from. */
 static bool
 config_copy_url(struct config_load *load, yaml_node_t *node, char **out)
 {
@@ -626,7 +628,9 @@ config_copy_url(struct config_load *load, yaml_node_t *node, char **out)
 
 	if (text == NULL)
 		return false;
-	if (strstr(text, "://") == NULL)
+	size_t head = strcspn(text, "/:");
+	bool scp_like = head > 0 && text[head] == ':' && text[0] != '~' && text[0] != '.';
+	if (strstr(text, "://") == NULL && !scp_like)
 		return config_copy_path(load, node, "peer url", out);
 	*out = strdup(text);
 	if (*out == NULL)

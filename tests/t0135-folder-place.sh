@@ -8,16 +8,6 @@ test_description='a folder at a path the index holds need not be the folder it n
 . "$HEARTH_SOURCE_DIR/tests/lib/manifest.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/watch-lib.sh"
 
-# model_is_tree HOME: head as the model derives it is the working tree,
-# and status lists nothing.
-model_is_tree() {
-	test_tool derive "$1" >"$1.model" &&
-	tree_manifest "$1" | sed "s/ d [0-7]*\$/ d/" >"$1.tree" &&
-	test_cmp "$1.model" "$1.tree" &&
-	(cd "$1" && hearth status --porcelain) | sed "/^#/d" >"$1.status" &&
-	test_cmp /dev/null "$1.status"
-}
-
 # start HOME: d/y and f/g recorded.
 start() {
 	hearth init "$1" >/dev/null && mkdir "$1/d" "$1/f" && echo y >"$1/d/y" &&

@@ -131,19 +131,9 @@ test_expect_success 'after a sync from a second replica: its change, by version 
 	(cd home && hearth diff head) >out && grep "^-four$" out
 '
 
-cat >joined.yaml <<EOF
-roots:
-  - name: ssd
-    path: $TEST_ROOT/j/ssd
-  - name: hdd
-    path: $TEST_ROOT/j/hdd
-state: $TEST_ROOT/j/state
-EOF
-
 test_expect_success 'a joined Home: a move between roots is shown as one, in diff and show' '
-	HEARTH_CONFIG=$TEST_ROOT/joined.yaml && export HEARTH_CONFIG &&
-	mkdir j && cd j &&
-	hearth -c ../joined.yaml init >/dev/null && mkdir -p ssd/Docs hdd/Docs &&
+	joined_home j && HEARTH_CONFIG=$TEST_ROOT/j.yaml && export HEARTH_CONFIG &&
+	cd j && mkdir -p ssd/Docs hdd/Docs &&
 	echo draft >ssd/Docs/draft.txt && echo archive >hdd/Docs/archive.txt &&
 	hearth record -m first >/dev/null &&
 	mv ssd/Docs/draft.txt hdd/Docs/draft.txt && echo more >>hdd/Docs/draft.txt &&

@@ -118,7 +118,7 @@ test_expect_success 'hearth help CMD and CMD --help print the entry of hearth(1)
 
 test_expect_success 'a usage error shows the synopsis of the page' '
 	test_expect_code 2 hearth log --no-such-option 2>err &&
-	grep "^usage: hearth log \[-n n\] \[--oneline | --porcelain \[-z\]\] \[--grep text\]$" err &&
+	grep "^usage: hearth log \[-n n\] \[--oneline | --porcelain \[-z\]\] \[--grep text\] \[-p\] \[path\]$" err &&
 	test_expect_code 2 hearth show 2>err &&
 	grep "^       hearth show --cat version path$" err
 '

@@ -72,7 +72,7 @@ test_expect_success 'bash: every command of the program, and nothing else' '
 
 test_expect_success 'bash: the options of a command, and of the program' '
 	complete_bash "hearth log -" >got &&
-	printf "%s\n" --grep --help --max-count --oneline --porcelain -n -z | sort >expected &&
+	printf "%s\n" --grep --help --max-count --oneline --patch --porcelain -n -p -z | sort >expected &&
 	test_cmp expected got &&
 	complete_bash "hearth --v" >got &&
 	echo --version >expected &&
@@ -130,7 +130,7 @@ if command -v zsh >/dev/null 2>&1; then
 		complete_zsh "hearth " >got &&
 		test_cmp commands got &&
 		complete_zsh "hearth log -" >got &&
-		printf "%s\n" --grep --help --max-count --oneline --porcelain -n -z | sort >expected &&
+		printf "%s\n" --grep --help --max-count --oneline --patch --porcelain -n -p -z | sort >expected &&
 		test_cmp expected got &&
 		cd home &&
 		complete_zsh "hearth checkout " >../got &&

@@ -116,7 +116,7 @@ test_expect_success 'an empty message asks first: n goes back to it, y records w
 	hearth log -n 1 >log && grep "(no message)" log
 '
 
-test_expect_success 'a record that would empty the Home asks; n keeps it, y records the deletes' '
+test_expect_success 'a record that would empty the Home asks (naming no --yes, which the app cannot take); n keeps it, y records the deletes' '
 	cd home &&
 	hearth record -m "all in" >/dev/null &&
 	rm -r docs b.txt c.txt &&
@@ -128,6 +128,7 @@ test_expect_success 'a record that would empty the Home asks; n keeps it, y reco
 	app_keys Enter &&
 	app_wait "Delete many files?" 20 &&
 	app_wait "would delete 3 of the 5 files" &&
+	! app_screen | grep -F -e "--yes" &&
 	app_keys n &&
 	app_wait "Record not done" &&
 	app_keys r &&

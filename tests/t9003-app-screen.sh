@@ -52,6 +52,47 @@ test_expect_success 'a resize lays everything out again' '
 	app_quit
 '
 
+test_expect_success 'at 40x12 History keeps the Message column: author and time give way first' '
+	cd home &&
+	APP_WIDTH=40 APP_HEIGHT=12 &&
+	app_start &&
+	app_wait "second version" &&
+	app_screen >../narrow &&
+	grep "Version .*Message" ../narrow &&
+	grep -E "^ *. ?[0-9a-f]{8} .*second version" ../narrow &&
+	grep -E "^ *[0-9a-f]{8} .*first version" ../narrow &&
+	app_tmux resize-window -x 60 -y 12 &&
+	app_wait "Time" &&
+	app_screen >../middle &&
+	grep "Version .*Time .*Message" ../middle &&
+	grep "second version" ../middle &&
+	app_tmux resize-window -x 100 -y 12 &&
+	app_wait "Author" &&
+	app_screen | grep "Version .*Time .*Author .*Message" &&
+	app_quit
+'
+
+test_expect_success 'TERM=dumb: the line CLI'"'"'s status and log instead, and why' '
+	cd home &&
+	app_start TERM=dumb &&
+	app_wait "app-exit=0" &&
+	app_screen -J >../dumb &&
+	grep "hearth: the terminal TERM=dumb cannot move the cursor, so the app cannot draw" ../dumb &&
+	grep "^At version [0-9a-f]* (head)\.$" ../dumb &&
+	grep "^[0-9a-f]* second version$" ../dumb &&
+	grep "^[0-9a-f]* first version$" ../dumb &&
+	! grep -F "[" ../dumb
+'
+
+test_expect_success 'a TERM terminfo does not know: the same, saying so' '
+	cd home &&
+	app_start TERM=no-such-terminal &&
+	app_wait "app-exit=0" &&
+	app_screen -J >../unknown &&
+	grep "TERM=no-such-terminal is not in the terminfo database" ../unknown &&
+	grep "second version" ../unknown
+'
+
 test_expect_success 'colours show on a colour terminal' '
 	cd home &&
 	app_start &&

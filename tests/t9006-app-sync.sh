@@ -96,6 +96,38 @@ test_expect_success 'from the shell: b has a'"'"'s version; the tree waits for c
 	(cd ../a && hearth fsck >/dev/null)
 '
 
+# The guard on emptying stops auto_checkout when what a sync brought would
+# delete every file; the CLI names --yes, which the app cannot be given,
+# so the app asks instead.
+test_expect_success 'with auto_checkout, a sync that would empty the tree asks; n keeps it, y checks it out' '
+	cd b &&
+	printf "auto_checkout: true\n" >>.hearth/config.yaml &&
+	rm ../a/notes.txt ../a/fresh.txt &&
+	(cd ../a && hearth record --yes -m "emptied on a" >/dev/null) &&
+	app_start HEARTH_SSH="$TEST_ROOT/fake-ssh" HEARTH_REMOTE_COMMAND="$HEARTH_BIN" &&
+	app_wait "1 History" &&
+	app_keys 4 &&
+	app_wait "Last attempt" &&
+	app_keys g s &&
+	app_wait "Delete many files?" 30 &&
+	app_screen >"$TEST_ROOT/screen" &&
+	grep -F "would delete 2 of the 2 files" "$TEST_ROOT/screen" &&
+	grep -F "(every file)" "$TEST_ROOT/screen" &&
+	grep -F "anyway?" "$TEST_ROOT/screen" &&
+	! grep -F -e "--yes" "$TEST_ROOT/screen" &&
+	app_keys n &&
+	app_wait "Not checked out; the tree is as it was" 20 &&
+	test -f notes.txt && test -f fresh.txt &&
+	app_keys s &&
+	app_wait "Delete many files?" 30 &&
+	app_keys y &&
+	app_wait "Checked out" 30 &&
+	app_quit &&
+	! test -e notes.txt && ! test -e fresh.txt &&
+	hearth status >"$TEST_ROOT/status" && grep "Nothing changed" "$TEST_ROOT/status" &&
+	hearth fsck >/dev/null
+'
+
 test_expect_success 'with no peers in the config the view says how to add one' '
 	hearth init c >/dev/null &&
 	cd c &&

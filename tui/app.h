@@ -4,6 +4,8 @@
 #ifndef HEARTH_TUI_APP_H
 #define HEARTH_TUI_APP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "backend/hearth.h"
@@ -13,6 +15,10 @@
 /* Runs the app on the Home options find (or the welcome screen outside any
  * Home) until the user quits; returns the process exit status. */
 int app_run(const struct hearth_open_options *options);
+
+/* Whether the terminal on standard output can show the app (it must move
+ * the cursor); if not, why, in a sentence. */
+bool app_terminal_can_draw(char *why, size_t size);
 
 /* `hearth --dump-actions`: prints the help overlay's binding lines, one per
  * action, so tests can check the overlay lists every binding. Returns 0. */

@@ -402,6 +402,38 @@ global_usage(void)
 	return 2;
 }
 
+/* Runs one command of the table as if typed, for the line mode below. */
+static int
+run_as_typed(struct cli *cli, int argc, char **argv)
+{
+	cli->command = cli_find(argv[0]);
+	optind = 1;
+	return cli->command->run(cli, argc, argv);
+}
+
+/* `hearth` on a terminal the app cannot draw on: what the app would open
+ * on, as the line CLI prints it (status, then the newest versions). */
+static int
+line_mode(struct cli *cli, const char *why)
+{
+	char status_word[] = "status", log_word[] = "log", oneline[] = "--oneline", count[] = "-n",
+	     ten[] = "10";
+	char *status_argv[] = { status_word, NULL };
+	char *log_argv[] = { log_word, oneline, count, ten, NULL };
+
+	/* Such a terminal shows escapes as they are: no colour, no progress. */
+	cli->colour = cli->progress = false;
+	fprintf(stderr, "hearth: %s; here are `hearth status` and `hearth log --oneline -n 10` "
+	    "instead (in a terminal such as xterm, hearth opens the app).\n", why);
+	int status = run_as_typed(cli, 1, status_argv);
+	if (status == 0) {
+		fputs("\nNewest versions:\n", stdout);
+		status = run_as_typed(cli, 4, log_argv);
+	}
+	hearth_close(cli->home);
+	return status;
+}
+
 /* The light upkeep after a command that made packs (hearth_upkeep): its
  * failure is said but fails nothing, since the command's work is done. */
 static void
@@ -461,6 +493,9 @@ cli_run(int argc, char **argv)
 	}
 	if (first == argc) {
 		struct hearth_open_options options = { .config_path = cli.config_path };
+		char why[256];
+		if (isatty(STDOUT_FILENO) && !app_terminal_can_draw(why, sizeof why))
+			return line_mode(&cli, why);
 		return app_run(&options);
 	}
 	const struct cli_command *command = cli_find(argv[first]);

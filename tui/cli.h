@@ -116,6 +116,9 @@ int cli_print_comparison(struct cli *cli, const struct hearth_compare_options *o
     enum cli_diff_form form);
 /* A diff text (hearth_diff, hearth_comparison_diff), coloured as git does. */
 void cli_print_diff(struct cli *cli, const char *text);
+/* What a version changed (at or below path, NULL: all), a line a change,
+ * each followed by its diff with patch (show, log -p); the exit status. */
+int cli_print_version_changes(struct cli *cli, const char *version, const char *path, bool patch);
 /* "R old -> new (ssd -> hdd)": one change of a version, coloured. */
 void cli_print_change(struct cli *cli, const struct hearth_change *change);
 

@@ -109,6 +109,21 @@ const struct cli_command cli_fsck_entry = {
 	.options_first = true,
 };
 
+/* A peer whose URL can never work is an error of the config; one whose
+ * folder is not there now (a disk not mounted) only a note. */
+static int
+check_peers(const struct config *config, struct hearth_error *error)
+{
+	for (size_t i = 0; i < config->peer_count; i++) {
+		int status = hearth_check_peer(config, i, error);
+		if (status == HEARTH_USAGE)
+			return status;
+		if (status != 0)
+			fprintf(stderr, "Note: %s; a sync with it fails until it is.\n", error->message);
+	}
+	return 0;
+}
+
 static int
 cli_config(struct cli *cli, int argc, char **argv)
 {
@@ -126,7 +141,7 @@ cli_config(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "hearth: %s\n", message);
 		return 1;
 	}
-	if (hearth_validate_config(config, &error) != 0) {
+	if (hearth_validate_config(config, &error) != 0 || check_peers(config, &error) != 0) {
 		config_free(config);
 		return cli_fail(&error);
 	}

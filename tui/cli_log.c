@@ -1,5 +1,7 @@
-/* hearth log [-n N] [--oneline | --porcelain [-z]] [--grep TEXT]: versions, newest first,
- * paged from the backend so a long history starts printing at once. */
+/* hearth log [-n N] [--oneline | --porcelain [-z]] [--grep TEXT] [-p] [PATH]:
+ * versions, newest first, paged from the backend so a long history starts
+ * printing at once; with PATH only those that changed it, followed by its
+ * identity through renames and moves. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,11 +82,22 @@ print_version(struct cli *cli, const struct hearth_version *version, enum log_fo
 	putchar('\n');
 }
 
+/* Under a version: what it changed (of the path, where the path was in it). */
+static int
+print_changes(struct cli *cli, const struct hearth_version *version, bool patch)
+{
+	int status = cli_print_version_changes(cli, version->id, version->path, patch);
+
+	putchar('\n');
+	return status;
+}
+
 static const struct cli_option log_options[] = {
 	{ 'n', "-n, --max-count", "N", "show at most N versions" },
 	{ 'o', "--oneline", NULL, "one line a version: short id and message" },
 	{ 'g', "--grep", "TEXT", "only versions whose message holds TEXT (any case)" },
-	{ 'p', "--porcelain", NULL, "stable output for scripts: a version a line, fields apart by tabs" },
+	{ 'P', "--porcelain", NULL, "stable output for scripts: a version a line, fields apart by tabs" },
+	{ 'p', "-p, --patch", NULL, "under each version, its changes (of PATH) with their diffs" },
 	{ 'z', "-z", NULL, "with --porcelain: end each field with NUL, nothing escaped" },
 	{ 0 },
 };
@@ -94,7 +107,7 @@ cli_log(struct cli *cli, int argc, char **argv)
 {
 	struct hearth_log_query query = { 0 };
 	size_t remaining = 0;
-	bool oneline = false, porcelain = false, z = false;
+	bool oneline = false, porcelain = false, z = false, patch = false;
 	int option;
 	char *end;
 
@@ -114,8 +127,11 @@ cli_log(struct cli *cli, int argc, char **argv)
 		case 'g':
 			query.grep = optarg;
 			break;
-		case 'p':
+		case 'P':
 			porcelain = true;
+			break;
+		case 'p':
+			patch = true;
 			break;
 		case 'z':
 			z = true;
@@ -124,25 +140,34 @@ cli_log(struct cli *cli, int argc, char **argv)
 			return cli_option_error(cli, option, argv);
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error(cli, "log takes no arguments");
+	if (optind + 1 < argc)
+		return cli_usage_error(cli, "log takes one PATH at most");
 	if (z && !porcelain)
 		return cli_usage_error(cli, "-z goes with --porcelain");
 	if (oneline && porcelain)
 		return cli_usage_error(cli, "--oneline and --porcelain go alone");
+	if (patch && (oneline || porcelain))
+		return cli_usage_error(cli, "-p goes with the full form only");
 	enum log_form form = porcelain ? (z ? LOG_PORCELAIN_Z : LOG_PORCELAIN)
 	    : oneline ? LOG_ONELINE : LOG_FULL;
 	int status = cli_open(cli);
 	if (status != 0)
 		return status;
+	char path[8192];
+	struct hearth_error path_error;
+	if (optind < argc) {
+		if (hearth_home_path(cli->home, argv[optind], path, sizeof path, &path_error) != 0)
+			return cli_fail(&path_error);
+		query.path = path;
+	}
 
 	char before[HEARTH_ID_HEX] = "";
 	/* Ops past the newest version (a Home of an older build): head is
 	 * that state, listed first as what `head` names. */
 	struct hearth_head head;
 	struct hearth_error head_error;
-	bool unnamed = query.grep == NULL && hearth_head(cli->home, &head, &head_error) == 0 &&
-	    !head.named;
+	bool unnamed = query.grep == NULL && query.path == NULL &&
+	    hearth_head(cli->home, &head, &head_error) == 0 && !head.named;
 	if (unnamed) {
 		struct hearth_version_list state;
 		if (hearth_resolve(cli->home, "head", &state, &head_error) == 0) {
@@ -161,8 +186,11 @@ cli_log(struct cli *cli, int argc, char **argv)
 		query.before = before[0] ? before : NULL;
 		if (hearth_log(cli->home, &query, &page, &error) != 0)
 			return cli_fail(&error);
-		for (size_t i = 0; i < page.count; i++)
+		for (size_t i = 0; i < page.count && status == 0; i++) {
 			print_version(cli, &page.items[i], form);
+			if (form == LOG_FULL && (patch || query.path != NULL))
+				status = print_changes(cli, &page.items[i], patch);
+		}
 		bool more = page.more && page.count > 0;
 		if (page.count > 0)
 			snprintf(before, sizeof before, "%s", page.items[page.count - 1].id);
@@ -171,18 +199,20 @@ cli_log(struct cli *cli, int argc, char **argv)
 			more = more && remaining > 0;
 		}
 		hearth_version_list_free(&page);
-		if (!more)
+		if (!more || status != 0)
 			break;
 	}
-	if (before[0] == '\0' && query.grep == NULL && !unnamed && !porcelain)
+	if (status != 0)
+		return status;
+	if (before[0] == '\0' && query.grep == NULL && query.path == NULL && !unnamed && !porcelain)
 		printf("No versions yet: `hearth record -m MESSAGE` makes the first.\n");
 	return 0;
 }
 
 const struct cli_command cli_log_entry = {
 	.name = "log",
-	.usage = "[-n N] [--oneline | --porcelain [-z]] [--grep TEXT]",
-	.summary = "list versions, newest first",
+	.usage = "[-n N] [--oneline | --porcelain [-z]] [--grep TEXT] [-p] [PATH]",
+	.summary = "list versions, newest first (those that changed PATH)",
 	.options = log_options,
 	.run = cli_log,
 };

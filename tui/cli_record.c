@@ -76,6 +76,11 @@ cli_record(struct cli *cli, int argc, char **argv)
 		    result.ops == 1 ? "" : "s", (unsigned long long)result.files_stored,
 		    result.files_stored == 1 ? "" : "s");
 		print_changes(cli, &result.changes);
+		if (result.names_followed > 0)
+			printf("Moved %llu in the tree to the name%s head gives now (a name clash "
+			    "settled or made; see hearth conflicts)\n",
+			    (unsigned long long)result.names_followed,
+			    result.names_followed == 1 ? "" : "s");
 	}
 	for (size_t i = 0; i < result.notes.count; i++)
 		printf("Note: %s.\n", result.notes.items[i]);

@@ -61,6 +61,25 @@ show_patch(struct cli *cli, const char *version, const struct hearth_change *cha
 	hearth_text_free(&diff);
 }
 
+int
+cli_print_version_changes(struct cli *cli, const char *version, const char *path, bool patch)
+{
+	struct hearth_change_list changes;
+	struct hearth_error error;
+
+	if (hearth_show(cli->home, version, path, &changes, &error) != 0)
+		return cli_fail(&error);
+	for (size_t i = 0; i < changes.count; i++) {
+		cli_print_change(cli, &changes.items[i]);
+		if (patch)
+			show_patch(cli, version, &changes.items[i]);
+	}
+	if (changes.count == 0)
+		printf("(no changes)\n");
+	hearth_change_list_free(&changes);
+	return 0;
+}
+
 static const struct cli_option show_options[] = {
 	{ 'p', "-p, --patch", NULL, "also show a diff of each small text file changed" },
 	{ 'c', "--cat", NULL, "write the bytes of the file at PATH in VERSION to standard output" },
@@ -93,7 +112,6 @@ cli_show(struct cli *cli, int argc, char **argv)
 		return show_cat(cli, version, argv[optind + 1]);
 
 	struct hearth_version_list resolved;
-	struct hearth_change_list changes;
 	struct hearth_error error;
 	char relative[8192];
 	const char *path = NULL;
@@ -105,19 +123,9 @@ cli_show(struct cli *cli, int argc, char **argv)
 	if (hearth_resolve(cli->home, version, &resolved, &error) != 0)
 		return cli_fail(&error);
 	show_header(cli, &resolved.items[0]);
-	status = hearth_show(cli->home, resolved.items[0].id, path, &changes, &error);
-	if (status == 0) {
-		for (size_t i = 0; i < changes.count; i++) {
-			cli_print_change(cli, &changes.items[i]);
-			if (patch)
-				show_patch(cli, resolved.items[0].id, &changes.items[i]);
-		}
-		if (changes.count == 0)
-			printf("(no changes)\n");
-		hearth_change_list_free(&changes);
-	}
+	status = cli_print_version_changes(cli, resolved.items[0].id, path, patch);
 	hearth_version_list_free(&resolved);
-	return status == 0 ? 0 : cli_fail(&error);
+	return status;
 }
 
 const struct cli_command cli_show_entry = {

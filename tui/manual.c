@@ -77,13 +77,23 @@ manual_print_entry(const char *name, bool heads_only, FILE *out)
 	struct manual_reader reader = {
 		.next = manual_hearth_1, .end = manual_hearth_1 + manual_hearth_1_length,
 	};
-	bool in_section = false, in_entry = false, in_heads = false;
+	bool in_section = false, in_entry = false, in_heads = false, head_open = false;
 	size_t blank_lines = 0;
 
 	while (manual_next_line(&reader)) {
 		const char *line = reader.line, *head;
 		size_t head_length;
 
+		/* A synopsis too long for one line goes on, deeper indented, on
+		 * the next: it joins its line again. */
+		const char *rest = line + strspn(line, " ");
+		if (head_open && rest > line + MANUAL_INDENT && (*rest == '[' || *rest == '|')) {
+			fprintf(out, " %s", rest);
+			continue;
+		}
+		if (head_open)
+			fputc('\n', out);
+		head_open = false;
 		if (!in_section) {
 			in_section = strcmp(line, "COMMANDS") == 0;
 			continue;
@@ -96,8 +106,8 @@ manual_print_entry(const char *name, bool heads_only, FILE *out)
 				break;
 			if (ours) {
 				/* Synopsis lines stay together, under "usage:". */
-				fprintf(out, "%s%s\n", in_entry ? "       " : "usage: ", manual_dedent(line));
-				in_entry = in_heads = true;
+				fprintf(out, "%s%s", in_entry ? "       " : "usage: ", manual_dedent(line));
+				in_entry = in_heads = head_open = true;
 				blank_lines = 0;
 				continue;
 			}
@@ -117,6 +127,8 @@ manual_print_entry(const char *name, bool heads_only, FILE *out)
 			fputc('\n', out);
 		fprintf(out, "%s\n", manual_dedent(line));
 	}
+	if (head_open)
+		fputc('\n', out);
 	return in_entry;
 }
 

@@ -101,6 +101,12 @@ bool view_search_matches(const char *line, const char *text);
 /* Forgets the last search text (the app's end). */
 void view_search_free(void);
 
+/* The question a view asks when the guard on emptying stopped a record or
+ * a checkout: what it would delete, where and why it stopped, then ask (the
+ * app cannot be given --yes, so it asks instead). The caller frees it. */
+char *view_guard_question(struct view *view, const struct hearth_delete_guard *guard,
+    const char *ask);
+
 /* The role a row's text takes: the cursor's row wins over its own role. */
 static inline enum theme_role
 view_role(bool selected, enum theme_role role)

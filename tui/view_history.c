@@ -13,6 +13,8 @@
 #define HISTORY_PAGE 100
 #define HISTORY_AUTHOR_WIDTH 16
 #define HISTORY_TIME_WIDTH 16
+#define HISTORY_AUTHOR_MIN 8
+#define HISTORY_MESSAGE_MIN 16
 
 struct history_row {
 	struct hearth_version version;	/* author and message point into the row */
@@ -176,16 +178,51 @@ history_load_more(struct view *view, struct list_item *parent)
 	load_page(view);
 }
 
+/* How wide Time and Author are drawn (0: left out). The message is what a
+ * version is known by: on a narrow screen the author narrows, then goes,
+ * then the time, so it keeps HISTORY_MESSAGE_MIN columns. */
+struct history_columns {
+	int time, author;
+};
+
+static struct history_columns
+history_columns(const struct history *history, int width)
+{
+	struct history_columns columns = { HISTORY_TIME_WIDTH, HISTORY_AUTHOR_WIDTH };
+	int fixed = 2 + history->id_width + 1;
+
+	if (width - fixed - (columns.time + 1) - (columns.author + 1) >= HISTORY_MESSAGE_MIN)
+		return columns;
+	columns.author = width - fixed - (columns.time + 1) - 1 - HISTORY_MESSAGE_MIN;
+	if (columns.author >= HISTORY_AUTHOR_MIN)
+		return columns;
+	columns.author = 0;
+	if (width - fixed - (columns.time + 1) < HISTORY_MESSAGE_MIN)
+		columns.time = 0;
+	return columns;
+}
+
+/* Draws text in a column of width (and the space after it); returns where
+ * the next column starts. */
+static int
+draw_column(int y, int x, int width, enum theme_role role, const char *text)
+{
+	if (width <= 0)
+		return x;
+	return x + draw_text(y, x, width, role, text, DRAW_PAD) + 1;
+}
+
 static void
 history_draw_header(struct view *view, int y, int width)
 {
 	struct history *history = view->private;
+	struct history_columns columns = history_columns(history, width);
 	int x = 2;
 
 	draw_fill(y, 0, width, THEME_HEADER);
-	x += draw_text(y, x, history->id_width, THEME_HEADER, "Version", DRAW_PAD) + 1;
-	x += draw_text(y, x, HISTORY_TIME_WIDTH, THEME_HEADER, "Time", DRAW_PAD) + 1;
-	x += draw_text(y, x, HISTORY_AUTHOR_WIDTH, THEME_HEADER, "Author", DRAW_PAD) + 1;
+	x = draw_column(y, x, history->id_width, THEME_HEADER, "Version");
+	x = draw_column(y, x, columns.time, THEME_HEADER, "Time");
+	x = draw_column(y, x, columns.author, THEME_HEADER, "Author");
 	draw_text(y, x, width - x, THEME_HEADER, "Message", 0);
 }
 
@@ -212,14 +249,13 @@ history_draw_row(void *context, const struct list_item *item, int y, int x, int 
 	if (row->version.synced)
 		draw_text(y, x + 1, 1, view_role(selected, THEME_DIM), draw_unicode() ? "\u2193" : "v",
 		    0);
-	int column = x + 2;
-	column += draw_text(y, column, history->id_width, view_role(selected, THEME_ID),
-	    row->version.short_id, DRAW_PAD) + 1;
+	struct history_columns columns = history_columns(history, x + width);
+	int column = draw_column(y, x + 2, history->id_width, view_role(selected, THEME_ID),
+	    row->version.short_id);
 	draw_format_time(row->version.time, time, sizeof time);
-	column += draw_text(y, column, HISTORY_TIME_WIDTH, view_role(selected, THEME_DIM), time,
-	    DRAW_PAD) + 1;
-	column += draw_text(y, column, HISTORY_AUTHOR_WIDTH, view_role(selected, THEME_NORMAL),
-	    row->author, DRAW_PAD) + 1;
+	column = draw_column(y, column, columns.time, view_role(selected, THEME_DIM), time);
+	column = draw_column(y, column, columns.author, view_role(selected, THEME_NORMAL),
+	    row->author);
 	if (column < x + width)
 		draw_text(y, column, x + width - column, view_role(selected, THEME_NORMAL),
 		    row->first_line, 0);
@@ -318,13 +354,14 @@ confirm_deletes(void *context, bool accepted, const char *text)
 
 /* The guard on emptying stopped it: ask before deleting that much. */
 static void
-ask_deletes(struct checkout_job *job, const struct hearth_error *error)
+ask_deletes(struct checkout_job *job)
 {
 	struct view *view = job->view;
 	struct history *history = view->private;
-	char *question = memory_printf("%s.\n\nCheck out %s anyway?", error->message,
-	    job->version.short_id);
+	char *ask = memory_printf("Check out %s anyway?", job->version.short_id);
+	char *question = view_guard_question(view, &job->result.guard, ask);
 
+	free(ask);
 	history->pending = job->version;
 	history->pending_force = job->force;
 	dialog_confirm(app_dialog(view->app), "Delete many files?", question, confirm_deletes, view);
@@ -348,7 +385,7 @@ checkout_done(void *context, int code, const struct hearth_error *error)
 		break;
 	case HEARTH_REFUSED:
 		if (job->result.guard.refused)
-			ask_deletes(job, error);
+			ask_deletes(job);
 		else
 			ask_force(job);
 		break;

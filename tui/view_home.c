@@ -672,12 +672,30 @@ confirm_deletes(void *context, bool accepted, const char *text)
 	submit_record(view, job);
 }
 
+char *
+view_guard_question(struct view *view, const struct hearth_delete_guard *guard, const char *ask)
+{
+	const struct config *config = hearth_config(app_home(view->app));
+	char *where = config->root_count == 1 ? memory_strdup(guard->root_path) :
+	    memory_printf("root '%s' (%s)", guard->root, guard->root_path);
+	char *why = guard->every_file ? memory_strdup("every file") :
+	    memory_printf("more than max_delete, %u%%", guard->max_delete_percent);
+	char *question = memory_printf("%s would delete %llu of the %llu files in %s (%s)%s.\n\n%s",
+	    guard->recording ? "This record" : "This checkout",
+	    (unsigned long long)guard->deleting, (unsigned long long)guard->files, where, why,
+	    guard->recording ? ": each replica's next checkout removes them" : "", ask);
+
+	free(why);
+	free(where);
+	return question;
+}
+
 /* The guard on emptying stopped it: ask, keeping the job for a yes. */
 static void
-ask_deletes(struct view *view, struct record_job *job, const struct hearth_error *error)
+ask_deletes(struct view *view, struct record_job *job)
 {
 	struct home_pane *pane = view->private;
-	char *question = memory_printf("%s.\n\nRecord these deletes anyway?", error->message);
+	char *question = view_guard_question(view, &job->result.guard, "Record these deletes anyway?");
 
 	if (pane->pending != NULL)
 		record_free(pane->pending);
@@ -695,7 +713,7 @@ record_done(void *context, int code, const struct hearth_error *error)
 	struct view *view = job->view;
 
 	if (code == HEARTH_REFUSED && job->result.guard.refused) {
-		ask_deletes(view, job, error);
+		ask_deletes(view, job);
 		return;
 	}
 	if (code == HEARTH_OK && job->result.version[0] == '\0') {

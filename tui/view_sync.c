@@ -3,7 +3,8 @@
  * peer and S every configured one, in turn, on the worker (hearth_sync),
  * with a progress panel (phase, ops and bytes each way, rate) that Esc
  * cancels. A sync leaves the working tree alone unless the config sets
- * auto_checkout; otherwise checkout brings in what it received. */
+ * auto_checkout (whose stop at the guard on emptying is a question here);
+ * otherwise checkout brings in what it received. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,90 @@ report_failures(struct view *view, struct sync_job *job, size_t failed)
 	free(text);
 }
 
+/* "Synced and checked out ...", or after a confirm "Checked out ...". */
+static void
+report_applied(struct view *view, const char *what, const struct hearth_checkout_result *result)
+{
+	app_message(view->app, "%s %.8s: %llu written, %llu removed, %llu moved", what,
+	    result->version, (unsigned long long)result->written,
+	    (unsigned long long)result->removed, (unsigned long long)result->moved);
+}
+
+/* Head brought into the tree past the guard on emptying, once confirmed. */
+struct apply_job {
+	struct view *view;
+	struct hearth_checkout_result result;
+};
+
+static int
+apply_run(hearth *home, void *context, const struct hearth_progress *progress,
+    struct hearth_error *error)
+{
+	struct apply_job *job = context;
+
+	return hearth_apply_head(home, true, progress, &job->result, error);
+}
+
+static void
+apply_free(void *context)
+{
+	struct apply_job *job = context;
+
+	hearth_checkout_result_free(&job->result);
+	free(job);
+}
+
+static void
+apply_done(void *context, int code, const struct hearth_error *error)
+{
+	struct apply_job *job = context;
+
+	if (code == HEARTH_OK)
+		report_applied(job->view, "Checked out", &job->result);
+	else
+		app_error(job->view->app, "Checkout failed", error);
+	app_home_changed(job->view->app);
+	apply_free(job);
+}
+
+static void
+confirm_apply(void *context, bool accepted, const char *text)
+{
+	struct view *view = context;
+	struct apply_job *job;
+
+	(void)text;
+	if (!accepted) {
+		app_message(view->app, "Not checked out; the tree is as it was. Check out head "
+		    "from History (1, then c) when you mean it");
+		return;
+	}
+	job = memory_alloc(1, sizeof *job);
+	job->view = view;
+	struct worker_job work = {
+		.title = "recording, then checking out",
+		.run = apply_run,
+		.done = apply_done,
+		.discard = apply_free,
+		.context = job,
+		.changes_home = true,
+	};
+	app_submit(view->app, &work);
+}
+
+/* auto_checkout stopped at the guard on emptying: the app cannot be given
+ * --yes, so it asks. */
+static void
+ask_apply(struct view *view, const struct hearth_delete_guard *guard)
+{
+	char *question = view_guard_question(view, guard, guard->recording ?
+	    "The sync is done. Record your changes and bring in what it brought anyway?" :
+	    "The sync is done. Bring what it brought into the tree anyway?");
+
+	dialog_confirm(app_dialog(view->app), "Delete many files?", question, confirm_apply, view);
+	free(question);
+}
+
 static void
 sync_done(void *context, int code, const struct hearth_error *error)
 {
@@ -393,6 +478,7 @@ sync_done(void *context, int code, const struct hearth_error *error)
 	struct view *view = job->view;
 	struct sync_pane *pane = view->private;
 	size_t succeeded = 0, failed = 0;
+	bool guarded = false;
 
 	pane->job = NULL;
 	for (size_t i = 0; i < job->finished; i++) {
@@ -405,18 +491,23 @@ sync_done(void *context, int code, const struct hearth_error *error)
 		app_message(view->app, "Sync cancelled: both sides are valid; s again completes it");
 	else if (code != HEARTH_OK)
 		app_error(view->app, "Sync failed", error);
+	else if (job->applied && job->apply_code == HEARTH_REFUSED && job->apply_result.guard.refused)
+		guarded = true;
 	else if (job->applied && job->apply_code != HEARTH_OK)
 		app_error(view->app, "Synced, but the checkout stopped", &job->apply_error);
 	else if (job->applied)
-		app_message(view->app, "Synced and checked out %.8s: %llu written, %llu removed, "
-		    "%llu moved", job->apply_result.version,
-		    (unsigned long long)job->apply_result.written,
-		    (unsigned long long)job->apply_result.removed,
-		    (unsigned long long)job->apply_result.moved);
+		report_applied(view, "Synced and checked out", &job->apply_result);
 	else if (succeeded > 0)
 		report_success(view, job, succeeded);
 	if (failed > 0)
 		report_failures(view, job, failed);
+	/* Asked last: a dialog of failures would hide the question. */
+	if (guarded && failed == 0)
+		ask_apply(view, &job->apply_result.guard);
+	else if (guarded)
+		app_message(view->app, "Synced, but the checkout would delete %llu files: check out "
+		    "head from History (1, then c) to confirm",
+		    (unsigned long long)job->apply_result.guard.deleting);
 	app_home_changed(view->app);
 	job_free(job);
 }

@@ -31,6 +31,9 @@ guard_check(const struct hearth *home, const char *command, const struct guard_c
 		snprintf(out->root_path, sizeof out->root_path, "%s", home->roots[i].path);
 		out->deleting = count->deleting;
 		out->files = count->files;
+		out->recording = strcmp(command, "record") == 0;
+		out->every_file = count->deleting >= count->files;
+		out->max_delete_percent = percent;
 		if (home->root_count == 1)
 			snprintf(where, sizeof where, "%s", home->roots[i].path);
 		else

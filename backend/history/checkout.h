@@ -26,10 +26,15 @@ int checkout_nodes(struct hearth *home, const struct node_id *nodes, size_t coun
 int checkout_set_pending(struct hearth *home, const struct node_id *nodes, size_t count,
     struct hearth_error *error);
 /* Writes what a pending set names (nothing when there is none, or when a
- * root is missing: the command fails closed on its own). Paths that hold
- * an unrecorded change are left as they are and the set dropped: that
- * change is the user's, and recording it makes a real conflict. */
+ * root is missing: the command fails closed on its own), saying on failure
+ * that an earlier command left them. Paths that hold an unrecorded change
+ * are left as they are and the set dropped: that change is the user's, and
+ * recording it makes a real conflict. A record keeps such a set too: the
+ * nodes whose names its ops freed or took in a name clash (record.c). */
 int checkout_finish_pending(struct hearth *home, struct hearth_error *error);
+/* The same, for the command that set them: *moved (may be NULL) counts
+ * the nodes moved, and a failure is the checkout's own. */
+int checkout_write_pending(struct hearth *home, uint64_t *moved, struct hearth_error *error);
 
 /* For clone into a folder that already holds files: index rows for what
  * is there where head has it (see checkout.c); counts files adopted as

@@ -64,7 +64,7 @@ drop_pending(struct hearth *home, struct hearth_error *error)
 }
 
 int
-checkout_finish_pending(struct hearth *home, struct hearth_error *error)
+checkout_write_pending(struct hearth *home, uint64_t *moved, struct hearth_error *error)
 {
 	struct hearth_error ignored;
 	struct hearth_checkout_result result;
@@ -81,17 +81,27 @@ checkout_finish_pending(struct hearth *home, struct hearth_error *error)
 		memcpy(nodes[i].bytes, pending.data + i * ID_BYTES, ID_BYTES);
 	buffer_free(&pending);
 	int status = checkout_nodes(home, nodes, count, NULL, &result, error);
+	if (status == 0 && moved != NULL)
+		*moved = result.moved;
 	hearth_checkout_result_free(&result);
 	free(nodes);
 	if (status == HEARTH_REFUSED) {
 		hearth_error_clear(error);
 		return drop_pending(home, error);
 	}
+	return status;
+}
+
+int
+checkout_finish_pending(struct hearth *home, struct hearth_error *error)
+{
+	int status = checkout_write_pending(home, NULL, error);
+
 	if (status != 0) {
 		char first[HEARTH_ERROR_MAX];
 		snprintf(first, sizeof first, "%s", error->message);
-		return hearth_fail(error, error->code, "an interrupted resolve left paths to write, and "
-		    "they could not be written: %s; nothing else was done", first);
+		return hearth_fail(error, error->code, "an interrupted resolve or record left paths "
+		    "to write, and they could not be written: %s; nothing else was done", first);
 	}
 	return 0;
 }

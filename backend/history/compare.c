@@ -37,6 +37,79 @@ compare_load_version(struct hearth *home, const char *spec, struct tree *out,
 	return status;
 }
 
+/* ---- a version and the state before it ----------------------------------------------- */
+
+/* What a version is shown against (see compare.h). */
+static int
+version_before(struct hearth *home, const struct history_version *version, struct vv *before,
+    struct hearth_error *error)
+{
+	struct history_version earlier;
+	struct replica_id replica;
+	char hex[HASH_HEX];
+
+	if (version->unnamed) {
+		history_head_id(home, hex);
+		if (hex[0] == '\0')
+			return 0;
+		if (history_resolve(home, hex, &earlier, error) != 0)
+			return error->code;
+		vv_copy(before, &earlier.vv);
+		history_version_free(&earlier);
+		return 0;
+	}
+	store_replica_id(&home->store, version->replica_number, &replica);
+	bool merge = version->counter == version->previous + 1;
+	if (!merge) {
+		vv_copy(before, &version->vv);
+		vv_set(before, replica, version->previous);
+		return 0;
+	}
+	if (version->previous == 0)
+		return 0;
+	if (history_version_of_op(home, replica, version->previous, &earlier, error) != 0)
+		return error->code;
+	vv_copy(before, &earlier.vv);
+	history_version_free(&earlier);
+	return 0;
+}
+
+int
+compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pair,
+    struct hearth_error *error)
+{
+	struct history_version version;
+	struct vv before;
+
+	memset(pair, 0, sizeof *pair);
+	int status = history_resolve(home, spec, &version, error);
+	if (status != 0)
+		return status;
+	vv_init(&before);
+	if (!version.unnamed)
+		store_replica_id(&home->store, version.replica_number, &pair->replica);
+	pair->previous = version.previous;
+	pair->counter = version.counter;
+	status = version_before(home, &version, &before, error);
+	if (status == 0)
+		status = tree_load(home, &version.vv, &pair->after, error);
+	if (status == 0) {
+		status = tree_load(home, &before, &pair->before, error);
+		if (status != 0)
+			tree_free(&pair->after);
+	}
+	vv_free(&before);
+	history_version_free(&version);
+	return status;
+}
+
+void
+compare_free_pair(struct compare_pair *pair)
+{
+	tree_free(&pair->before);
+	tree_free(&pair->after);
+}
+
 /* ---- the working tree -------------------------------------------------------------- */
 
 static struct tree_node *

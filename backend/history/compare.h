@@ -13,6 +13,22 @@
 int compare_load_version(struct hearth *home, const char *spec, struct tree *out,
     struct hearth_error *error);
 
+/* A version and the state it is shown against (hearth_show): the state
+ * before it on its replica (its author's previous version), so each
+ * version shows the work recorded in it; a merge version, which records no
+ * work of its own, what it took in against its replica's version before
+ * it; the unnamed head state, what it holds past the newest version. */
+struct compare_pair {
+	struct tree before, after;
+	/* The ops the version made: its replica's, counters (previous, counter]. */
+	struct replica_id replica;
+	uint64_t previous, counter;
+};
+
+int compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pair,
+    struct hearth_error *error);
+void compare_free_pair(struct compare_pair *pair);
+
 /* The diff of one node: was in before (NULL: added), now in after (NULL:
  * deleted), as hearth_comparison_diff describes it. */
 int compare_diff_nodes(struct hearth *home, struct tree *before, struct tree_node *was,

@@ -483,6 +483,8 @@ hearth_log(hearth *home, const struct hearth_log_query *query, struct hearth_ver
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
+	if (query != NULL && query->path != NULL)
+		return history_log_path(home, query, out, error);
 	sqlite3_stmt *statement;
 	int64_t key_lamport = 0, key_counter = 0, key_time = 0;
 	uint8_t key_replica[ID_BYTES];

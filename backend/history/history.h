@@ -46,6 +46,10 @@ int history_version_of_op(struct hearth *home, struct replica_id replica, uint64
     struct history_version *out, struct hearth_error *error);
 void history_version_free(struct history_version *version);
 
+/* hearth_log of query->path (file_history.c). */
+int history_log_path(struct hearth *home, const struct hearth_log_query *query,
+    struct hearth_version_list *out, struct hearth_error *error);
+
 /* The newest version's hex id, or "" when there is none. */
 void history_head_id(struct hearth *home, char out[HASH_HEX]);
 

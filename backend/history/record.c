@@ -22,6 +22,7 @@
 #include "backend/disk/reconcile.h"
 #include "backend/disk/scan.h"
 #include "backend/history/tree.h"
+#include "model/array.h"
 #include "model/merge.h"
 
 #define READ_RETRIES 3
@@ -562,6 +563,130 @@ check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth
 	return status;
 }
 
+/* ---- names a record frees or takes ---------------------------------------------- */
+
+/* Two replicas made one name at once: head shows one node under it and the
+ * other as name~hex, and so does the tree. A record that renames, moves or
+ * deletes the one with the name gives it to the other in head; one whose
+ * new node takes a name an earlier node holds shows it as name~hex. The
+ * tree follows head for those nodes: they are kept as pending paths in the
+ * record's own transaction and written once it commits (checkout.h), so a
+ * kill in between leaves them to the next command, as a resolve's. */
+
+struct node_set {
+	struct node_id *ids;
+	size_t count, capacity;
+};
+
+static void
+node_set_add(struct node_set *set, struct node_id id)
+{
+	set->ids = array_grow(set->ids, &set->capacity, set->count + 1, sizeof *set->ids);
+	set->ids[set->count++] = id;
+}
+
+static int
+compare_ids(const void *a, const void *b)
+{
+	return node_id_compare(*(const struct node_id *)a, *(const struct node_id *)b);
+}
+
+/* Appends the nodes a query of one kind of conflict gives. */
+static int
+add_name_losers(struct hearth *home, const char *sql, struct node_set *out,
+    struct hearth_error *error)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
+	int step;
+
+	sqlite3_bind_int(statement, 1, CONFLICT_NAME);
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct node_id id;
+		memcpy(id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		node_set_add(out, id);
+	}
+	sqlite3_reset(statement);
+	return step == SQLITE_DONE ? 0 : hearth_fail(error, HEARTH_FAILED,
+	    "cannot read the name clashes: %s", sqlite3_errmsg(home->store.db));
+}
+
+/* Before the record: the losers of name clashes the tree shows where head
+ * does (not a tree behind head). */
+static int
+names_before(struct hearth *home, struct node_set *out, struct hearth_error *error)
+{
+	static const char SQL_LOSERS_IN_PLACE[] =
+	    "SELECT c.node FROM conflict c JOIN node n ON n.id = c.node "
+	    "JOIN entry e ON e.node = c.node WHERE c.kind = ?1 AND e.restore = 0 "
+	    "AND e.parent = n.shown_parent AND e.name = n.shown AND e.root = n.shown_root";
+
+	return add_name_losers(home, SQL_LOSERS_IN_PLACE, out, error);
+}
+
+static bool
+shown_elsewhere(struct hearth *home, struct node_id id)
+{
+	static const char SQL_OUT_OF_PLACE[] =
+	    "SELECT 1 FROM node n JOIN entry e ON e.node = n.id WHERE n.id = ?1 AND n.live = 1 "
+	    "AND e.restore = 0 AND (e.parent != n.shown_parent OR e.name != n.shown "
+	    "OR e.root != n.shown_root)";
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_OUT_OF_PLACE);
+
+	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_STATIC);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return found;
+}
+
+/* After the record's ops, in its transaction: of those and of the losers
+ * this record placed, the ones head now shows elsewhere than the tree
+ * become the pending paths. Sets *any when there are some. */
+static int
+names_after(struct hearth *home, const struct scan_result *scan, struct node_set *before,
+    bool *any, struct hearth_error *error)
+{
+	static const char SQL_LOSERS[] = "SELECT node FROM conflict WHERE kind = ?1";
+	struct node_set losers = { 0 }, placed = { 0 }, follow = { 0 };
+	int status = add_name_losers(home, SQL_LOSERS, &losers, error);
+
+	*any = false;
+	for (size_t i = 0; status == 0 && losers.count > 0 && i < scan->count; i++)
+		if (scan->changes[i].kind == SCAN_ADDED || scan->changes[i].kind == SCAN_MOVED)
+			node_set_add(&placed, scan->changes[i].node);
+	if (placed.count > 1)
+		qsort(placed.ids, placed.count, sizeof *placed.ids, compare_ids);
+	for (size_t i = 0; i < losers.count; i++)
+		if (placed.count > 0 && bsearch(&losers.ids[i], placed.ids, placed.count,
+			sizeof *placed.ids, compare_ids) != NULL)
+			node_set_add(before, losers.ids[i]);
+	for (size_t i = 0; status == 0 && i < before->count; i++)
+		if (shown_elsewhere(home, before->ids[i]))
+			node_set_add(&follow, before->ids[i]);
+	if (status == 0 && follow.count > 0) {
+		status = checkout_set_pending(home, follow.ids, follow.count, error);
+		*any = status == 0;
+	}
+	free(losers.ids);
+	free(placed.ids);
+	free(follow.ids);
+	return status;
+}
+
+/* After the commit: the pending paths names_after kept, written. */
+static int
+follow_names(struct hearth *home, struct hearth_record_result *out, struct hearth_error *error)
+{
+	int status = checkout_write_pending(home, &out->names_followed, error);
+
+	if (status == 0)
+		return 0;
+	char first[HEARTH_ERROR_MAX];
+	snprintf(first, sizeof first, "%s", error->message);
+	return hearth_fail(error, status, "recorded %s, but what takes the names it freed or "
+	    "took could not be moved in the tree: %s; the next record, resolve or checkout moves "
+	    "it", out->short_id, first);
+}
+
 /* A restore is listed as show lists the version it makes: paths (R old ->
  * new, D, A, M) from the head state before it against the one after, not
  * the tree's rows, which for a restored node are head's ids and places. */
@@ -667,8 +792,12 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	}
 	author_begin(&recorder.author, home, error);
 	struct tree before = { 0 };
+	struct node_set names = { 0 };
+	bool names_to_write = false;
 	bool restoring = restores_anything(&recorder, &scan);
 	status = restoring ? tree_load_head(home, &before, error) : 0;
+	if (status == 0)
+		status = names_before(home, &names, error);
 	if (status == 0)
 		status = record_changes(&recorder, &scan);
 	if (status == 0)
@@ -676,6 +805,9 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	if (status == 0 && recorder.author.ops > 0)
 		status = author_commit(&recorder.author, options->message ? options->message : "",
 		    out->version);
+	if (status == 0 && recorder.author.ops > 0)
+		status = names_after(home, &scan, &names, &names_to_write, error);
+	free(names.ids);
 	struct tree after = { 0 };
 	if (status == 0 && restoring && (status = tree_load_head(home, &after, error)) == 0) {
 		tree_diff(&before, &after, NULL, 0, NULL, NULL, &out->changes);
@@ -705,6 +837,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	if (!restoring)
 		scan_to_change_list(&scan, false, &out->changes);
 	scan_to_note_list(&scan, &out->notes);
+	if (names_to_write && (status = follow_names(home, out, error)) != 0)
+		hearth_record_result_free(out);
 done_scan:
 	arena_free(&recorder.arena);
 	author_end(&recorder.author);

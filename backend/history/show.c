@@ -15,88 +15,10 @@
 #include "backend/history/tree.h"
 #include "model/diff.h"
 
-struct version_pair {
-	struct tree before, after;
-	/* The ops the version made: its replica's, counters (previous, counter]. */
-	struct replica_id replica;
-	uint64_t previous, counter;
-};
-
-/* What a version is shown against (see the top of this file). */
-static int
-version_before(struct hearth *home, const struct history_version *version, struct vv *before,
-    struct hearth_error *error)
-{
-	struct history_version earlier;
-	struct replica_id replica;
-	char hex[HASH_HEX];
-
-	if (version->unnamed) {
-		history_head_id(home, hex);
-		if (hex[0] == '\0')
-			return 0;
-		if (history_resolve(home, hex, &earlier, error) != 0)
-			return error->code;
-		vv_copy(before, &earlier.vv);
-		history_version_free(&earlier);
-		return 0;
-	}
-	store_replica_id(&home->store, version->replica_number, &replica);
-	bool merge = version->counter == version->previous + 1;
-	if (!merge) {
-		vv_copy(before, &version->vv);
-		vv_set(before, replica, version->previous);
-		return 0;
-	}
-	if (version->previous == 0)
-		return 0;
-	if (history_version_of_op(home, replica, version->previous, &earlier, error) != 0)
-		return error->code;
-	vv_copy(before, &earlier.vv);
-	history_version_free(&earlier);
-	return 0;
-}
-
-static int
-load_pair(struct hearth *home, const char *spec, struct version_pair *pair,
-    struct hearth_error *error)
-{
-	struct history_version version;
-	struct vv before;
-
-	memset(pair, 0, sizeof *pair);
-	int status = history_resolve(home, spec, &version, error);
-	if (status != 0)
-		return status;
-	vv_init(&before);
-	if (!version.unnamed)
-		store_replica_id(&home->store, version.replica_number, &pair->replica);
-	pair->previous = version.previous;
-	pair->counter = version.counter;
-	status = version_before(home, &version, &before, error);
-	if (status == 0)
-		status = tree_load(home, &version.vv, &pair->after, error);
-	if (status == 0) {
-		status = tree_load(home, &before, &pair->before, error);
-		if (status != 0)
-			tree_free(&pair->after);
-	}
-	vv_free(&before);
-	history_version_free(&version);
-	return status;
-}
-
-static void
-free_pair(struct version_pair *pair)
-{
-	tree_free(&pair->before);
-	tree_free(&pair->after);
-}
-
 /* Whether this version made the node's content by a line merge: then its
  * sides are loaded into sides (free them). */
 static bool
-merged_here(struct hearth *home, const struct version_pair *pair, const struct tree_node *node,
+merged_here(struct hearth *home, const struct compare_pair *pair, const struct tree_node *node,
     struct automerge_sides *sides)
 {
 	struct arena scratch;
@@ -122,7 +44,7 @@ merged_here(struct hearth *home, const struct version_pair *pair, const struct t
 
 /* Marks a change a line merge made with who made the sides. */
 static void
-mark_merged(struct hearth *home, const struct version_pair *pair, const struct tree_node *node,
+mark_merged(struct hearth *home, const struct compare_pair *pair, const struct tree_node *node,
     struct hearth_change_list *out)
 {
 	struct automerge_sides sides;
@@ -140,7 +62,7 @@ mark_merged(struct hearth *home, const struct version_pair *pair, const struct t
 /* tree_diff's call for a modified node: the version's own line merges. */
 struct show_context {
 	struct hearth *home;
-	const struct version_pair *pair;
+	const struct compare_pair *pair;
 };
 
 static void
@@ -155,11 +77,11 @@ int
 hearth_show(hearth *home, const char *version, const char *path, struct hearth_change_list *out,
     struct hearth_error *error)
 {
-	struct version_pair pair;
+	struct compare_pair pair;
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
-	int status = load_pair(home, version, &pair, error);
+	int status = compare_load_pair(home, version, &pair, error);
 	if (status != 0)
 		return status;
 	struct show_context context = { .home = home, .pair = &pair };
@@ -168,7 +90,7 @@ hearth_show(hearth *home, const char *version, const char *path, struct hearth_c
 	    out);
 	bool known = path == NULL || path[0] == '\0' || out->count > 0 ||
 	    tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
-	free_pair(&pair);
+	compare_free_pair(&pair);
 	if (!known) {
 		hearth_change_list_free(out);
 		return hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
@@ -211,12 +133,12 @@ int
 hearth_diff(hearth *home, const char *version, const char *path, size_t max_bytes,
     struct hearth_text *out, struct hearth_error *error)
 {
-	struct version_pair pair;
+	struct compare_pair pair;
 	struct automerge_sides sides;
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
-	int status = load_pair(home, version, &pair, error);
+	int status = compare_load_pair(home, version, &pair, error);
 	if (status != 0)
 		return status;
 	struct tree_node *now = tree_lookup(&pair.after, path);
@@ -237,7 +159,7 @@ hearth_diff(hearth *home, const char *version, const char *path, size_t max_byte
 		status = hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
 		    path, version);
 	}
-	free_pair(&pair);
+	compare_free_pair(&pair);
 	return status;
 }
 

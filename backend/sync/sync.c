@@ -33,6 +33,32 @@
 
 /* ---- the client ------------------------------------------------------------------------- */
 
+static int sync_serve_config(const char *path, char *config_path, size_t size,
+    struct hearth_error *error);
+
+/* The error about the config's peer number index, its name and the config
+ * file put before what is wrong. */
+static int
+sync_peer_failed(const struct config *config, size_t index, struct hearth_error *error)
+{
+	char reason[HEARTH_ERROR_MAX];
+
+	snprintf(reason, sizeof reason, "%s", error->message);
+	return hearth_fail(error, error->code, "peer '%s' (peers: in %s): %s",
+	    config->peers[index].name,
+	    config->source_path != NULL ? config->source_path : "the config", reason);
+}
+
+/* Parses the URL of the config's peer number index (transport_parse). */
+static int
+sync_parse_configured(const struct config *config, size_t index,
+    struct transport_address *address, struct hearth_error *error)
+{
+	if (transport_parse(config->peers[index].url, address, error) == 0)
+		return 0;
+	return sync_peer_failed(config, index, error);
+}
+
 /* The peer option as a config name, a URL or a path; fills name and url. */
 int
 sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_result *out,
@@ -40,19 +66,26 @@ sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_resu
 {
 	const struct config *config = home->config;
 	const char *url = peer;
+	size_t configured = config->peer_count;
+	int status;
 
 	for (size_t i = 0; i < config->peer_count; i++) {
 		if (strcmp(config->peers[i].name, peer) == 0) {
 			snprintf(out->peer_name, sizeof out->peer_name, "%s", peer);
 			url = config->peers[i].url;
+			configured = i;
 			break;
 		}
 	}
-	if (url == peer && strstr(peer, "://") == NULL && access(peer, F_OK) != 0)
+	if (url == peer && strstr(peer, "://") == NULL && access(peer, F_OK) != 0 &&
+	    strchr(peer, ':') == NULL)
 		return hearth_fail(error, HEARTH_USAGE, "'%s' is neither a peer in the config (peers: "
 		    "in %s) nor a folder here", peer,
 		    config->source_path != NULL ? config->source_path : "the config");
-	int status = transport_parse(url, address, error);
+	if (configured < config->peer_count)
+		status = sync_parse_configured(config, configured, address, error);
+	else
+		status = transport_parse(url, address, error);
 	if (status != 0)
 		return status;
 	if (address->kind == TRANSPORT_LOCAL)
@@ -80,6 +113,12 @@ sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_resu
 		if (realpath(home->location.state_path, state) != NULL &&
 		    strcmp(state, address->path) == 0)
 			return hearth_fail(error, HEARTH_USAGE, "%s is this Home itself", peer);
+		/* Said here, before its serve starts, so the message is this one
+		 * whenever the serve's own would arrive. */
+		char config_path[PATH_MAX + 32];
+		if (sync_serve_config(address->path, config_path, sizeof config_path, error) != 0)
+			return configured < config->peer_count ?
+			    sync_peer_failed(config, configured, error) : (int)error->code;
 	}
 	return 0;
 }
@@ -327,6 +366,22 @@ sync_serve_config(const char *path, char *config_path, size_t size, struct heart
 	fclose(marker);
 	if (config_path[0] == '\0')
 		return hearth_fail(error, HEARTH_FAILED, "%s: the marker names no config", probe);
+	return 0;
+}
+
+int
+hearth_check_peer(const struct config *config, size_t index, struct hearth_error *error)
+{
+	struct transport_address address;
+	char config_path[PATH_MAX + 32];
+
+	hearth_error_clear(error);
+	int status = sync_parse_configured(config, index, &address, error);
+	if (status != 0 || address.kind != TRANSPORT_LOCAL)
+		return status;
+	/* A local peer must be a Home, as its serve will look for one. */
+	if (sync_serve_config(address.path, config_path, sizeof config_path, error) != 0)
+		return sync_peer_failed(config, index, error);
 	return 0;
 }
 

@@ -111,6 +111,23 @@ transport_parse_ssh(const char *url, struct transport_address *out, struct heart
 	return 0;
 }
 
+/* A local peer that is not there, said plainly; "host:path", scp's way of
+ * naming a folder over ssh, gets the URL hearth reads instead. */
+static int
+transport_missing(const char *url, struct hearth_error *error)
+{
+	size_t head = strcspn(url, "/:");
+
+	if (errno != ENOENT && errno != ENOTDIR)
+		return hearth_fail_errno(error, "peer %s", url);
+	if (url[head] == ':' && head > 0)
+		return hearth_fail(error, HEARTH_USAGE, "%s: no such folder; a folder over ssh is "
+		    "written ssh://%.*s%s%s", url, (int)head, url, url[head + 1] == '/' ? "" : "/~/",
+		    url + head + 1);
+	return hearth_fail(error, HEARTH_FAILED, "%s: no such folder (a peer is a Home's folder "
+	    "or its config file, or ssh://[user@]host[:port]/path)", url);
+}
+
 int
 transport_parse(const char *url, struct transport_address *out, struct hearth_error *error)
 {
@@ -125,7 +142,7 @@ transport_parse(const char *url, struct transport_address *out, struct hearth_er
 		    "or ssh://[user@]host[:port]/path)", url, (int)(scheme - url), url);
 	char absolute[PATH_MAX];
 	if (realpath(url, absolute) == NULL)
-		return hearth_fail_errno(error, "peer %s", url);
+		return transport_missing(url, error);
 	snprintf(out->path, sizeof out->path, "%s", absolute);
 	out->kind = TRANSPORT_LOCAL;
 	return 0;

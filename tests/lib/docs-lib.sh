@@ -87,6 +87,9 @@ docs_page_commands() {
 # section's indent (the rule of tui/manual.c, written again).
 docs_page_entry() {
 	docs_render "$MAN_DIR/hearth.1" | awk -v name="$1" '
+		# A synopsis wrapped onto a deeper indented line joins its line.
+		open != "" && /^      +[[|]/ { sub(/^ +/, ""); open = open " " $0; next }
+		open != "" { print open; open = "" }
 		!inside { inside = $0 == "COMMANDS"; next }
 		/^[^ ]/ { exit }
 		/^     hearth [^ ]/ {
@@ -94,7 +97,7 @@ docs_page_entry() {
 			if (entry && words[1] != name)
 				exit
 			if (words[1] == name) {
-				print (entry ? "       " : "usage: ") substr($0, 6)
+				open = (entry ? "       " : "usage: ") substr($0, 6)
 				entry = heads = 1
 				blanks = 0
 				next
@@ -112,7 +115,8 @@ docs_page_entry() {
 			for (n = 0; n < 5 && substr(line, 1, 1) == " "; n++)
 				line = substr(line, 2)
 			print line
-		}'
+		}
+		END { if (open != "") print open }'
 }
 
 # The program's own options (before the command) in the options list of

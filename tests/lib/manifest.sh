@@ -23,3 +23,14 @@ tree_manifest() {
 		print "$_\n" for sort @lines;
 	' "$1"
 }
+
+# model_is_tree HOME: head as the pure model derives it from HOME's ops
+# (hearth-test-tool derive) is HOME's working tree, and status lists
+# nothing (the tests of what a record or checkout leaves).
+model_is_tree() {
+	"$HEARTH_TEST_TOOL" derive "$1" >"$1.model" &&
+	tree_manifest "$1" | sed "s/ d [0-7]*\$/ d/" >"$1.tree" &&
+	test_cmp "$1.model" "$1.tree" &&
+	(cd "$1" && "$HEARTH_BIN" status --porcelain) | sed "/^#/d" >"$1.status" &&
+	test_cmp /dev/null "$1.status"
+}

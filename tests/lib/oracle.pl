@@ -34,8 +34,6 @@
 #            two files ever clash on one name
 #   reid     no replica is copied and given a new id
 #   resolve  only a replica whose working tree is at head resolves
-#   loser    a record is followed by a checkout (a name clash settled by a
-#            rename leaves the other file under its name~hex in the tree)
 # HEARTH_BIN and HEARTH_TEST_TOOL name the programs (as test-lib.sh sets).
 use strict;
 use warnings;
@@ -53,7 +51,7 @@ GetOptions(\%opt, 'seed=i', 'count=i', 'steps=i', 'depth=i', 'work=s', 'known=s'
 my $hearth = $ENV{HEARTH_BIN} or die "oracle: HEARTH_BIN is not set\n";
 my $tool = $ENV{HEARTH_TEST_TOOL} or die "oracle: HEARTH_TEST_TOOL is not set\n";
 my %known = map { $_ => 1 } grep { length } split /,/, $opt{known};
-for (keys %known) { die "oracle: unknown --known $_\n" unless /^(head|name|reid|resolve|loser)$/ }
+for (keys %known) { die "oracle: unknown --known $_\n" unless /^(head|name|reid|resolve)$/ }
 my $top = $opt{work} // ($ENV{TMPDIR} // '/tmp') . "/hearth-oracle.$$";
 
 # ---- one scenario's state --------------------------------------------------------
@@ -477,7 +475,6 @@ sub change_tree {
 sub record_in {
 	my ($replica, $message) = @_;
 	hearth_in($replica, 'record', '--yes', '-m', $message);
-	hearth_in($replica, 'checkout', '--yes') if $known{loser} && $at_head{$replica};
 }
 
 my @touched;

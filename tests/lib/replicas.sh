@@ -5,6 +5,21 @@
 #   sync_pair A B             A syncs with B (both ways); neither tree moves
 #   settle A                  A's tree to head (checkout)
 #   same_trees A B            the two working trees hold the same bytes
+#   joined_home DIR           a Home joined from DIR/ssd and DIR/hdd, its
+#                             state in DIR/state, described by DIR.yaml
+
+joined_home() {
+	mkdir -p "$TEST_ROOT/$1/ssd" "$TEST_ROOT/$1/hdd" &&
+	cat >"$TEST_ROOT/$1.yaml" <<-EOF &&
+	roots:
+	  - name: ssd
+	    path: $TEST_ROOT/$1/ssd
+	  - name: hdd
+	    path: $TEST_ROOT/$1/hdd
+	state: $TEST_ROOT/$1/state
+	EOF
+	hearth -c "$TEST_ROOT/$1.yaml" init >/dev/null
+}
 
 make_replica() {
 	hearth clone "$2" "$1" >/dev/null

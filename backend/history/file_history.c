@@ -1,0 +1,343 @@
+/* hearth log PATH: the versions that changed one file or folder, followed
+ * through renames and moves by its node's identity. The op log's node
+ * index gives the versions whose own ops touched the node (for a folder,
+ * any node that was ever placed inside it); each is then checked against
+ * its trees, which also say where the node was in it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/history/compare.h"
+#include "backend/history/history.h"
+#include "backend/history/tree.h"
+
+#define LOG_PAGE 256
+
+static const char SQL_PLACES[] = "SELECT node, body FROM op WHERE kind = 1 AND node IS NOT NULL";
+/* The version that recorded an op: its replica's first COMMIT at or after it. */
+static const char SQL_VERSIONS_OF_NODE[] =
+    "SELECT DISTINCT (SELECT v.id FROM version v WHERE v.replica = o.replica AND "
+    "v.counter >= o.counter ORDER BY v.counter LIMIT 1) FROM op o WHERE o.node = ?1 AND o.kind != 3";
+
+struct node_set {
+	struct node_id *ids;
+	size_t count, capacity;
+};
+
+struct version_set {
+	struct hash *ids;
+	size_t count, capacity;
+};
+
+static void
+add_node(struct node_set *set, struct node_id id)
+{
+	if (set->count == set->capacity) {
+		set->capacity = set->capacity ? set->capacity * 2 : 16;
+		set->ids = realloc(set->ids, set->capacity * sizeof *set->ids);
+		if (set->ids == NULL)
+			abort();
+	}
+	set->ids[set->count++] = id;
+}
+
+static bool
+has_node(const struct node_set *set, struct node_id id)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (node_id_equal(set->ids[i], id))
+			return true;
+	return false;
+}
+
+static int
+compare_hashes(const void *a, const void *b)
+{
+	return memcmp(a, b, HASH_BYTES);
+}
+
+/* ---- which node ------------------------------------------------------------------ */
+
+static bool
+lookup_in(struct tree *tree, const char *path, struct node_id *node, enum node_kind *kind)
+{
+	struct tree_node *found = tree_lookup(tree, path);
+
+	if (found != NULL) {
+		*node = found->id;
+		*kind = found->kind;
+	}
+	return found != NULL;
+}
+
+/* The node at path in a tree loaded by load (head, the index). */
+static bool
+lookup_loaded(struct hearth *home, int (*load)(struct hearth *, struct tree *, struct hearth_error *),
+    const char *path, struct node_id *node, enum node_kind *kind)
+{
+	struct tree tree;
+	struct hearth_error ignored;
+
+	if (load(home, &tree, &ignored) != 0)
+		return false;
+	bool found = lookup_in(&tree, path, node, kind);
+	tree_free(&tree);
+	return found;
+}
+
+/* A path gone from head and the tree: the newest version that held it. */
+static int
+lookup_in_history(struct hearth *home, const char *path, struct node_id *node,
+    enum node_kind *kind, struct hearth_error *error)
+{
+	char before[HEARTH_ID_HEX] = "";
+
+	for (;;) {
+		struct hearth_log_query query = { .before = before[0] ? before : NULL, .limit = LOG_PAGE };
+		struct hearth_version_list page;
+		int status = hearth_log(home, &query, &page, error);
+		if (status != 0)
+			return status;
+		bool found = false;
+		for (size_t i = 0; i < page.count && !found; i++) {
+			struct compare_pair pair;
+			if (compare_load_pair(home, page.items[i].id, &pair, error) != 0)
+				break;
+			found = lookup_in(&pair.after, path, node, kind) ||
+			    lookup_in(&pair.before, path, node, kind);
+			compare_free_pair(&pair);
+		}
+		bool more = page.more && page.count > 0;
+		if (page.count > 0)
+			memcpy(before, page.items[page.count - 1].id, sizeof before);
+		hearth_version_list_free(&page);
+		if (found)
+			return 0;
+		if (error->code != HEARTH_OK)
+			return error->code;
+		if (!more)
+			return hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the "
+			    "tree as last recorded, or in any version", path);
+	}
+}
+
+static int
+find_node(struct hearth *home, const char *path, struct node_id *node, enum node_kind *kind,
+    struct hearth_error *error)
+{
+	if (path[0] == '\0')
+		return hearth_fail(error, HEARTH_USAGE, "log of the whole Home takes no path");
+	if (lookup_loaded(home, tree_load_head, path, node, kind) ||
+	    lookup_loaded(home, tree_load_index, path, node, kind))
+		return 0;
+	return lookup_in_history(home, path, node, kind, error);
+}
+
+/* ---- which versions ------------------------------------------------------------------ */
+
+/* A folder's nodes: itself and every node ever placed in it, or in a
+ * node placed in it, and so on (by the parents of all PLACE ops). */
+static int
+folder_nodes(struct hearth *home, struct node_set *set, struct hearth_error *error)
+{
+	struct node_set children = { 0 }, parents = { 0 };
+	struct arena arena;
+	char reason[128];
+	int status = 0;
+
+	arena_init(&arena, 64 * 1024);
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_PLACES);
+	for (size_t row = 1; status == 0 && sqlite3_step(statement) == SQLITE_ROW; row++) {
+		struct op op;
+		/* Only the ids are kept: the decoded names go every so often. */
+		if (row % 1024 == 0) {
+			arena_free(&arena);
+			arena_init(&arena, 64 * 1024);
+		}
+		if (!op_decode(sqlite3_column_blob(statement, 1),
+			(size_t)sqlite3_column_bytes(statement, 1), &op, &arena, reason, sizeof reason)) {
+			status = hearth_fail(error, HEARTH_DAMAGED, "an op in the store does not decode: "
+			    "%s (run hearth fsck)", reason);
+			break;
+		}
+		add_node(&children, op.u.place.node);
+		add_node(&parents, op.u.place.parent);
+	}
+	sqlite3_reset(statement);
+	arena_free(&arena);
+	/* Grow the set until no place adds to it. */
+	for (size_t grown = 1; status == 0 && grown > 0;) {
+		grown = 0;
+		for (size_t i = 0; i < children.count; i++)
+			if (has_node(set, parents.ids[i]) && !has_node(set, children.ids[i])) {
+				add_node(set, children.ids[i]);
+				grown++;
+			}
+	}
+	free(children.ids);
+	free(parents.ids);
+	return status;
+}
+
+static void
+add_versions_of(struct hearth *home, struct node_id node, struct version_set *out)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSIONS_OF_NODE);
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(statement, 0) != HASH_BYTES)
+			continue;	/* ops past the newest version: no version names them */
+		if (out->count == out->capacity) {
+			out->capacity = out->capacity ? out->capacity * 2 : 64;
+			out->ids = realloc(out->ids, out->capacity * sizeof *out->ids);
+			if (out->ids == NULL)
+				abort();
+		}
+		memcpy(out->ids[out->count++].bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+	}
+	sqlite3_reset(statement);
+}
+
+static int
+candidate_versions(struct hearth *home, struct node_id node, enum node_kind kind,
+    struct version_set *out, struct hearth_error *error)
+{
+	struct node_set nodes = { 0 };
+
+	add_node(&nodes, node);
+	int status = kind == NODE_DIR ? folder_nodes(home, &nodes, error) : 0;
+	for (size_t i = 0; status == 0 && i < nodes.count; i++)
+		add_versions_of(home, nodes.ids[i], out);
+	free(nodes.ids);
+	if (out->count > 1)
+		qsort(out->ids, out->count, sizeof *out->ids, compare_hashes);
+	return status;
+}
+
+static bool
+is_candidate(const struct version_set *set, const char *id_hex)
+{
+	struct hash id;
+
+	if (!hex_decode(id_hex, id.bytes, HASH_BYTES))
+		return false;
+	return bsearch(&id, set->ids, set->count, sizeof *set->ids, compare_hashes) != NULL;
+}
+
+/* Whether the version changed the node or what is below it; *path is
+ * where the node was in it (where it was before, when the version
+ * deleted it), in storage. */
+static int
+changed_in(struct hearth *home, const char *id, struct node_id node,
+    struct hearth_storage *storage, const char **path, struct hearth_error *error)
+{
+	struct compare_pair pair;
+	struct hearth_change_list changes;
+
+	*path = NULL;
+	int status = compare_load_pair(home, id, &pair, error);
+	if (status != 0)
+		return status;
+	struct tree_node *now = tree_find(&pair.after, node), *was = tree_find(&pair.before, node);
+	const char *at = now ? tree_path(&pair.after, now) : was ? tree_path(&pair.before, was) : NULL;
+	if (at != NULL) {
+		tree_diff(&pair.before, &pair.after, &at, 1, NULL, NULL, &changes);
+		if (changes.count > 0)
+			*path = storage_strdup(storage, at);
+		hearth_change_list_free(&changes);
+	}
+	compare_free_pair(&pair);
+	return 0;
+}
+
+/* ---- the listing ------------------------------------------------------------------------ */
+
+struct path_log {
+	struct hearth *home;
+	struct node_id node;
+	struct version_set candidates;
+	size_t limit;
+	struct hearth_version_list *out;
+	size_t capacity;
+};
+
+static void
+keep_version(struct path_log *log, const struct hearth_version *version, const char *path)
+{
+	struct hearth_version_list *out = log->out;
+
+	if (out->count == log->capacity) {
+		log->capacity = log->capacity ? log->capacity * 2 : 32;
+		struct hearth_version *grown = storage_alloc(out->storage,
+		    log->capacity * sizeof *grown);
+		if (out->count > 0)
+			memcpy(grown, out->items, out->count * sizeof *grown);
+		out->items = grown;
+	}
+	struct hearth_version *kept = &out->items[out->count++];
+	*kept = *version;
+	kept->author = storage_strdup(out->storage, version->author ? version->author : "");
+	kept->message = storage_strdup(out->storage, version->message ? version->message : "");
+	kept->path = path;
+}
+
+/* One page of the whole history, filtered; false when it was the last or
+ * the listing is full. */
+static int
+filter_page(struct path_log *log, const struct hearth_log_query *query, char *before, bool *more,
+    struct hearth_error *error)
+{
+	struct hearth_log_query page_query = {
+		.before = before[0] ? before : NULL, .limit = LOG_PAGE, .grep = query->grep,
+	};
+	struct hearth_version_list page;
+
+	*more = false;
+	int status = hearth_log(log->home, &page_query, &page, error);
+	for (size_t i = 0; status == 0 && i < page.count; i++) {
+		const char *path;
+		if (log->out->count == log->limit) {
+			log->out->more = true;
+			break;
+		}
+		if (!is_candidate(&log->candidates, page.items[i].id))
+			continue;
+		status = changed_in(log->home, page.items[i].id, log->node, log->out->storage, &path,
+		    error);
+		if (status == 0 && path != NULL)
+			keep_version(log, &page.items[i], path);
+	}
+	if (status == 0) {
+		*more = page.more && page.count > 0 && !log->out->more;
+		if (page.count > 0)
+			memcpy(before, page.items[page.count - 1].id, HEARTH_ID_HEX);
+		hearth_version_list_free(&page);
+	}
+	return status;
+}
+
+int
+history_log_path(struct hearth *home, const struct hearth_log_query *query,
+    struct hearth_version_list *out, struct hearth_error *error)
+{
+	struct path_log log = {
+		.home = home, .limit = query->limit ? query->limit : SIZE_MAX, .out = out,
+	};
+	enum node_kind kind;
+	char before[HEARTH_ID_HEX] = "";
+
+	memset(out, 0, sizeof *out);
+	if (query->before != NULL)
+		snprintf(before, sizeof before, "%s", query->before);
+	int status = find_node(home, query->path, &log.node, &kind, error);
+	if (status == 0)
+		status = candidate_versions(home, log.node, kind, &log.candidates, error);
+	out->storage = storage_new();
+	out->items = storage_alloc(out->storage, sizeof *out->items);
+	for (bool more = status == 0 && log.candidates.count > 0; more;)
+		status = filter_page(&log, query, before, &more, error);
+	free(log.candidates.ids);
+	if (status != 0)
+		hearth_version_list_free(out);
+	return status;
+}
