@@ -92,6 +92,35 @@ test_expect_success 'export refuses a folder that is not empty or is inside the 
 	test_expect_code 2 hearth export head inside 2>../err && grep "inside the Home" ../err
 '
 
+test_expect_success 'an export carries no node ids: it is not a Home' '
+	touch ../probe && setfattr -n user.hearth.test -v 1 ../probe 2>/dev/null || exit 0
+	hearth export head ../unstamped &&
+	test_must_fail getfattr -n user.hearth.id ../unstamped/docs/a 2>/dev/null &&
+	getfattr -n user.hearth.id docs/a >/dev/null
+'
+
+# Small files over several pack frames at two depths: record stores them
+# in path order (a/deep/*, a/part.*, b/deep/*, ...), so writing by depth
+# would read every frame twice; export and checkout write them as the
+# packs hold them, each frame read and decompressed once.
+test_expect_success 'export and checkout read each pack frame once' '
+	hearth init ../many >/dev/null &&
+	for folder in a b c d e f g h i j k l m n o p; do
+		mkdir -p ../many/$folder/deep &&
+		head -c 40000 /dev/urandom | (cd ../many/$folder && split -b 1000 -a 2 - part.) &&
+		head -c 40000 /dev/urandom | (cd ../many/$folder/deep && split -b 1000 -a 2 - part.) ||
+			return 1
+	done &&
+	(cd ../many && hearth record -m many >/dev/null) &&
+	test_tool frames-read ../many export ../many-out >../frames &&
+	read -r _ loaded _ _ held <../frames && test "$held" -ge 4 && test "$loaded" -le "$held" &&
+	diff -r ../many/a ../many-out/a && diff -r ../many/p ../many-out/p &&
+	rm -r ../many/b ../many/c/deep &&
+	test_tool frames-read ../many checkout >../frames &&
+	read -r _ loaded _ _ held <../frames && test "$loaded" -le "$held" &&
+	diff -r ../many/b ../many-out/b && diff -r ../many/c ../many-out/c
+'
+
 test_expect_success 'fsck is clean after all of it' '
 	hearth fsck >../out && grep "no problems" ../out
 '

@@ -287,33 +287,79 @@ blob_writer_abort(struct blob_writer *writer)
 /* What an emit callback returns to end a read early without an error. */
 #define EMIT_STOP (-2)
 
-/* Calls emit for each chunk of a blob, in order. */
+void
+blob_locate(struct hearth *home, const struct hash *blob, struct blob_place *out)
+{
+	struct hash first = *blob;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_GET);
+
+	memset(out, 0, sizeof *out);
+	out->single = true;
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) == SQLITE_ROW &&
+	    sqlite3_column_bytes(statement, 0) >= HASH_BYTES) {
+		memcpy(first.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+		out->single = false;
+	}
+	sqlite3_reset(statement);
+	out->found = store_chunk_find(&home->store, &first, &out->first) == 1;
+}
+
+int
+blob_place_compare(const struct blob_place *a, const struct blob_place *b)
+{
+	if (a->found != b->found)
+		return a->found ? -1 : 1;
+	if (a->first.pack != b->first.pack)
+		return a->first.pack < b->first.pack ? -1 : 1;
+	if (a->first.frame_offset != b->first.frame_offset)
+		return a->first.frame_offset < b->first.frame_offset ? -1 : 1;
+	if (a->first.offset_in_frame != b->first.offset_in_frame)
+		return a->first.offset_in_frame < b->first.offset_in_frame ? -1 : 1;
+	return 0;
+}
+
+/* The chunk list of a blob that is not one chunk, into list. */
+static void
+load_chunk_list(struct hearth *home, const struct hash *blob, struct buffer *list)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_GET);
+
+	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		buffer_append(list, sqlite3_column_blob(statement, 0),
+		    (size_t)sqlite3_column_bytes(statement, 0));
+	sqlite3_reset(statement);
+}
+
+/* Calls emit for each chunk of a blob, in order; place (when not NULL)
+ * says where its first chunk lies. */
 static int
-each_chunk(struct hearth *home, const struct hash *blob,
+each_chunk(struct hearth *home, const struct hash *blob, const struct blob_place *place,
     int (*emit)(void *context, const uint8_t *data, size_t length), void *context,
     struct hearth_error *error)
 {
+	struct blob_place looked;
 	struct hash single = *blob, *chunks = &single;
 	size_t count = 1;
 	struct buffer list, bytes;
 	char message[1024], hex[HASH_HEX];
 	int status = 0;
 
+	if (place == NULL) {
+		blob_locate(home, blob, &looked);
+		place = &looked;
+	}
 	buffer_init(&list);
 	buffer_init(&bytes);
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_GET);
-	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
-	if (sqlite3_step(statement) == SQLITE_ROW) {
-		buffer_append(&list, sqlite3_column_blob(statement, 0),
-		    (size_t)sqlite3_column_bytes(statement, 0));
+	if (!place->single) {
+		load_chunk_list(home, blob, &list);
 		chunks = (struct hash *)list.data;
 		count = list.length / HASH_BYTES;
 	}
-	sqlite3_reset(statement);
-
 	for (size_t i = 0; i < count && status == 0; i++) {
-		struct pack_location where;
-		if (store_chunk_find(&home->store, &chunks[i], &where) != 1) {
+		struct pack_location where = place->first;
+		if ((i > 0 || !place->found) && store_chunk_find(&home->store, &chunks[i], &where) != 1) {
 			hash_hex(&chunks[i], hex);
 			status = hearth_fail(error, HEARTH_DAMAGED,
 			    "chunk %.16s of a blob is not in the store (run hearth fsck)", hex);
@@ -349,7 +395,7 @@ int
 blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd, struct hearth_error *error)
 {
 	struct fd_target target = { .fd = fd, .error = error };
-	return each_chunk(home, blob, emit_to_fd, &target, error);
+	return each_chunk(home, blob, NULL, emit_to_fd, &target, error);
 }
 
 /* Writing a file sparse: blocks of zeros are left as holes (the file is
@@ -413,8 +459,15 @@ int
 blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
     struct hearth_error *error)
 {
+	return blob_write_sparse_placed(home, blob, NULL, fd, error);
+}
+
+int
+blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
+    const struct blob_place *place, int fd, struct hearth_error *error)
+{
 	struct sparse_target target = { .fd = fd, .error = error };
-	int status = each_chunk(home, blob, emit_sparse, &target, error);
+	int status = each_chunk(home, blob, place, emit_sparse, &target, error);
 
 	if (status == 0 && target.ends_in_hole && io_ftruncate(fd, (off_t)target.offset) != 0)
 		status = hearth_fail_errno(error, "cannot write");
@@ -450,7 +503,7 @@ blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffe
 
 	*truncated = false;
 	buffer_reset(out);
-	int status = each_chunk(home, blob, emit_to_buffer, &target, error);
+	int status = each_chunk(home, blob, NULL, emit_to_buffer, &target, error);
 	return status == EMIT_STOP ? 0 : status;
 }
 

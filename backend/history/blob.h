@@ -34,6 +34,18 @@ int blob_writer_finish(struct blob_writer *writer, struct hearth_error *error);
 /* Removes what this writer wrote; call when the transaction rolls back. */
 void blob_writer_abort(struct blob_writer *writer);
 
+/* Where a blob's first chunk lies in the packs, looked up once: writers of
+ * many files (checkout, export) sort by it so each pack frame is read and
+ * decompressed once, then write each blob from it without a second lookup. */
+struct blob_place {
+	struct pack_location first;
+	bool found;		/* the store holds the first chunk */
+	bool single;		/* the blob is that one chunk */
+};
+void blob_locate(struct hearth *home, const struct hash *blob, struct blob_place *out);
+/* Orders places as the packs hold them (pack, frame, offset); not found last. */
+int blob_place_compare(const struct blob_place *a, const struct blob_place *b);
+
 /* Writes a blob's bytes to fd through the I/O seam. */
 int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
     struct hearth_error *error);
@@ -41,6 +53,9 @@ int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
  * holes: a sparse file stays sparse (checkout, export). */
 int blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
     struct hearth_error *error);
+/* The same from a place blob_locate found (NULL: look it up). */
+int blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
+    const struct blob_place *place, int fd, struct hearth_error *error);
 /* Reads up to max bytes of a blob into out; *truncated when there was more. */
 int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
     bool *truncated, struct hearth_error *error);

@@ -666,37 +666,55 @@ needs_content(const struct step *step)
 }
 
 static int
+stage_one(struct checkout *checkout, const struct checkout_placed *item, bool sync)
+{
+	struct checkout_write_how how = { .place = &item->place, .sync = sync, .stamp = true };
+	const struct step *step = item->owner;
+	char name[64];
+
+	staged_name(item->node->id, "", name);
+	io_unlink(checkout->staging_fds[step->root], name);
+	if (checkout_write_content(checkout->home, checkout->staging_fds[step->root], name,
+		item->node, &how, checkout->error) != 0)
+		return checkout->error->code;
+	return 0;
+}
+
+/* Writes every new content into staging, in pack order. */
+static int
 stage_contents(struct checkout *checkout)
 {
 	bool sync = config_durability_rules(checkout->home->config->durability).sync_each_file;
-	uint64_t total = 0, done = 0;
-	char name[64];
+	size_t total = 0;
+	int status = 0;
 
+	struct checkout_placed *order = malloc((checkout->step_count + 1) * sizeof *order);
+	if (order == NULL)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "out of memory");
 	for (size_t i = 0; i < checkout->step_count; i++)
-		total += needs_content(&checkout->steps[i]);
-	for (size_t i = 0; i < checkout->step_count; i++) {
-		struct step *step = &checkout->steps[i];
-		if (!needs_content(step))
-			continue;
+		if (needs_content(&checkout->steps[i]))
+			order[total++] = (struct checkout_placed){ .node = checkout->steps[i].target,
+				.owner = &checkout->steps[i] };
+	checkout_place_and_sort(checkout->home, order, total);
+	for (size_t done = 0; done < total && status == 0; done++) {
 		if (checkout->progress && checkout->progress->cancel &&
-		    atomic_load(checkout->progress->cancel))
-			return hearth_fail(checkout->error, HEARTH_CANCELLED,
+		    atomic_load(checkout->progress->cancel)) {
+			status = hearth_fail(checkout->error, HEARTH_CANCELLED,
 			    "checkout cancelled; the working tree was not changed");
-		staged_name(step->target->id, "", name);
-		io_unlink(checkout->staging_fds[step->root], name);
-		if (checkout_write_content(checkout->home, checkout->staging_fds[step->root], name,
-			step->target, sync, checkout->error) != 0)
-			return checkout->error->code;
-		done++;
-		if (checkout->progress && checkout->progress->report && (done % 64 == 0 || done == total)) {
+			break;
+		}
+		status = stage_one(checkout, &order[done], sync);
+		if (status == 0 && checkout->progress && checkout->progress->report &&
+		    ((done + 1) % 64 == 0 || done + 1 == total)) {
 			struct hearth_progress_report report = {
-				.phase = "writing", .done = done, .total = total,
-				.path = tree_path(&checkout->target, step->target),
+				.phase = "writing", .done = done + 1, .total = total,
+				.path = tree_path(&checkout->target, order[done].node),
 			};
 			checkout->progress->report(checkout->progress->context, &report);
 		}
 	}
-	return 0;
+	free(order);
+	return status;
 }
 
 /* ---- applying: renames and removals ------------------------------------------------ */

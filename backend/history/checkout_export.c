@@ -11,22 +11,72 @@
 #include "backend/io/io.h"
 
 static int
-export_node(struct hearth *home, struct tree *tree, struct tree_node *node, int dir_fd,
-    struct hearth_error *error)
+export_folder(struct tree *tree, struct tree_node *node, int dir_fd, struct hearth_error *error)
 {
 	const char *path = tree_path(tree, node);
+	struct checkout_parent parent;
 
-	if (node->kind == NODE_DIR) {
-		struct checkout_parent parent;
-		if (checkout_open_parent(dir_fd, path, &parent) != 0)
-			return checkout_unreachable(error, "make", path);
-		int status = io_mkdir(parent.folder, parent.name, 0755);
-		int saved = errno;
-		close(parent.folder);
-		errno = saved;
-		return status == 0 ? 0 : hearth_fail_errno(error, "cannot make %s", path);
+	if (checkout_open_parent(dir_fd, path, &parent) != 0)
+		return checkout_unreachable(error, "make", path);
+	int status = io_mkdir(parent.folder, parent.name, 0755);
+	int saved = errno;
+	close(parent.folder);
+	errno = saved;
+	return status == 0 ? 0 : hearth_fail_errno(error, "cannot make %s", path);
+}
+
+static void
+export_report(const struct hearth_progress *progress, size_t done, size_t total,
+    const char *path)
+{
+	if (progress == NULL || progress->report == NULL || (done % 256 != 1 && done != total))
+		return;
+	struct hearth_progress_report report = {
+		.phase = "exporting", .done = done, .total = total, .path = path,
+	};
+	progress->report(progress->context, &report);
+}
+
+/* Folders first, shallowest first, so each has its parent; then files and
+ * links in pack order, carrying no node id. */
+static int
+export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	struct tree_node **folders = malloc((tree->count + 1) * sizeof *folders);
+	struct checkout_placed *files = malloc((tree->count + 1) * sizeof *files);
+	size_t folder_count = 0, file_count = 0;
+	int status = 0;
+
+	if (folders == NULL || files == NULL)
+		status = hearth_fail(error, HEARTH_FAILED, "out of memory");
+	for (size_t i = 0; status == 0 && i < tree->count; i++) {
+		struct tree_node *node = &tree->nodes[i];
+		tree_path(tree, node);
+		if (node->kind == NODE_DIR)
+			folders[folder_count++] = node;
+		else
+			files[file_count++] = (struct checkout_placed){ .node = node };
 	}
-	return checkout_write_content(home, dir_fd, path, node, false, error);
+	if (status == 0) {
+		qsort(folders, folder_count, sizeof *folders, checkout_compare_nodes_by_depth);
+		checkout_place_and_sort(home, files, file_count);
+	}
+	for (size_t i = 0; status == 0 && i < folder_count + file_count; i++) {
+		bool folder = i < folder_count;
+		struct tree_node *node = folder ? folders[i] : files[i - folder_count].node;
+		if (progress && progress->cancel && atomic_load(progress->cancel)) {
+			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
+			break;
+		}
+		struct checkout_write_how how = { .place = folder ? NULL : &files[i - folder_count].place };
+		status = folder ? export_folder(tree, node, dir_fd, error)
+		    : checkout_write_content(home, dir_fd, node->path, node, &how, error);
+		export_report(progress, i + 1, tree->count, node->path);
+	}
+	free(folders);
+	free(files);
+	return status;
 }
 
 static bool
@@ -73,39 +123,22 @@ hearth_export(hearth *home, const char *version, const char *dir,
 			}
 		}
 	}
+	/* One read snapshot for the tree and every file's chunk lookups:
+	 * outside a transaction each lookup takes and drops SQLite's lock. */
+	store_begin_read(&home->store);
 	vv_init(&vv);
 	status = checkout_target(home, version, &vv, id_hex, error);
 	if (status == 0)
 		status = tree_load(home, &vv, &tree, error);
 	vv_free(&vv);
-	if (status != 0) {
-		close(dir_fd);
-		return status;
+	if (status == 0) {
+		status = export_nodes(home, &tree, dir_fd, progress, error);
+		tree_free(&tree);
 	}
-	struct tree_node **order = malloc((tree.count + 1) * sizeof *order);
-	for (size_t i = 0; i < tree.count; i++) {
-		order[i] = &tree.nodes[i];
-		tree_path(&tree, order[i]);
-	}
-	qsort(order, tree.count, sizeof *order, checkout_compare_nodes_by_depth);
-	for (size_t i = 0; status == 0 && i < tree.count; i++) {
-		if (progress && progress->cancel && atomic_load(progress->cancel))
-			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
-		else
-			status = export_node(home, &tree, order[i], dir_fd, error);
-		if (progress && progress->report && (i % 256 == 0 || i + 1 == tree.count)) {
-			struct hearth_progress_report report = {
-				.phase = "exporting", .done = i + 1, .total = tree.count,
-				.path = order[i]->path,
-			};
-			progress->report(progress->context, &report);
-		}
-	}
+	store_end_read(&home->store);
 	if (status == 0 && config_durability_rules(home->config->durability).sync_folders &&
 	    io_syncfs(dir_fd) != 0)
 		status = hearth_fail_errno(error, "cannot flush %s", dir);
-	free(order);
-	tree_free(&tree);
 	close(dir_fd);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "backend/disk/home.h"
+#include "backend/history/blob.h"
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
 #include "backend/store/hash.h"
@@ -26,9 +27,32 @@ int checkout_open_parent(int dir_fd, const char *path, struct checkout_parent *o
 int checkout_unreachable(struct hearth_error *error, const char *what, const char *path);
 /* lstat of a path below dir_fd, reached the same way. */
 int checkout_stat(int dir_fd, const char *path, struct stat *out);
+/* How checkout_write_content writes a node: place is where its blob
+ * starts in the packs (NULL: looked up); sync is durability full's fsync;
+ * stamp marks the file with the node's id, which only a file of the Home
+ * carries (an export is not a Home). */
+struct checkout_write_how {
+	const struct blob_place *place;
+	bool sync;
+	bool stamp;
+};
+
 /* Writes a node's content at name below dir_fd as a new file (or link). */
 int checkout_write_content(struct hearth *home, int dir_fd, const char *name,
-    const struct tree_node *node, bool sync, struct hearth_error *error);
+    const struct tree_node *node, const struct checkout_write_how *how,
+    struct hearth_error *error);
+
+/* A node to write and where its content starts in the packs: writing in
+ * pack order reads and decompresses each frame once (in tree order the
+ * reader's few cached frames thrash). */
+struct checkout_placed {
+	struct tree_node *node;
+	void *owner;		/* the caller's own item for it (checkout's step) */
+	struct blob_place place;
+};
+
+/* Finds each node's place and sorts them into pack order. */
+void checkout_place_and_sort(struct hearth *home, struct checkout_placed *nodes, size_t count);
 /* Folders in a path, counting the last component. */
 int checkout_depth(const char *path);
 /* qsort order of struct tree_node pointers, shallowest first (paths set). */

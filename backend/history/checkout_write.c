@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -79,10 +80,11 @@ checkout_stat(int dir_fd, const char *path, struct stat *out)
 }
 
 /* Writes a node's content into staging as a file (or link) ready to be
- * renamed into place; durability full syncs it here. */
+ * renamed into place, or for export where it stays. */
 int
 checkout_write_content(struct hearth *home, int dir_fd, const char *name,
-    const struct tree_node *node, bool sync, struct hearth_error *error)
+    const struct tree_node *node, const struct checkout_write_how *how,
+    struct hearth_error *error)
 {
 	struct checkout_parent parent;
 	if (checkout_open_parent(dir_fd, name, &parent) != 0)
@@ -106,11 +108,12 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
 	int status = node->has_content && node->size > 0
-	    ? blob_write_sparse(home, &node->blob, fd, error) : 0;
+	    ? blob_write_sparse_placed(home, &node->blob, how->place, fd, error) : 0;
 	/* The id travels with the file through the rename into place. */
-	identity_write_file(fd, node->id);
+	if (how->stamp)
+		identity_write_file(fd, node->id);
 	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||
-			       io_futimens(fd, node->mtime_ns) != 0 || (sync && io_fsync(fd) != 0)))
+			       io_futimens(fd, node->mtime_ns) != 0 || (how->sync && io_fsync(fd) != 0)))
 		status = hearth_fail_errno(error, "cannot finish %s", name);
 	if (io_close(fd) != 0 && status == 0)
 		status = hearth_fail_errno(error, "cannot write %s", name);
@@ -120,4 +123,23 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		io_unlink(parent.folder, parent.name);
 	close(parent.folder);
 	return status;
+}
+
+static int
+compare_placed(const void *a, const void *b)
+{
+	const struct checkout_placed *x = a, *y = b;
+	return blob_place_compare(&x->place, &y->place);
+}
+
+void
+checkout_place_and_sort(struct hearth *home, struct checkout_placed *nodes, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (nodes[i].node->has_content && nodes[i].node->size > 0)
+			blob_locate(home, &nodes[i].node->blob, &nodes[i].place);
+		else
+			memset(&nodes[i].place, 0, sizeof nodes[i].place);
+	}
+	qsort(nodes, count, sizeof *nodes, compare_placed);
 }

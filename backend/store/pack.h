@@ -116,6 +116,9 @@ int pack_read(struct pack_reader *reader, const struct hash *chunk,
 int pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
     struct hash *base, char *error, size_t error_size);
 void pack_reader_free(struct pack_reader *reader);
+/* Frames read and checked so far (each decompressed once per load): a
+ * test sees that a tree is written in pack order. */
+uint64_t pack_reader_frames_loaded(const struct pack_reader *reader);
 
 /* Walks a sealed pack's own index (fsck, repair): calls visit per chunk.
  * Checks header, footer and index checksums first. */

@@ -55,6 +55,7 @@ struct pack_reader {
 	uint64_t clock;
 	pack_locate_fn locate;		/* a delta's base, by id */
 	unsigned depth;			/* deltas being followed now */
+	uint64_t frames_loaded;
 };
 
 struct pack_reader *
@@ -360,6 +361,7 @@ pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
 		reader->spare_capacity = incoming.capacity;
 		return NULL;
 	}
+	reader->frames_loaded++;
 	slot = pack_reader_oldest(reader);
 	reader->spare = slot->bytes;
 	reader->spare_capacity = slot->capacity;
@@ -369,6 +371,12 @@ pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
 	slot->frame_offset = frame_offset;
 	slot->last_use = ++reader->clock;
 	return slot;
+}
+
+uint64_t
+pack_reader_frames_loaded(const struct pack_reader *reader)
+{
+	return reader->frames_loaded;
 }
 
 int

@@ -1363,6 +1363,51 @@ tool_derive(int argc, char **argv)
 	return status;
 }
 
+/* frames-read DIR export OUT | frames-read DIR checkout: exports head to
+ * OUT, or checks head out, then prints how many pack frames the reader
+ * loaded and how many the store holds: a tree written in pack order loads
+ * each frame once. */
+static int
+tool_frames_read(int argc, char **argv)
+{
+	struct hearth_error error;
+	hearth *home;
+
+	if (!(argc == 4 && strcmp(argv[2], "export") == 0) &&
+	    !(argc == 3 && strcmp(argv[2], "checkout") == 0)) {
+		fputs("usage: hearth-test-tool frames-read DIR export OUT | frames-read DIR checkout\n",
+		    stderr);
+		return 2;
+	}
+	struct hearth_open_options open_options = { .start_dir = argv[1] };
+	if (hearth_open(&home, &open_options, &error) != 0) {
+		fprintf(stderr, "frames-read: %s\n", error.message);
+		return 1;
+	}
+	int status;
+	if (argc == 4) {
+		status = hearth_export(home, NULL, argv[3], NULL, &error);
+	} else {
+		struct hearth_checkout_options options = { 0 };
+		struct hearth_checkout_result result;
+		status = hearth_checkout(home, &options, NULL, &result, &error);
+		hearth_checkout_result_free(&result);
+	}
+	sqlite3_stmt *statement;
+	long long held = -1;
+	if (sqlite3_prepare_v2(home->store.db, "SELECT COUNT(*) FROM (SELECT DISTINCT pack, frame "
+		"FROM chunk)", -1, &statement, NULL) == SQLITE_OK && sqlite3_step(statement) == SQLITE_ROW)
+		held = sqlite3_column_int64(statement, 0);
+	sqlite3_finalize(statement);
+	if (status == 0)
+		printf("loaded %llu frames of %lld\n",
+		    (unsigned long long)pack_reader_frames_loaded(home->reader), held);
+	else
+		fprintf(stderr, "frames-read: %s\n", error.message);
+	hearth_close(home);
+	return hearth_exit_status(status);
+}
+
 static const struct tool_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -1392,6 +1437,8 @@ static const struct tool_command {
 	{ "derive", tool_derive,
 	    "derive [--ops] DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest does" },
 	{ "meta-delete", tool_meta_delete, "meta-delete DB KEY: drop a named value from meta" },
+	{ "frames-read", tool_frames_read,
+	    "frames-read DIR export OUT | DIR checkout: frames loaded beside frames held" },
 	{ "flip", tool_flip, "flip DB op|version N COLUMN POS|length: flip one bit of a stored op" },
 };
 
