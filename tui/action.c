@@ -23,6 +23,8 @@ static const struct {
 	{ SCOPE_VERSION, "Version" },
 	{ SCOPE_CONFLICTS, "Conflicts" },
 	{ SCOPE_SIDES, "Sides" },
+	{ SCOPE_CHANGES, "Changes" },
+	{ SCOPE_FILE_LOG, "File history" },
 	{ SCOPE_HOME, "Home" },
 	{ SCOPE_SYNC, "Sync" },
 	{ SCOPE_HELP, "Help" },

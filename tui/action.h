@@ -22,14 +22,18 @@ enum action_scope {
 	SCOPE_HELP = 1 << 5,		/* the help overlay */
 	SCOPE_WELCOME = 1 << 6,		/* outside any Home */
 	SCOPE_SIDES = 1 << 7,		/* one conflict's sides, over Conflicts */
+	SCOPE_CHANGES = 1 << 8,		/* the working tree's changes and diffs, over Home */
+	SCOPE_FILE_LOG = 1 << 9,	/* one path's history, over Home or a version */
 };
 #define SCOPE_TOP_VIEWS (SCOPE_HISTORY | SCOPE_CONFLICTS | SCOPE_HOME | SCOPE_SYNC)
-#define SCOPE_IN_HOME (SCOPE_TOP_VIEWS | SCOPE_VERSION | SCOPE_SIDES | SCOPE_HELP)
+#define SCOPE_IN_HOME (SCOPE_TOP_VIEWS | SCOPE_VERSION | SCOPE_SIDES | SCOPE_HELP | \
+    SCOPE_CHANGES | SCOPE_FILE_LOG)
 /* Settling conflicts works in the list and in the Sides pane of one. */
 #define SCOPE_SETTLE (SCOPE_CONFLICTS | SCOPE_SIDES)
 #define SCOPE_ANYWHERE (SCOPE_IN_HOME | SCOPE_WELCOME)
 /* / n N: History's messages, and the panes of text. */
-#define SCOPE_SEARCH (SCOPE_HISTORY | SCOPE_VERSION | SCOPE_HELP)
+#define SCOPE_SEARCH (SCOPE_HISTORY | SCOPE_VERSION | SCOPE_HELP | SCOPE_CHANGES | \
+    SCOPE_FILE_LOG)
 
 /* Keys are ints: a character is its code point; a curses function key
  * (KEY_UP...) has ACTION_FUNCTION_KEY added, since curses codes overlap
@@ -93,10 +97,13 @@ enum action_scope {
 	    "Go to the next match of the search, round the end") \
 	X(SEARCH_PREVIOUS, "search-previous", SCOPE_SEARCH, ACTION_KEYS('N'), NULL, \
 	    "Go to the previous match of the search, round the end") \
-	X(TOGGLE_DIFF, "toggle-diff", SCOPE_VERSION, \
+	X(TOGGLE_DIFF, "toggle-diff", SCOPE_VERSION | SCOPE_FILE_LOG, \
 	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), ' '), "diff", \
-	    "Show or hide the diff of the selected file") \
-	X(CLOSE, "close", SCOPE_VERSION | SCOPE_SIDES | SCOPE_HELP, \
+	    "Show or hide the diff of the selected file or version") \
+	X(TOGGLE_CHANGE_DIFF, "toggle-change-diff", SCOPE_CHANGES, \
+	    ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER)), "diff", \
+	    "Show or hide the diff of the selected change (space marks it)") \
+	X(CLOSE, "close", SCOPE_VERSION | SCOPE_SIDES | SCOPE_HELP | SCOPE_CHANGES | SCOPE_FILE_LOG, \
 	    ACTION_KEYS('h', ACTION_FN(KEY_LEFT), ACTION_FN(KEY_BACKSPACE), 0x7f), "back", \
 	    "Close this pane and go back") \
 	X(OPEN_CONFLICT, "open-conflict", SCOPE_CONFLICTS, \
@@ -113,17 +120,21 @@ enum action_scope {
 	X(DECIDE_LATER, "decide-later", SCOPE_SETTLE, ACTION_KEYS('l', 'n'), "later", \
 	    "Leave this conflict for later; go to the next one") \
 	X(EXPAND, "expand", SCOPE_HOME, ACTION_KEYS('\n', '\r', ACTION_FN(KEY_ENTER), 'l'), \
-	    "open", "Open or close the selected folder") \
+	    "open", "Open or close the selected folder; on a changed file, show its diff") \
 	X(EXPAND_RIGHT, "expand-only", SCOPE_HOME, ACTION_KEYS(ACTION_FN(KEY_RIGHT)), NULL, \
 	    "Open the selected folder") \
 	X(COLLAPSE, "collapse", SCOPE_HOME, ACTION_KEYS('h', ACTION_FN(KEY_LEFT)), NULL, \
 	    "Close the folder, or go to the folder holding it") \
-	X(MARK, "mark", SCOPE_CONFLICTS | SCOPE_HOME, ACTION_KEYS(' '), "mark", \
+	X(MARK, "mark", SCOPE_CONFLICTS | SCOPE_HOME | SCOPE_CHANGES, ACTION_KEYS(' '), "mark", \
 	    "Mark or unmark the selected path, then move down") \
-	X(UNMARK_ALL, "unmark-all", SCOPE_CONFLICTS | SCOPE_HOME, ACTION_KEYS('u'), NULL, \
+	X(UNMARK_ALL, "unmark-all", SCOPE_CONFLICTS | SCOPE_HOME | SCOPE_CHANGES, ACTION_KEYS('u'), \
+	    NULL, \
 	    "Unmark every path") \
-	X(RECORD, "record", SCOPE_HOME, ACTION_KEYS('r'), "record", \
+	X(RECORD, "record", SCOPE_HOME | SCOPE_CHANGES, ACTION_KEYS('r'), "record", \
 	    "Record the marked paths (all changes if none) with a message") \
+	X(FILE_HISTORY, "file-history", SCOPE_HOME | SCOPE_VERSION | SCOPE_CHANGES, \
+	    ACTION_KEYS('L'), "history", \
+	    "Show the versions that changed the selected path, followed through moves") \
 	X(FILTER, "filter", SCOPE_HOME, ACTION_KEYS('f', '/'), "filter", \
 	    "Show only names containing a text (empty: show all)") \
 	X(SYNC, "sync", SCOPE_SYNC, ACTION_KEYS('s'), "sync", \

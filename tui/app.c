@@ -69,6 +69,8 @@ static const struct view_ops *const view_table[VIEW_COUNT] = {
 	[VIEW_SYNC] = &view_sync_ops,
 	[VIEW_VERSION] = &view_version_ops,
 	[VIEW_SIDES] = &view_sides_ops,
+	[VIEW_CHANGES] = &view_changes_ops,
+	[VIEW_FILE_LOG] = &view_file_log_ops,
 	[VIEW_HELP] = &view_help_ops,
 	[VIEW_WELCOME] = &view_welcome_ops,
 };

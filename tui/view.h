@@ -28,6 +28,8 @@ enum view_id {
 	VIEW_SYNC,
 	VIEW_VERSION,
 	VIEW_SIDES,
+	VIEW_CHANGES,
+	VIEW_FILE_LOG,
 	VIEW_HELP,
 	VIEW_WELCOME,
 	VIEW_COUNT
@@ -77,11 +79,23 @@ extern const struct view_ops view_home_ops;
 extern const struct view_ops view_sync_ops;
 extern const struct view_ops view_version_ops;
 extern const struct view_ops view_sides_ops;
+extern const struct view_ops view_changes_ops;
+extern const struct view_ops view_file_log_ops;
 extern const struct view_ops view_help_ops;
 extern const struct view_ops view_welcome_ops;
 
 /* Points the version pane at one version (copied) and marks it stale. */
 void view_version_show(struct view *view, const struct hearth_version *version);
+
+/* Opens the Changes pane over the current view: every change of the
+ * working tree (the app's status), the cursor on path with its diff open. */
+void view_changes_show(struct app *app, const char *path);
+/* Opens the File history pane over the current view: the versions that
+ * changed path (hearth_log with a path), fetched on the worker. */
+void view_file_log_show(struct app *app, const char *path);
+/* What Home's r does, for the given paths (none: every change): asks for
+ * the message, records on the worker, refreshes. home is the Home view. */
+void view_home_record(struct view *home, char **paths, size_t count);
 
 /* Points the Sides pane at one conflict by its id (copied) and marks it
  * stale; the pane fetches the conflict when it builds. */

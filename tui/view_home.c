@@ -45,6 +45,11 @@ struct home_pane {
 	size_t change_count;
 	/* A record the guard on emptying stopped, while the user is asked. */
 	struct record_job *pending;
+	/* The paths of the record whose message is being asked for, and
+	 * whether they are the tree's marks (cleared once recorded). */
+	char **recording;
+	size_t recording_count;
+	bool recording_marks;
 };
 
 struct record_job {
@@ -53,10 +58,12 @@ struct record_job {
 	char **paths;
 	size_t path_count;
 	bool allow_deletes;	/* asked and confirmed past the guard on emptying */
+	bool marks;		/* the paths are the tree's marks */
 	struct hearth_record_result result;
 };
 
 static void record_free(void *context);
+static void forget_recording(struct home_pane *pane);
 
 /* ---- rows and paths ----------------------------------------------------------- */
 
@@ -370,6 +377,7 @@ home_close(struct view *view)
 	free(pane->changes);
 	if (pane->pending != NULL)
 		record_free(pane->pending);
+	forget_recording(pane);
 	free(pane);
 }
 
@@ -725,7 +733,8 @@ record_done(void *context, int code, const struct hearth_error *error)
 		    job->result.changes.count == 1 ? "" : "s",
 		    (unsigned long long)job->result.files_stored,
 		    job->result.files_stored == 1 ? "" : "s");
-		list_clear_marks(view->list);
+		if (job->marks)
+			list_clear_marks(view->list);
 		app_home_changed(view->app);
 	} else if (code == HEARTH_CANCELLED) {
 		app_message(view->app, "Record cancelled; nothing was recorded");
@@ -735,7 +744,7 @@ record_done(void *context, int code, const struct hearth_error *error)
 	record_free(job);
 }
 
-static void ask_record(struct view *view);
+static void show_record_dialog(struct view *view);
 static void submit_with_message(struct view *view, const char *text);
 
 /* An empty message was typed: y records without one, n goes back to it. */
@@ -748,7 +757,7 @@ confirm_empty_message(void *context, bool accepted, const char *text)
 	if (accepted)
 		submit_with_message(view, "");
 	else
-		ask_record(view);
+		show_record_dialog(view);
 }
 
 static void
@@ -757,6 +766,7 @@ record_message_done(void *context, bool accepted, const char *text)
 	struct view *view = context;
 
 	if (!accepted) {
+		forget_recording(view->private);
 		app_message(view->app, "Record cancelled");
 		return;
 	}
@@ -771,14 +781,16 @@ record_message_done(void *context, bool accepted, const char *text)
 static void
 submit_with_message(struct view *view, const char *text)
 {
-	struct path_set marked = { 0 };
-
-	list_for_each_marked(view->list, collect_marked, &marked);
+	struct home_pane *pane = view->private;
 	struct record_job *job = memory_alloc(1, sizeof *job);
+
 	job->view = view;
 	job->message = memory_strdup(text);
-	job->paths = marked.paths;
-	job->path_count = marked.count;
+	job->paths = pane->recording;
+	job->path_count = pane->recording_count;
+	job->marks = pane->recording_marks;
+	pane->recording = NULL;
+	pane->recording_count = 0;
 	submit_record(view, job);
 }
 
@@ -797,25 +809,65 @@ submit_record(struct view *view, struct record_job *job)
 }
 
 static void
-ask_record(struct view *view)
+forget_recording(struct home_pane *pane)
 {
-	struct path_set marked = { 0 };
+	for (size_t i = 0; i < pane->recording_count; i++)
+		free(pane->recording[i]);
+	free(pane->recording);
+	pane->recording = NULL;
+	pane->recording_count = 0;
+}
+
+static void
+show_record_dialog(struct view *view)
+{
+	struct home_pane *pane = view->private;
 	const struct hearth_status_report *status = app_status(view->app);
+	size_t count = pane->recording_count;
 	char *prompt;
 
-	list_for_each_marked(view->list, collect_marked, &marked);
-	if (marked.count == 0 && status != NULL)
+	if (count == 0 && status != NULL)
 		prompt = memory_printf("Record every change (%zu path%s) as a new version.\nMessage:",
 		    status->changes.count, status->changes.count == 1 ? "" : "s");
-	else if (marked.count == 0)
+	else if (count == 0)
 		prompt = memory_strdup("Record every change as a new version.\nMessage:");
 	else
 		prompt = memory_printf("Record the %zu marked path%s (%s%s) as a new version.\nMessage:",
-		    marked.count, marked.count == 1 ? "" : "s", marked.paths[0],
-		    marked.count > 1 ? ", ..." : "");
+		    count, count == 1 ? "" : "s", pane->recording[0], count > 1 ? ", ..." : "");
 	dialog_input(app_dialog(view->app), "Record", prompt, "", record_message_done, NULL, view);
 	free(prompt);
-	free_paths(&marked);
+}
+
+/* Asks for the message of a record of paths (taken; none: every change). */
+static void
+start_record(struct view *view, char **paths, size_t count, bool marks)
+{
+	struct home_pane *pane = view->private;
+
+	forget_recording(pane);
+	pane->recording = paths;
+	pane->recording_count = count;
+	pane->recording_marks = marks;
+	show_record_dialog(view);
+}
+
+static void
+ask_record(struct view *view)
+{
+	struct path_set marked = { 0 };
+
+	list_for_each_marked(view->list, collect_marked, &marked);
+	start_record(view, marked.paths, marked.count, true);
+}
+
+void
+view_home_record(struct view *home, char **paths, size_t count)
+{
+	char **copy = memory_alloc(count + 1, sizeof *copy);
+
+	for (size_t i = 0; i < count; i++)
+		copy[i] = memory_strdup(paths[i]);
+	start_record(home, copy, count, false);
 }
 
 /* ---- filter -------------------------------------------------------------------- */
@@ -852,6 +904,20 @@ ask_filter(struct view *view)
 
 /* ---- keys ---------------------------------------------------------------------- */
 
+/* Enter on a file: its diff in the Changes pane when it changed. */
+static void
+open_diff(struct view *view, struct list_item *item)
+{
+	const struct home_entry *entry = item->data;
+	char *path = item_path(item);
+
+	if (entry->mark == ' ' || entry->mark == HOME_FOLDER_WITH_CHANGES)
+		app_message(view->app, "%s has not changed since the version the tree is at", path);
+	else
+		view_changes_show(view->app, path);
+	free(path);
+}
+
 static bool
 home_handle(struct view *view, enum action action)
 {
@@ -859,6 +925,10 @@ home_handle(struct view *view, enum action action)
 
 	switch (action) {
 	case ACTION_EXPAND:
+		if (item != NULL && !item->expandable) {
+			open_diff(view, item);
+			return true;
+		}
 		if (item != NULL && item->expandable && item->expanded)
 			list_set_expanded(view->list, item, false);
 		else if (item != NULL && item->expandable)
@@ -886,6 +956,13 @@ home_handle(struct view *view, enum action action)
 		return true;
 	case ACTION_FILTER:
 		ask_filter(view);
+		return true;
+	case ACTION_FILE_HISTORY:
+		if (item != NULL) {
+			char *path = item_path(item);
+			view_file_log_show(view->app, path);
+			free(path);
+		}
 		return true;
 	default:
 		return false;

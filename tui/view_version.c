@@ -10,23 +10,7 @@
 #include "tui/app.h"
 #include "tui/memory.h"
 #include "tui/view.h"
-
-#define VERSION_DIFF_MAX (512 * 1024)
-
-enum version_row_kind {
-	ROW_TEXT,		/* a line of the header or the message */
-	ROW_CHANGE,		/* a changed path */
-	ROW_DIFF,		/* a line of a path's diff */
-};
-
-struct version_row {
-	enum version_row_kind kind;
-	enum theme_role role;
-	char *text;
-	char mark;			/* ROW_CHANGE: the change kind */
-	char *path;			/* ROW_CHANGE: the path (new path of a move) */
-	enum hearth_entry_kind entry_kind;
-};
+#include "tui/view_rows.h"
 
 struct version_pane {
 	struct hearth_version version;	/* author and message point below */
@@ -45,38 +29,10 @@ struct version_job {
 	struct hearth_change_list changes;
 };
 
-/* hearth_diff of one path on the worker; the rows go under item if the
- * list was not rebuilt meanwhile (a rebuild frees item). */
-struct diff_job {
-	struct view *view;
-	unsigned request;
-	struct list_item *item;
-	char id[HEARTH_ID_HEX];
-	char *path;
-	struct hearth_text diff;
-};
-
-static void
-free_row(void *data)
-{
-	struct version_row *row = data;
-
-	free(row->text);
-	free(row->path);
-	free(row);
-}
-
-/* / in the pane: the header, the paths and the diff lines shown. */
-static bool
-row_matches(const void *data, const char *text)
-{
-	return view_search_matches(((const struct version_row *)data)->text, text);
-}
-
 static void
 version_open(struct view *view)
 {
-	view->list = list_new(free_row, row_matches);
+	view->list = rows_new();
 	view->private = memory_alloc(1, sizeof(struct version_pane));
 }
 
@@ -107,18 +63,6 @@ view_version_show(struct view *view, const struct hearth_version *version)
 	view->stale = true;
 }
 
-static struct list_item *
-add_row(struct view *view, struct list_item *parent, enum version_row_kind kind,
-    enum theme_role role, char *text)
-{
-	struct version_row *row = memory_alloc(1, sizeof *row);
-
-	row->kind = kind;
-	row->role = role;
-	row->text = text;
-	return list_append(view->list, parent, row);
-}
-
 static void
 add_header(struct view *view)
 {
@@ -126,45 +70,22 @@ add_header(struct view *view)
 	char time[32];
 
 	draw_format_time(pane->version.time, time, sizeof time);
-	add_row(view, NULL, ROW_TEXT, THEME_ID, memory_printf("version  %s", pane->version.id));
-	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_printf("author   %s", pane->author));
-	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_printf("time     %s", time));
-	add_row(view, NULL, ROW_TEXT, THEME_DIM, memory_printf("replica  %s, op %llu",
+	rows_add(view, NULL, ROW_TEXT, THEME_ID, memory_printf("version  %s", pane->version.id));
+	rows_add(view, NULL, ROW_TEXT, THEME_NORMAL, memory_printf("author   %s", pane->author));
+	rows_add(view, NULL, ROW_TEXT, THEME_NORMAL, memory_printf("time     %s", time));
+	rows_add(view, NULL, ROW_TEXT, THEME_DIM, memory_printf("replica  %s, op %llu",
 	    pane->version.replica, (unsigned long long)pane->version.counter));
-	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_strdup(""));
+	rows_add(view, NULL, ROW_TEXT, THEME_NORMAL, memory_strdup(""));
 	for (const char *line = pane->message; ; ) {
 		size_t length = strcspn(line, "\n");
 		char *text = memory_alloc(length + 5, 1);
 		snprintf(text, length + 5, "    %.*s", (int)length, line);
-		add_row(view, NULL, ROW_TEXT, THEME_NORMAL, text);
+		rows_add(view, NULL, ROW_TEXT, THEME_NORMAL, text);
 		if (line[length] == '\0')
 			break;
 		line += length + 1;
 	}
-	add_row(view, NULL, ROW_TEXT, THEME_NORMAL, memory_strdup(""));
-}
-
-static void
-add_change(struct view *view, const struct hearth_change *change)
-{
-	char *text;
-
-	if (change->kind == HEARTH_MOVED && change->old_path != NULL)
-		text = memory_printf("%s -> %s%s", change->old_path, change->path,
-		    change->content_changed ? " (and modified)" : "");
-	else if (change->merged_from != NULL)
-		text = memory_printf("%s  (merged: edits from %s)", change->path, change->merged_from);
-	else
-		text = memory_strdup(change->path);
-	struct list_item *item = add_row(view, NULL, ROW_CHANGE, draw_change_role((char)change->kind),
-	    text);
-	struct version_row *row = item->data;
-	row->mark = (char)change->kind;
-	row->path = memory_strdup(change->path);
-	row->entry_kind = change->entry_kind;
-	/* Folders have no diff; a moved file has one only if it changed. */
-	item->expandable = change->entry_kind != HEARTH_DIR &&
-	    (change->kind != HEARTH_MOVED || change->content_changed);
+	rows_add(view, NULL, ROW_TEXT, THEME_NORMAL, memory_strdup(""));
 }
 
 static void
@@ -174,11 +95,11 @@ add_changes(struct view *view, const struct hearth_change_list *changes)
 	struct list_item *first = NULL;
 
 	pane->change_count = changes->count;
-	add_row(view, NULL, ROW_TEXT, THEME_HEADER, memory_printf("%zu path%s changed%s",
+	rows_add(view, NULL, ROW_TEXT, THEME_HEADER, memory_printf("%zu path%s changed%s",
 	    changes->count, changes->count == 1 ? "" : "s",
 	    changes->count ? " (Enter on a file shows its diff)" : ""));
 	for (size_t i = 0; i < changes->count; i++) {
-		add_change(view, &changes->items[i]);
+		rows_add_change(view, NULL, &changes->items[i]);
 		if (first == NULL)
 			first = view->list->root.children[view->list->root.child_count - 1];
 	}
@@ -219,7 +140,7 @@ version_job_done(void *context, int code, const struct hearth_error *error)
 		if (code == HEARTH_OK) {
 			add_changes(view, &job->changes);
 		} else {
-			add_row(view, NULL, ROW_TEXT, THEME_ERROR, memory_printf("%s", error->message));
+			rows_add(view, NULL, ROW_TEXT, THEME_ERROR, memory_printf("%s", error->message));
 			list_refresh(view->list);
 		}
 	}
@@ -241,7 +162,7 @@ version_build(struct view *view)
 
 	list_clear(view->list);
 	add_header(view);
-	add_row(view, NULL, ROW_TEXT, THEME_DIM, memory_strdup("reading the changes..."));
+	rows_add(view, NULL, ROW_TEXT, THEME_DIM, memory_strdup("reading the changes..."));
 	list_refresh(view->list);
 	job->view = view;
 	job->request = ++pane->request;
@@ -249,108 +170,30 @@ version_build(struct view *view)
 	app_submit(view->app, &work);
 }
 
-static void
-add_diff_rows(struct view *view, struct list_item *item, const struct hearth_text *diff)
-{
-	if (diff->binary) {
-		add_row(view, item, ROW_DIFF, THEME_DIM,
-		    memory_strdup("(binary or too large to show as text)"));
-	} else if (diff->length == 0) {
-		add_row(view, item, ROW_DIFF, THEME_DIM, memory_strdup("(no text changes)"));
-	}
-	for (const char *line = diff->binary ? "" : diff->text; *line != '\0';) {
-		size_t length = strcspn(line, "\n");
-		char *text = memory_strndup(line, length);
-		add_row(view, item, ROW_DIFF, draw_diff_role(text), text);
-		line += length;
-		if (*line == '\n')
-			line++;
-	}
-}
-
 static int
-diff_job_run(hearth *home, void *context, const struct hearth_progress *progress,
+fetch_diff(hearth *home, const char *version, const char *path, struct hearth_text *out,
     struct hearth_error *error)
 {
-	struct diff_job *job = context;
-
-	(void)progress;
-	return hearth_diff(home, job->id, job->path, VERSION_DIFF_MAX, &job->diff, error);
-}
-
-static void
-diff_job_free(void *context)
-{
-	struct diff_job *job = context;
-
-	hearth_text_free(&job->diff);
-	free(job->path);
-	free(job);
-}
-
-static void
-diff_job_done(void *context, int code, const struct hearth_error *error)
-{
-	struct diff_job *job = context;
-	struct version_pane *pane = job->view->private;
-
-	if (job->request == pane->request) {
-		list_remove_children(job->view->list, job->item);
-		if (code == HEARTH_OK)
-			add_diff_rows(job->view, job->item, &job->diff);
-		else
-			add_row(job->view, job->item, ROW_DIFF, THEME_ERROR,
-			    memory_strdup(error->message));
-		list_refresh(job->view->list);
-	}
-	diff_job_free(job);
-}
-
-static void
-load_diff(struct view *view, struct list_item *item)
-{
-	struct version_pane *pane = view->private;
-	struct version_row *row = item->data;
-	struct diff_job *job = memory_alloc(1, sizeof *job);
-	struct worker_job work = {
-		.title = "reading a diff",
-		.run = diff_job_run,
-		.done = diff_job_done,
-		.discard = diff_job_free,
-		.context = job,
-	};
-
-	item->loaded = true;
-	add_row(view, item, ROW_DIFF, THEME_DIM, memory_strdup("reading the diff..."));
-	job->view = view;
-	job->request = pane->request;
-	job->item = item;
-	memcpy(job->id, pane->version.id, sizeof job->id);
-	job->path = memory_strdup(row->path);
-	app_submit(view->app, &work);
+	return hearth_diff(home, version, path, ROWS_DIFF_MAX, out, error);
 }
 
 static bool
 version_handle(struct view *view, enum action action)
 {
+	struct version_pane *pane = view->private;
 	struct list_item *item = list_selected(view->list);
 
-	if (action != ACTION_TOGGLE_DIFF || item == NULL)
+	if (action == ACTION_FILE_HISTORY) {
+		const struct pane_row *row = item ? item->data : NULL;
+		if (row == NULL || row->kind != ROW_CHANGE)
+			app_message(view->app, "No path here: pick a changed path for its history");
+		else
+			view_file_log_show(view->app, row->path);
+		return true;
+	}
+	if (action != ACTION_TOGGLE_DIFF)
 		return false;
-	/* On a diff line, the toggle folds the file it belongs to. */
-	if (((struct version_row *)item->data)->kind == ROW_DIFF) {
-		item = item->parent;
-		list_set_expanded(view->list, item, false);
-		list_select(view->list, item);
-		return true;
-	}
-	if (!item->expandable) {
-		app_message(view->app, "No diff here: pick a file that was added, modified or deleted");
-		return true;
-	}
-	if (!item->loaded)
-		load_diff(view, item);
-	list_set_expanded(view->list, item, !item->expanded);
+	rows_toggle(view, &pane->request, pane->version.id, fetch_diff);
 	return true;
 }
 
@@ -366,33 +209,6 @@ version_draw_header(struct view *view, int y, int width)
 	free(title);
 }
 
-static void
-version_draw_row(void *context, const struct list_item *item, int y, int x, int width,
-    bool selected)
-{
-	const struct version_row *row = item->data;
-	enum theme_role role = view_role(selected, row->role);
-
-	draw_fill(y, x, width, view_role(selected, THEME_NORMAL));
-	switch (row->kind) {
-	case ROW_TEXT:
-		draw_text(y, x + 2, width - 2, role, row->text, 0);
-		return;
-	case ROW_CHANGE: {
-		char mark[2] = { row->mark, '\0' };
-		const char *fold = !item->expandable ? " " :
-		    item->expanded ? (draw_unicode() ? "\u25be" : "-") : (draw_unicode() ? "\u25b8" : "+");
-		draw_text(y, x + 2, 1, role, mark, 0);
-		draw_text(y, x + 4, 1, view_role(selected, THEME_DIM), fold, 0);
-		draw_text(y, x + 6, width - 6, role, row->text, 0);
-		return;
-	}
-	case ROW_DIFF:
-		draw_text(y, x + 6, width - 6, role, row->text, DRAW_EXPAND_TABS);
-		return;
-	}
-}
-
 const struct view_ops view_version_ops = {
 	.name = "Version",
 	.scope = SCOPE_VERSION,
@@ -400,6 +216,6 @@ const struct view_ops view_version_ops = {
 	.close = version_close,
 	.build = version_build,
 	.draw_header = version_draw_header,
-	.draw_row = version_draw_row,
+	.draw_row = rows_draw,
 	.handle = version_handle,
 };

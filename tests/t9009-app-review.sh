@@ -1,0 +1,114 @@
+#!/bin/sh
+test_description='the app: Enter on a changed file in Home shows its diff (search, mark and record there); L shows a path'"'"'s history, Enter a version'"'"'s diff of it'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+. "$HEARTH_SOURCE_DIR/tests/lib/app-lib.sh"
+
+test_expect_success 'a Home with a version, then an edit, a move with an edit and a new file' '
+	hearth init home &&
+	cd home &&
+	mkdir docs &&
+	printf "one\ntwo\nthree\n" >docs/notes.txt &&
+	printf "alpha\nbeta\n" >other.txt &&
+	hearth record -m "first version" &&
+	printf "one\n2\nthree\n" >docs/notes.txt &&
+	mv other.txt docs/moved.txt && printf "gamma\n" >>docs/moved.txt &&
+	echo new >new.txt
+'
+
+test_expect_success 'Enter on an unchanged folder opens it; on a changed file, its diff in the Changes pane' '
+	cd home &&
+	app_start &&
+	app_wait "first version" &&
+	app_keys 3 &&
+	app_wait "new.txt" &&
+	app_keys g Enter &&
+	app_wait "notes.txt" &&
+	app_keys j j &&
+	app_keys Enter &&
+	app_wait "Changes: the working tree against version" &&
+	app_wait "+2" &&
+	app_screen >../changes-screen &&
+	grep -E "^ *-two" ../changes-screen &&
+	grep "3 changes not recorded" ../changes-screen &&
+	grep "M . docs/notes.txt" ../changes-screen
+'
+
+test_expect_success 'in the pane, / finds the moved file and Enter diffs it against its old self' '
+	app_keys / &&
+	app_wait "Lines holding" &&
+	app_type "moved.txt" &&
+	app_keys Enter Enter &&
+	app_wait "rename from other.txt" &&
+	app_screen >../moved-screen &&
+	grep -F "+gamma" ../moved-screen &&
+	! grep -F "@@ -0,0" ../moved-screen &&
+	app_keys / &&
+	app_type "gamma" &&
+	app_keys Enter n &&
+	app_wait "Search went on from the top"
+'
+
+test_expect_success 'space marks a change and r records only it, as from the tree' '
+	cd home &&
+	app_keys / &&
+	app_type "docs/notes.txt" &&
+	app_keys Enter &&
+	app_keys Space &&
+	app_keys r &&
+	app_wait "Record the 1 marked path (docs/notes.txt)" &&
+	app_type "notes edited" &&
+	app_keys Enter &&
+	app_wait "Recorded" &&
+	app_wait "2 changes not recorded" &&
+	hearth log --oneline >../log && grep "notes edited" ../log &&
+	hearth show head >../show && grep "^M docs/notes.txt$" ../show && ! grep "moved" ../show &&
+	hearth status >../status && grep "moved:    other.txt -> docs/moved.txt" ../status
+'
+
+test_expect_success 'L on a change opens its history; Enter shows a version'"'"'s diff of it' '
+	app_keys g / &&
+	app_type "new.txt" &&
+	app_keys Enter &&
+	app_keys L &&
+	app_wait "no file or folder new.txt" &&
+	app_keys q &&
+	app_wait "Changes: the working tree" &&
+	app_keys q &&
+	app_wait "Name" &&
+	app_keys g Right &&
+	app_wait "notes.txt" &&
+	app_keys g j j &&
+	app_keys L &&
+	app_wait "History of docs/notes.txt" &&
+	app_wait "2 versions changed docs/notes.txt" &&
+	app_screen >../history-screen &&
+	notes=$(grep -n "notes edited" ../history-screen | cut -d: -f1) &&
+	first=$(grep -n "first version" ../history-screen | cut -d: -f1) &&
+	test "$notes" -lt "$first" &&
+	app_keys Enter &&
+	app_wait "+2" &&
+	app_screen | grep "M docs/notes.txt"
+'
+
+test_expect_success 'L in a version'"'"'s changes follows the file through a move' '
+	(cd home && hearth record -m "moved it" >/dev/null) &&
+	app_keys q &&
+	app_keys 1 R &&
+	app_wait "moved it" &&
+	app_keys g Enter &&
+	app_wait "Version " &&
+	app_wait "other.txt -> docs/moved.txt" &&
+	app_keys / &&
+	app_type "moved.txt" &&
+	app_keys Enter L &&
+	app_wait "History of docs/moved.txt" &&
+	app_wait "2 versions changed" &&
+	app_wait "(as other.txt)" &&
+	app_screen >../moved-history-screen &&
+	app_keys h &&
+	app_wait "Version " &&
+	app_quit
+'
+
+app_stop
+test_done
