@@ -130,5 +130,10 @@ int pack_scan_index(int packs_dir_fd, const char *file_name,
 /* CRC-32C (Castagnoli) as frames and the index use it: pass 0 to start, or
  * a previous result to continue over more bytes. */
 uint32_t pack_crc32c(uint32_t crc, const void *data, size_t length);
+/* The same in portable C (what pack_crc32c falls back to), and whether
+ * pack_crc32c uses the CPU's CRC32C instruction: the unit test holds the
+ * two equal. */
+uint32_t pack_crc32c_portable(uint32_t crc, const void *data, size_t length);
+bool pack_crc32c_uses_hardware(void);
 
 #endif

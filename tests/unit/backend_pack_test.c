@@ -311,6 +311,35 @@ test_crc32c(void)
 	check_uint(pack_crc32c(0, "123456789", 9), 0xe3069283u);
 	check_uint(pack_crc32c(pack_crc32c(0, "1234", 4), "56789", 5), 0xe3069283u);
 	check_uint(pack_crc32c(0, "", 0), 0);
+	check_uint(pack_crc32c_portable(0, "123456789", 9), 0xe3069283u);
+}
+
+/* The CPU's instruction and the portable fallback agree on every length
+ * around the three-stream blocks, at every alignment, from any start. */
+static void
+test_crc32c_hardware_agrees(void)
+{
+	size_t size = 3 * 8192 * 2 + 3 * 256 + 64;
+	uint8_t *bytes = malloc(size + 8);
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+	size_t disagree = 0, tried = 0;
+
+	for (size_t i = 0; i < size + 8; i++) {
+		state = state * 6364136223846793005ull + 1442695040888963407ull;
+		bytes[i] = (uint8_t)(state >> 56);
+	}
+	for (size_t length = 0; length <= size; length += length < 64 ? 1 : 61) {
+		for (size_t offset = 0; offset < 8; offset++) {
+			uint32_t start = (uint32_t)(length * 2654435761u);
+			tried++;
+			disagree += pack_crc32c(start, bytes + offset, length) !=
+			    pack_crc32c_portable(start, bytes + offset, length);
+		}
+	}
+	check_uint(disagree, 0);
+	ok(tried > 1000, "%zu lengths and alignments compared (%s)", tried,
+	    pack_crc32c_uses_hardware() ? "the CPU's CRC32C instruction" : "no CRC32C instruction here");
+	free(bytes);
 }
 
 struct test_frame_survey {
@@ -1006,6 +1035,7 @@ int
 main(void)
 {
 	test_crc32c();
+	test_crc32c_hardware_agrees();
 	test_round_trip();
 	test_dedup_and_empty();
 	test_sealing();
