@@ -147,4 +147,12 @@ test_expect_success 'a joined Home: a move between roots is shown as one, in dif
 	hearth diff head~1 head >out && grep "^root ssd -> hdd$" out && grep "^+more$" out
 '
 
+test_expect_success 'a joined Home: a file deleted from the second root is no move between roots' '
+	HEARTH_CONFIG=$TEST_ROOT/j.yaml && export HEARTH_CONFIG && cd j &&
+	rm hdd/Docs/archive.txt &&
+	hearth status >out && cat out &&
+	grep "^  deleted:  Docs/archive.txt$" out &&
+	hearth diff >out && grep "^deleted file mode" out && ! grep "^root" out
+'
+
 test_done

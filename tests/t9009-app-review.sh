@@ -2,6 +2,7 @@
 test_description='the app: Enter on a changed file in Home shows its diff (search, mark and record there); L shows a path'"'"'s history, Enter a version'"'"'s diff of it'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/app-lib.sh"
+. "$HEARTH_SOURCE_DIR/tests/lib/replicas.sh"
 
 test_expect_success 'a Home with a version, then an edit, a move with an edit and a new file' '
 	hearth init home &&
@@ -107,6 +108,56 @@ test_expect_success 'L in a version'"'"'s changes follows the file through a mov
 	app_screen >../moved-history-screen &&
 	app_keys h &&
 	app_wait "Version " &&
+	app_quit
+'
+
+test_expect_success 'after a sync from a second replica, the file history holds its version' '
+	make_replica laptop home &&
+	echo "from laptop" >>laptop/docs/notes.txt &&
+	(cd laptop && hearth record -m "laptop edits notes" >/dev/null) &&
+	(cd home && hearth sync ../laptop >/dev/null && hearth checkout >/dev/null) &&
+	cd home &&
+	app_start &&
+	app_wait "laptop edits notes" &&
+	app_keys 3 &&
+	app_wait "docs/" &&
+	app_keys g Right &&
+	app_wait "notes.txt" &&
+	app_keys j j L &&
+	app_wait "3 versions changed docs/notes.txt" &&
+	app_screen >../synced-history-screen &&
+	grep "laptop edits notes" ../synced-history-screen &&
+	! grep -i "merge" ../synced-history-screen &&
+	app_quit
+'
+
+test_expect_success 'a joined Home: Enter diffs a file moved between roots, L shows the move' '
+	joined_home j && HEARTH_CONFIG=$TEST_ROOT/j.yaml && export HEARTH_CONFIG &&
+	cd j && mkdir -p ssd/Docs hdd/Docs &&
+	echo draft >ssd/Docs/draft.txt && echo archive >hdd/Docs/archive.txt &&
+	hearth record -m "first on two roots" >/dev/null &&
+	mv ssd/Docs/draft.txt hdd/Docs/draft.txt && echo more >>hdd/Docs/draft.txt &&
+	app_start HEARTH_CONFIG=$TEST_ROOT/j.yaml &&
+	app_wait "first on two roots" &&
+	app_keys 3 &&
+	app_wait "Docs/" &&
+	app_keys g Right &&
+	app_wait "draft.txt" &&
+	app_keys j j Enter &&
+	app_wait "root ssd -> hdd" &&
+	app_wait "+more" &&
+	app_keys r &&
+	app_wait "Record every change" &&
+	app_type "to the big disk" &&
+	app_keys Enter &&
+	app_wait "Recorded" &&
+	app_keys q &&
+	app_wait "Name" &&
+	app_keys L &&
+	app_wait "2 versions changed Docs/draft.txt" &&
+	app_keys Enter &&
+	app_wait "R Docs/draft.txt -> Docs/draft.txt" &&
+	app_screen >../joined-history-screen &&
 	app_quit
 '
 

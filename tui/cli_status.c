@@ -145,8 +145,9 @@ print_human(struct cli *cli, const struct hearth_status_report *report)
 		cli_print_path(stdout, change->path, false);
 		if (change->entry_kind == HEARTH_DIR)
 			putchar('/');
-		/* Between roots (from the HDD folder to the SSD one, say). */
-		if (change->old_root != NULL && change->root != NULL &&
+		/* Between roots (from the HDD folder to the SSD one, say); a
+		 * deleted file's roots say nothing of a move. */
+		if (change->kind == HEARTH_MOVED && change->old_root != NULL && change->root != NULL &&
 		    strcmp(change->old_root, change->root) != 0)
 			printf(" (%s -> %s)", change->old_root, change->root);
 		printf("%s\n", cli_colour_reset(cli));
