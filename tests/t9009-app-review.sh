@@ -91,7 +91,7 @@ test_expect_success 'L on a change opens its history; Enter shows a version'"'"'
 	app_screen | grep "M docs/notes.txt"
 '
 
-test_expect_success 'L in a version'"'"'s changes follows the file through a move' '
+test_expect_success 'a version'"'"'s moved and edited file is diffed against its old self; L follows it' '
 	(cd home && hearth record -m "moved it" >/dev/null) &&
 	app_keys q &&
 	app_keys 1 R &&
@@ -101,7 +101,11 @@ test_expect_success 'L in a version'"'"'s changes follows the file through a mov
 	app_wait "other.txt -> docs/moved.txt" &&
 	app_keys / &&
 	app_type "moved.txt" &&
-	app_keys Enter L &&
+	app_keys Enter Enter &&
+	app_wait "rename from other.txt" &&
+	app_wait "@@ -1,2 +1,3 @@" &&
+	! app_screen | grep -F "@@ -0,0" &&
+	app_keys L &&
 	app_wait "History of docs/moved.txt" &&
 	app_wait "2 versions changed" &&
 	app_wait "(as other.txt)" &&

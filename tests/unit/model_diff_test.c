@@ -337,6 +337,23 @@ test_is_text(void)
 	ok(diff_is_text("caf\xc3\xa9\xff", 6), "other bytes do not");
 }
 
+/* --stat's counts: hunk lines only, never the ---/+++ heading, even when
+ * a removed or added line itself starts with "--" or "++". */
+static void
+test_count_lines(void)
+{
+	size_t added, removed;
+	const char *text = diff_of("a\n-- b\nc\n", "a\n++ B\nc\nd\n", 3);
+
+	diff_count_lines(text, strlen(text), &added, &removed);
+	ok(added == 2 && removed == 1, "two lines added, one removed (got %zu, %zu)", added, removed);
+	diff_count_lines("", 0, &added, &removed);
+	ok(added == 0 && removed == 0, "nothing in nothing");
+	text = diff_of("a\nb", "a\nc", 3);
+	diff_count_lines(text, strlen(text), &added, &removed);
+	ok(added == 1 && removed == 1, "a missing newline is no line of its own");
+}
+
 int
 main(void)
 {
@@ -344,5 +361,6 @@ main(void)
 	test_round_trips();
 	test_large();
 	test_is_text();
+	test_count_lines();
 	return tap_done();
 }
