@@ -73,6 +73,16 @@ test_expect_success 'a binary file is named as such, not printed' '
 	! grep "^+" out
 '
 
+test_expect_success 'a mode change is its heading alone; a link diffs its target' '
+	hearth init modes >/dev/null && echo a >modes/f && ln -s f modes/link &&
+	(cd modes && hearth record -m one >/dev/null) &&
+	chmod +x modes/f && ln -sf other modes/link &&
+	(cd modes && hearth diff f) >out &&
+	printf "diff --git a/f b/f\nold mode 100644\nnew mode 100755\n" >expected && test_cmp expected out &&
+	(cd modes && hearth diff link) >out && grep "^-f$" out && grep "^+other$" out &&
+	(cd modes && hearth diff --stat) >out && grep "^ f    | 0$" out
+'
+
 test_expect_success 'status -p and -v print the list, then the same diffs' '
 	(cd home && hearth diff) >diff.out &&
 	(cd home && hearth status -p) >out &&

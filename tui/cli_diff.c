@@ -133,7 +133,7 @@ print_stat(struct cli *cli, struct stat_row *rows, size_t count)
 		if (row->binary) {
 			printf("Bin\n");
 		} else {
-			printf("%zu ", row->added + row->removed);
+			printf("%zu%s", row->added + row->removed, row->added + row->removed ? " " : "");
 			print_bar(cli, row->added, most, '+');
 			print_bar(cli, row->removed, most, '-');
 			putchar('\n');
