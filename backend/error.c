@@ -10,6 +10,7 @@
 #include "backend/disk/home.h"
 #include "backend/io/space.h"
 #include "model/arena.h"
+#include "model/array.h"
 
 struct hearth_storage {
 	struct arena arena;
@@ -50,6 +51,12 @@ hearth_fail_errno(struct hearth_error *error, const char *format, ...)
 }
 
 void
+hearth_set_out_of_memory_hook(void (*hook)(void))
+{
+	array_set_out_of_memory_hook(hook);
+}
+
+void
 hearth_error_clear(struct hearth_error *error)
 {
 	error->code = HEARTH_OK;
@@ -74,12 +81,8 @@ hearth_exit_status(enum hearth_code code)
 struct hearth_storage *
 storage_new(void)
 {
-	struct hearth_storage *storage = malloc(sizeof *storage);
+	struct hearth_storage *storage = array_alloc(1, sizeof *storage);
 
-	if (storage == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
 	arena_init(&storage->arena, 32 * 1024);
 	return storage;
 }

@@ -90,15 +90,7 @@ compare_hashes(const void *a, const void *b)
 void
 fsck_hashes_add(struct fsck_hashes *set, const struct hash *id)
 {
-	if (set->count == set->capacity) {
-		set->capacity = set->capacity ? set->capacity * 2 : 64;
-		struct hash *grown = realloc(set->items, set->capacity * sizeof *grown);
-		if (grown == NULL) {
-			fputs("hearth: out of memory\n", stderr);
-			abort();
-		}
-		set->items = grown;
-	}
+	set->items = array_grow(set->items, &set->capacity, set->count + 1, sizeof *set->items);
 	set->items[set->count++] = *id;
 	set->sorted = false;
 }
@@ -132,12 +124,7 @@ fsck_add_pack(struct fsck_damage *damage, int64_t pack)
 	for (size_t i = 0; i < damage->pack_count; i++)
 		if (damage->packs[i] == pack)
 			return;
-	int64_t *grown = realloc(damage->packs, (damage->pack_count + 1) * sizeof *grown);
-	if (grown == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	damage->packs = grown;
+	damage->packs = array_resize(damage->packs, damage->pack_count + 1, sizeof *damage->packs);
 	damage->packs[damage->pack_count++] = pack;
 }
 
@@ -252,7 +239,7 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 	struct chain_walk walk = { .replica = -1 };
 	char reason[128], hex[ID_HEX];
 
-	*ops = malloc(capacity * sizeof **ops);
+	*ops = array_alloc(capacity, sizeof **ops);
 	*count = 0;
 	while (sqlite3_step(statement) == SQLITE_ROW) {
 		int64_t replica = sqlite3_column_int64(statement, 0);
@@ -269,10 +256,7 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 			    (unsigned long long)(counter - walk.expected));
 		walk.expected = counter + 1;
 		fsck->report->ops_checked++;
-		if (*count == capacity) {
-			capacity *= 2;
-			*ops = realloc(*ops, capacity * sizeof **ops);
-		}
+		*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
 		struct op *op = &(*ops)[*count];
 		bool intact = chain_intact(&home->store, &walk, statement);
 		bool decoded = op_decode(sqlite3_column_blob(statement, 4),
@@ -607,10 +591,7 @@ load_versions(struct hearth *home, struct trace_version **out, struct arena *are
 			(size_t)sqlite3_column_bytes(statement, 1), &commit, arena, reason,
 			sizeof reason) || commit.kind != OP_COMMIT)
 			continue;	/* check_ops and check_versions name it */
-		if (count == capacity) {
-			capacity = capacity ? capacity * 2 : 64;
-			*out = realloc(*out, capacity * sizeof **out);
-		}
+		*out = array_grow(*out, &capacity, count + 1, sizeof **out);
 		struct trace_version *version = &(*out)[count++];
 		hex_encode(sqlite3_column_blob(statement, 0), HASH_BYTES, version->id);
 		version->vv = (struct vv){ .entries = (struct vv_entry *)commit.u.commit.vv_entries,
@@ -632,7 +613,7 @@ superseders_of(const struct op *set, const struct op *ops, size_t count, struct 
 	for (size_t i = 0; i < count; i++)
 		for (size_t j = 0; j < ops[i].supersedes_count; j++)
 			if (op_id_equal(ops[i].supersedes[j], set->id)) {
-				*out = realloc(*out, (found + 1) * sizeof **out);
+				*out = array_resize(*out, found + 1, sizeof **out);
 				(*out)[found++] = ops[i].id;
 				break;
 			}
@@ -816,10 +797,7 @@ load_folders(struct hearth *home, struct index_folder **out, struct arena *arena
 	*out = NULL;
 	sqlite3_bind_int(statement, 1, NODE_DIR);
 	while (sqlite3_step(statement) == SQLITE_ROW) {
-		if (count == capacity) {
-			capacity = capacity ? capacity * 2 : 256;
-			*out = realloc(*out, capacity * sizeof **out);
-		}
+		*out = array_grow(*out, &capacity, count + 1, sizeof **out);
 		struct index_folder *folder = &(*out)[count++];
 		memset(folder, 0, sizeof *folder);
 		memcpy(folder->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
@@ -843,11 +821,11 @@ marker_damaged(struct fsck *fsck, const struct index_folder *folder, const char 
 
 	hearth_escape_name(path, escaped, sizeof escaped);
 	problem(fsck, "folder %s: its id (" IDENTITY_XATTR ") %s", escaped, what);
-	damage->markers = realloc(damage->markers, (damage->marker_count + 1) *
+	damage->markers = array_resize(damage->markers, damage->marker_count + 1,
 	    sizeof *damage->markers);
 	damage->markers[damage->marker_count++] = (struct fsck_marker){
 		.node = folder->node, .root = home_root_named(fsck->home, folder->root),
-		.path = strdup(path),
+		.path = array_strdup(path),
 	};
 }
 

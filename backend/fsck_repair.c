@@ -17,6 +17,7 @@
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
 #include "backend/sync/sync.h"
+#include "model/array.h"
 
 #define REPAIR_DAMAGED_DIR "damaged"
 
@@ -157,7 +158,7 @@ repair_forget_packs(struct repair *repair, char ***names, size_t *count)
 {
 	struct hearth *home = repair->home;
 
-	*names = calloc(repair->damage.pack_count + 1, sizeof **names);
+	*names = array_zeroed(repair->damage.pack_count + 1, sizeof **names);
 	*count = 0;
 	for (size_t i = 0; i < repair->damage.pack_count; i++) {
 		int64_t pack = repair->damage.packs[i];
@@ -171,7 +172,8 @@ repair_forget_packs(struct repair *repair, char ***names, size_t *count)
 		statement = store_statement(&home->store, "SELECT name FROM pack WHERE number = ?1");
 		sqlite3_bind_int64(statement, 1, pack);
 		if (sqlite3_step(statement) == SQLITE_ROW)
-			(*names)[(*count)++] = strdup((const char *)sqlite3_column_text(statement, 0));
+			(*names)[(*count)++] =
+			    array_strdup((const char *)sqlite3_column_text(statement, 0));
 		sqlite3_reset(statement);
 		statement = store_statement(&home->store, "DELETE FROM pack WHERE number = ?1");
 		sqlite3_bind_int64(statement, 1, pack);
@@ -232,8 +234,7 @@ repair_content(struct repair *repair, const struct hearth_repair_options *option
 		return hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
 	repair->writer = pack_writer_new(home->packs_fd, home->packs_path,
 	    config_durability_rules(home->config->durability).sync_packs, &sink);
-	int status = repair->writer == NULL
-	    ? hearth_fail(repair->error, HEARTH_FAILED, "out of memory") : repair_copy_readable(repair);
+	int status = repair_copy_readable(repair);
 	if (status == 0 && repair->wants.count > 0)
 		status = repair_fetch(repair, options, progress);
 	if (status == 0 && pack_writer_finish(repair->writer, message, sizeof message) != 0)

@@ -105,7 +105,7 @@ refetch_take(void *context, const uint8_t *body, size_t length, struct hearth_er
 	store_chain_next(store, &previous, body, length, &got.chain);
 	if (!chain_proves(store, got.replica_number, op.id.counter, &got.chain))
 		return 0;
-	got.body = malloc(length);
+	got.body = array_alloc(length, 1);
 	memcpy(got.body, body, length);
 	got.length = length;
 	repair->got = array_grow(repair->got, &repair->got_capacity, repair->got_count + 1,

@@ -375,8 +375,7 @@ gc_switch(struct gc *gc)
 		.context = gc };
 
 	gc->writer = pack_writer_new(home->packs_fd, home->packs_path, true, &sink);
-	int status = gc->writer == NULL ? hearth_fail(gc->error, HEARTH_FAILED, "out of memory")
-					: gc_write(gc);
+	int status = gc_write(gc);
 	if (status == 0 && pack_writer_finish(gc->writer, message, sizeof message) != 0)
 		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", message);
 	if (status == 0)

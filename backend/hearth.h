@@ -1,6 +1,7 @@
 /* hearth's public API: the one header the full-screen app and the CLI use.
  * Everything a front end can do to a Home goes through these functions; the
- * engine behind them never prints, never exits and never touches a terminal.
+ * engine behind them never prints, never exits and never touches a terminal,
+ * with one exception: running out of memory (see below).
  *
  * Conventions. Functions return 0 on success or a nonzero enum hearth_code
  * and fill a struct hearth_error. Results that hold strings own them until
@@ -40,6 +41,17 @@ struct hearth_error {
 
 /* The exit status the CLI uses for a code (hearth(1), EXIT STATUS). */
 int hearth_exit_status(enum hearth_code code);
+
+/* Out of memory is never an error returned. Every allocation the engine
+ * makes itself (model/array.h; `make lint-layers` holds backend/ to it)
+ * either succeeds or runs the hook given here, prints "hearth: out of
+ * memory" on stderr and aborts: a half-made batch of ops or half-planned
+ * checkout has no sensible way back, and a path no test can reach would
+ * sit behind every allocation. What the store has committed stays intact
+ * (every change commits whole). Allocation failures inside the libraries
+ * (SQLite's SQLITE_NOMEM, zstd's) are errors like any other. The hook (the
+ * app's restores the terminal) runs once; NULL removes it. */
+void hearth_set_out_of_memory_hook(void (*hook)(void));
 
 /* ---- progress and cancelling ----------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include "backend/disk/home.h"
 #include "backend/disk/setup.h"
 #include "backend/sync/sync.h"
+#include "model/array.h"
 
 /* ---- a state folder's own identity ------------------------------------------------ */
 
@@ -83,7 +84,7 @@ former_load(struct hearth *home)
 	buffer_init(&kept);
 	if (store_meta_get_buffer(&home->store, "former_replicas", &kept) == 0 &&
 	    kept.length >= FORMER_BYTES) {
-		home->former = malloc(kept.length / FORMER_BYTES * sizeof *home->former);
+		home->former = array_alloc(kept.length / FORMER_BYTES, sizeof *home->former);
 		for (size_t at = 0; at + FORMER_BYTES <= kept.length; at += FORMER_BYTES) {
 			struct op_id *id = &home->former[home->former_count++];
 			memcpy(id->replica.bytes, kept.data + at, ID_BYTES);

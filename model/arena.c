@@ -2,6 +2,7 @@
  * Out of memory aborts: a half-built op batch has no sensible recovery and
  * every caller would otherwise need a path that is never tested. */
 #include "model/arena.h"
+#include "model/array.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -48,11 +49,7 @@ arena_alloc(struct arena *arena, size_t size)
 		rounded = align;
 	if (block == NULL || block->size - block->used < rounded) {
 		size_t capacity = rounded > arena->block_size ? rounded : arena->block_size;
-		block = malloc(sizeof *block + capacity);
-		if (block == NULL) {
-			fputs("hearth: out of memory\n", stderr);
-			abort();
-		}
+		block = array_alloc(1, sizeof *block + capacity);
 		block->used = 0;
 		block->size = capacity;
 		/* An oversized block goes behind the current one so the

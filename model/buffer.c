@@ -2,6 +2,7 @@
  * (op encoding, wire frames, pack headers). Readers of hostile input rely
  * on the reader never trusting a length it has not checked. */
 #include "model/buffer.h"
+#include "model/array.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,11 +40,7 @@ buffer_reserve(struct buffer *buffer, size_t extra)
 	size_t capacity = buffer->capacity ? buffer->capacity : 64;
 	while (capacity < needed)
 		capacity *= 2;
-	uint8_t *data = realloc(buffer->data, capacity);
-	if (data == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
+	uint8_t *data = array_resize(buffer->data, capacity, 1);
 	buffer->data = data;
 	buffer->capacity = capacity;
 }

@@ -4,6 +4,7 @@
  * edits or DIFF_MAX_WORK line comparisons the middle is shown as one
  * replacement, which is still a correct diff. */
 #include "model/diff.h"
+#include "model/array.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -40,17 +41,6 @@ struct diff_entry {
 	size_t new;
 };
 
-static void *
-diff_allocate(size_t count, size_t size)
-{
-	void *memory = calloc(count ? count : 1, size);
-	if (memory == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
-	return memory;
-}
-
 static uint64_t
 diff_hash(const char *text, size_t length)
 {
@@ -68,8 +58,8 @@ diff_split(const char *text, size_t length, struct diff_file *file)
 	for (size_t i = 0; i < length; i++)
 		count += text[i] == '\n';
 	count += length > 0 && text[length - 1] != '\n';
-	file->lines = diff_allocate(count, sizeof *file->lines);
-	file->changed = diff_allocate(count, sizeof *file->changed);
+	file->lines = array_zeroed(count, sizeof *file->lines);
+	file->changed = array_zeroed(count, sizeof *file->changed);
 	file->count = count;
 	for (size_t at = 0, line = 0; at < length; line++) {
 		const char *newline = memchr(text + at, '\n', length - at);
@@ -197,7 +187,7 @@ diff_compare(struct diff_file *old_file, struct diff_file *new_file)
 	}
 	size_t steps = middle.old_count + middle.new_count < DIFF_MAX_EDITS
 	    ? middle.old_count + middle.new_count : DIFF_MAX_EDITS;
-	uint32_t *trace = diff_allocate((steps + 1) * (steps + 1), sizeof *trace);
+	uint32_t *trace = array_zeroed((steps + 1) * (steps + 1), sizeof *trace);
 	long edits = diff_search(&middle, trace);
 	if (edits < 0)
 		diff_mark_all(&middle);
@@ -212,7 +202,7 @@ diff_compare(struct diff_file *old_file, struct diff_file *new_file)
 static struct diff_entry *
 diff_script(const struct diff_file *old_file, const struct diff_file *new_file, size_t *count)
 {
-	struct diff_entry *entries = diff_allocate(old_file->count + new_file->count,
+	struct diff_entry *entries = array_zeroed(old_file->count + new_file->count,
 	    sizeof *entries);
 	size_t old = 0, new = 0, filled = 0;
 

@@ -5,6 +5,7 @@
  * path's names, which also yields the verdict for every parent folder in
  * the same pass. Hostile patterns cost at most O(pattern x path). */
 #include "model/ignore.h"
+#include "model/array.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -550,11 +551,7 @@ patterns_ignore_path(const struct ignore_pattern *patterns, size_t count, const 
 	size_t depth = path_depth(path, length);
 	size_t states = 2 * (patterns_max_segments(patterns, count) + 1);
 	if (depth > 64 || states > sizeof states_small) {
-		allocated = malloc(depth * sizeof *scratch.decider + states);
-		if (allocated == NULL) {
-			fputs("hearth: out of memory\n", stderr);
-			abort();
-		}
+		allocated = array_alloc(1, depth * sizeof *scratch.decider + states);
 		scratch.decider = allocated;
 		scratch.states = (uint8_t *)(scratch.decider + depth);
 	}

@@ -134,6 +134,7 @@ start_curses(struct hearth_error *error)
 	}
 	curses_active = true;
 	memory_set_die_hook(restore_terminal);
+	hearth_set_out_of_memory_hook(restore_terminal);
 	atexit(restore_terminal);
 	cbreak();
 	noecho();

@@ -21,6 +21,7 @@
 #include "backend/io/space.h"
 #include "backend/disk/layout.h"
 #include "backend/disk/setup.h"
+#include "model/array.h"
 
 #define LOCK_WAIT_MS 3000
 /* The store's "folder_ids" meta: 2 once every folder's id is in its xattr
@@ -746,9 +747,7 @@ check_roots(struct hearth *home, struct hearth_error *error)
 
 	hex_encode(home->home_id, ID_BYTES, home_hex);
 	home->root_count = home->config->root_count;
-	home->roots = calloc(home->root_count ? home->root_count : 1, sizeof *home->roots);
-	if (home->roots == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
+	home->roots = array_zeroed(home->root_count, sizeof *home->roots);
 	hearth_error_clear(&home->root_problem);
 	for (size_t i = 0; i < home->root_count; i++) {
 		struct home_root *root = &home->roots[i];
@@ -959,9 +958,7 @@ compile_ignore(struct hearth *home, struct hearth_error *error)
 		return error->code;
 	/* Each place: rule alone, so the first that matches can be told. */
 	size_t count = home->config->place_count;
-	home->place = calloc(count ? count : 1, sizeof *home->place);
-	if (home->place == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
+	home->place = array_zeroed(count, sizeof *home->place);
 	for (size_t i = 0; i < count; i++) {
 		const char *pattern = home->config->place[i].pattern;
 		char message[256];
@@ -1026,12 +1023,10 @@ static int
 open_home(hearth **out, const struct hearth_open_options *options, bool setup,
     struct hearth_error *error)
 {
-	struct hearth *home = calloc(1, sizeof *home);
+	struct hearth *home = array_zeroed(1, sizeof *home);
 	char message[4096];
 
 	*out = NULL;
-	if (home == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
 	home->state_fd = home->packs_fd = home->lock_fd = -1;
 	if (hearth_locate(options, &home->location, error) != 0)
 		goto failed;

@@ -17,6 +17,7 @@
 
 #include "backend/disk/home.h"
 #include "backend/store/store.h"
+#include "model/array.h"
 
 /* An absolute path with its longest existing leading part resolved
  * (symlinks and all) and the rest kept as written: roots may not exist
@@ -58,12 +59,10 @@ int
 layout_check(const struct config *config, struct hearth_error *error)
 {
 	const char *file = config->source_path ? config->source_path : "config";
-	char (*roots)[PATH_MAX] = calloc(config->root_count ? config->root_count : 1, PATH_MAX);
+	char (*roots)[PATH_MAX] = array_zeroed(config->root_count, PATH_MAX);
 	char state[PATH_MAX];
 	int status = 0;
 
-	if (roots == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
 	for (size_t i = 0; i < config->root_count; i++)
 		resolve_path(config->roots[i].path, roots[i], PATH_MAX);
 	for (size_t i = 0; status == 0 && i < config->root_count; i++)

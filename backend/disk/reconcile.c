@@ -699,7 +699,7 @@ reconcile_settle_page(struct hearth *home, bool wait, struct reconcile_page *out
 		    (size_t)sqlite3_column_bytes(statement, 0));
 		sqlite3_reset(statement);
 		size_t marked_length = path.length;
-		char *marked = strndup((const char *)buffer_string(&path), marked_length);
+		char *marked = array_strndup((const char *)buffer_string(&path), marked_length);
 		struct node_id node;
 		nearest_listed_folder(home, &path, &node);
 		/* The mark goes whatever the verdict: the folder that holds its

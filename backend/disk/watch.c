@@ -144,10 +144,8 @@ static char *
 join_path(const char *folder, const char *name)
 {
 	size_t length = strlen(folder) + strlen(name) + 2;
-	char *path = malloc(length);
+	char *path = array_alloc(length, 1);
 
-	if (path == NULL)
-		abort();
 	snprintf(path, length, "%s%s%s", folder, folder[0] ? "/" : "", name);
 	return path;
 }
@@ -253,9 +251,7 @@ remember(struct hearth_watch *watch, int wd, int root, const char *path)
 	}
 	entry->used = true;
 	entry->root = root;
-	entry->path = strdup(path);
-	if (entry->path == NULL)
-		abort();
+	entry->path = array_strdup(path);
 }
 
 static void
@@ -307,9 +303,7 @@ pending_add(struct hearth_watch *watch, const char *path)
 		watch->first_pending_ms = monotonic_ms();
 	watch->pending = array_grow(watch->pending, &watch->pending_capacity,
 	    watch->pending_count + 1, sizeof *watch->pending);
-	watch->pending[watch->pending_count] = strdup(path);
-	if (watch->pending[watch->pending_count] == NULL)
-		abort();
+	watch->pending[watch->pending_count] = array_strdup(path);
 	watch->pending_count++;
 }
 
@@ -506,9 +500,7 @@ take_cookie(struct hearth_watch *watch, const char *name)
 		return;
 	watch->cookies = array_grow(watch->cookies, &watch->cookie_capacity,
 	    watch->cookie_count + 1, sizeof *watch->cookies);
-	watch->cookies[watch->cookie_count] = strdup(name);
-	if (watch->cookies[watch->cookie_count] == NULL)
-		abort();
+	watch->cookies[watch->cookie_count] = array_strdup(name);
 	watch->cookie_count++;
 	/* Someone asked: the walk waits until they are served. */
 	watch->last_event_ms = monotonic_ms();
@@ -723,14 +715,10 @@ hearth_watch_start(hearth *home, struct hearth_watch **out, struct hearth_error 
 	hearth_error_clear(error);
 	if (home_require_roots(home, error) != 0)
 		return error->code;
-	struct hearth_watch *watch = calloc(1, sizeof *watch);
-	if (watch == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
+	struct hearth_watch *watch = array_zeroed(1, sizeof *watch);
 	watch->home = home;
 	watch->fd = watch->cookie_folder = -1;
-	watch->top_wds = calloc(home->root_count, sizeof *watch->top_wds);
-	if (watch->top_wds == NULL)
-		abort();
+	watch->top_wds = array_zeroed(home->root_count, sizeof *watch->top_wds);
 	host_name(watch->host, sizeof watch->host);
 	read_faults(watch);
 	snprintf(cookies, sizeof cookies, "%s/" WATCH_COOKIE_FOLDER, home->location.state_path);

@@ -155,7 +155,7 @@ author_delete(struct author *author, struct node_id node, const uint8_t *name,
     size_t name_length, enum node_kind kind, const char *root, const struct op_id *place_heads,
     size_t place_count, const struct op_id *content_heads, size_t content_count)
 {
-	struct op_id *all = malloc((place_count + content_count + 1) * sizeof *all);
+	struct op_id *all = array_alloc(place_count + content_count + 1, sizeof *all);
 
 	if (place_count > 0)
 		memcpy(all, place_heads, place_count * sizeof *all);

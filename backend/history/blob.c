@@ -126,18 +126,17 @@ blob_writer_begin(struct hearth *home, struct blob_writer *writer)
 	writer->home = home;
 }
 
-static int
+static void
 ensure_pack(struct blob_writer *writer)
 {
 	if (writer->pack != NULL)
-		return 0;
+		return;
 	struct pack_sink sink = {
 		.started = sink_started, .stored = sink_stored, .sealed = sink_sealed,
 		.context = writer,
 	};
 	writer->pack = pack_writer_new(writer->home->packs_fd, writer->home->packs_path,
 	    config_durability_rules(writer->home->config->durability).sync_packs, &sink);
-	return writer->pack != NULL ? 0 : -1;
 }
 
 static int
@@ -233,8 +232,7 @@ blob_store_fd(struct blob_writer *writer, int fd, const struct hash *previous,
 	char message[1024];
 	struct blob_bases bases;
 
-	if (ensure_pack(writer) != 0)
-		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	ensure_pack(writer);
 	blob_bases_open(&bases, writer->home, previous);
 	int status = content_store_fd_based(writer->pack, fd, bases_known, bases_offer, &bases,
 	    out, message, sizeof message);
@@ -251,8 +249,7 @@ blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
 {
 	char message[1024];
 
-	if (ensure_pack(writer) != 0)
-		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	ensure_pack(writer);
 	if (content_store_bytes(writer->pack, data, length, chunk_known, writer->home, out,
 		message, sizeof message) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", message);
@@ -544,8 +541,7 @@ blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const voi
 		return hearth_fail(error, HEARTH_DAMAGED, "chunk %.16s: its %zu bytes hash to "
 		    "something else", hex, length);
 	}
-	if (ensure_pack(writer) != 0)
-		return hearth_fail_errno(error, "cannot start a pack in %s", writer->home->packs_path);
+	ensure_pack(writer);
 	writer->bytes_stored += length;
 	if (pack_writer_holds(writer->pack, chunk))
 		return 0;

@@ -7,6 +7,7 @@
 
 #include "backend/history/blob.h"
 #include "model/diff.h"
+#include "model/array.h"
 
 /* SHA-256 of no bytes: an empty file may have no chunk to read. */
 static const char EMPTY_CONTENT[] =
@@ -52,7 +53,7 @@ hearth_diff_blobs(hearth *home, const char *old_hash, const char *new_hash,
 		diff_unified((const char *)before.data, before.length, (const char *)after.data,
 		    after.length, old_label, new_label, 3, &text);
 	out->length = status == 0 ? text.length : 0;
-	out->text = strdup(out->length ? buffer_string(&text) : "");
+	out->text = array_strdup(out->length ? buffer_string(&text) : "");
 	buffer_free(&before);
 	buffer_free(&after);
 	buffer_free(&text);

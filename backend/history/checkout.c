@@ -20,6 +20,7 @@
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
 #include "backend/disk/scan.h"
+#include "model/array.h"
 
 /* What the index says the tree holds now. */
 struct current {
@@ -160,13 +161,10 @@ load_currents(struct checkout *checkout)
 	size_t capacity = 1024;
 	int step;
 
-	checkout->currents = malloc(capacity * sizeof *checkout->currents);
+	checkout->currents = array_alloc(capacity, sizeof *checkout->currents);
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		if (checkout->current_count == capacity) {
-			capacity *= 2;
-			checkout->currents = realloc(checkout->currents,
-			    capacity * sizeof *checkout->currents);
-		}
+		checkout->currents = array_grow(checkout->currents, &capacity,
+		    checkout->current_count + 1, sizeof *checkout->currents);
 		struct current *current = &checkout->currents[checkout->current_count++];
 		memset(current, 0, sizeof *current);
 		memcpy(current->id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
@@ -212,10 +210,8 @@ add_step(struct checkout *checkout, enum step_kind kind, struct current *current
 	if ((target != NULL && path_left_out(checkout, tree_path(&checkout->target, target))) ||
 	    (current != NULL && path_left_out(checkout, current_path(checkout, current))))
 		return;
-	if (checkout->step_count == *capacity) {
-		*capacity = *capacity ? *capacity * 2 : 256;
-		checkout->steps = realloc(checkout->steps, *capacity * sizeof *checkout->steps);
-	}
+	checkout->steps = array_grow(checkout->steps, capacity,
+	    checkout->step_count + 1, sizeof *checkout->steps);
 	struct step *step = &checkout->steps[checkout->step_count++];
 	if (current != NULL)
 		current->planned = true;
@@ -365,10 +361,8 @@ static int
 check_removals(struct checkout *checkout, struct hearth_checkout_result *out)
 {
 	struct hearth *home = checkout->home;
-	struct guard_count *roots = calloc(home->root_count, sizeof *roots);
+	struct guard_count *roots = array_zeroed(home->root_count, sizeof *roots);
 
-	if (roots == NULL)
-		return hearth_fail(checkout->error, HEARTH_FAILED, "out of memory");
 	for (size_t i = 0; i < checkout->current_count; i++) {
 		const struct current *current = &checkout->currents[i];
 		if (current->kind != NODE_DIR && current->restore != 2 && !current->gone)
@@ -434,7 +428,7 @@ static int
 find_blocked(struct checkout *checkout, const struct scan_result *scan)
 {
 	size_t count = 0;
-	const char **touched = malloc((2 * checkout->step_count + 1) * sizeof *touched);
+	const char **touched = array_alloc(2 * checkout->step_count + 1, sizeof *touched);
 
 	for (size_t i = 0; i < checkout->step_count; i++) {
 		struct step *step = &checkout->steps[i];
@@ -561,8 +555,8 @@ step_for_change(const struct scan_change *change, struct step **by_target, size_
 static void
 adopt_done_steps(struct checkout *checkout, struct scan_result *scan)
 {
-	struct step **by_target = malloc((checkout->step_count + 1) * sizeof *by_target);
-	struct step **creates = malloc((checkout->step_count + 1) * sizeof *creates);
+	struct step **by_target = array_alloc(checkout->step_count + 1, sizeof *by_target);
+	struct step **creates = array_alloc(checkout->step_count + 1, sizeof *creates);
 	size_t target_count = 0, create_count = 0, kept = 0;
 	bool moved = false;
 
@@ -620,7 +614,7 @@ open_staging(struct checkout *checkout)
 {
 	struct hearth *home = checkout->home;
 
-	checkout->staging_fds = malloc(home->root_count * sizeof *checkout->staging_fds);
+	checkout->staging_fds = array_alloc(home->root_count, sizeof *checkout->staging_fds);
 	for (size_t i = 0; i < home->root_count; i++)
 		checkout->staging_fds[i] = -1;
 	for (size_t i = 0; i < home->root_count; i++) {
@@ -688,9 +682,7 @@ stage_contents(struct checkout *checkout)
 	size_t total = 0;
 	int status = 0;
 
-	struct checkout_placed *order = malloc((checkout->step_count + 1) * sizeof *order);
-	if (order == NULL)
-		return hearth_fail(checkout->error, HEARTH_FAILED, "out of memory");
+	struct checkout_placed *order = array_alloc(checkout->step_count + 1, sizeof *order);
 	for (size_t i = 0; i < checkout->step_count; i++)
 		if (needs_content(&checkout->steps[i]))
 			order[total++] = (struct checkout_placed){ .node = checkout->steps[i].target,
@@ -937,7 +929,7 @@ place_target(struct checkout *checkout, struct step *step)
 static int
 apply_steps(struct checkout *checkout)
 {
-	struct step **order = malloc((checkout->step_count + 1) * sizeof *order);
+	struct step **order = array_alloc(checkout->step_count + 1, sizeof *order);
 	int status = 0;
 
 	for (size_t i = 0; i < checkout->step_count; i++)
@@ -1042,7 +1034,7 @@ compare_staged_shallowest_first(const void *a, const void *b)
 static void
 put_back_staged(struct checkout *checkout)
 {
-	struct staged_item *staged = malloc((checkout->current_count + 1) * sizeof *staged);
+	struct staged_item *staged = array_alloc(checkout->current_count + 1, sizeof *staged);
 	size_t count = 0;
 	struct buffer path;
 	char name[64];
@@ -1446,7 +1438,7 @@ checkout_nodes(struct hearth *home, const struct node_id *nodes, size_t count,
     struct hearth_error *error)
 {
 	struct checkout checkout = { .home = home, .progress = progress, .error = error };
-	struct node_id *only = malloc((count ? count : 1) * sizeof *only);
+	struct node_id *only = array_alloc(count, sizeof *only);
 	char id_hex[HASH_HEX];
 	struct vv vv;
 	struct timespec now;
@@ -1522,8 +1514,8 @@ static int
 adopt_existing(struct checkout *checkout, uint64_t *adopted)
 {
 	struct hearth *home = checkout->home;
-	struct tree_node **order = malloc((checkout->target.count + 1) * sizeof *order);
-	struct node_id *blocked = malloc((checkout->target.count + 1) * sizeof *blocked);
+	struct tree_node **order = array_alloc(checkout->target.count + 1, sizeof *order);
+	struct node_id *blocked = array_alloc(checkout->target.count + 1, sizeof *blocked);
 	size_t blocked_count = 0;
 	int status = 0;
 

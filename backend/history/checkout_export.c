@@ -9,6 +9,7 @@
 
 #include "backend/history/checkout_parts.h"
 #include "backend/io/io.h"
+#include "model/array.h"
 
 static int
 export_folder(struct tree *tree, struct tree_node *node, int dir_fd, struct hearth_error *error)
@@ -43,13 +44,11 @@ static int
 export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
     const struct hearth_progress *progress, struct hearth_error *error)
 {
-	struct tree_node **folders = malloc((tree->count + 1) * sizeof *folders);
-	struct checkout_placed *files = malloc((tree->count + 1) * sizeof *files);
+	struct tree_node **folders = array_alloc(tree->count + 1, sizeof *folders);
+	struct checkout_placed *files = array_alloc(tree->count + 1, sizeof *files);
 	size_t folder_count = 0, file_count = 0;
 	int status = 0;
 
-	if (folders == NULL || files == NULL)
-		status = hearth_fail(error, HEARTH_FAILED, "out of memory");
 	for (size_t i = 0; status == 0 && i < tree->count; i++) {
 		struct tree_node *node = &tree->nodes[i];
 		tree_path(tree, node);

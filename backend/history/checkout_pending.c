@@ -6,6 +6,7 @@
 
 #include "backend/history/checkout.h"
 #include "backend/history/checkout_parts.h"
+#include "model/array.h"
 
 static const char PENDING_KEY[] = "pending_checkout";
 
@@ -76,7 +77,7 @@ checkout_write_pending(struct hearth *home, uint64_t *moved, struct hearth_error
 		return 0;
 	}
 	size_t count = pending.length / ID_BYTES;
-	struct node_id *nodes = malloc(count * sizeof *nodes);
+	struct node_id *nodes = array_alloc(count, sizeof *nodes);
 	for (size_t i = 0; i < count; i++)
 		memcpy(nodes[i].bytes, pending.data + i * ID_BYTES, ID_BYTES);
 	buffer_free(&pending);

@@ -16,6 +16,7 @@
 #include "backend/disk/reconcile.h"
 #include "backend/disk/scan.h"
 #include "model/diff.h"
+#include "model/array.h"
 
 struct hearth_comparison {
 	struct hearth *home;
@@ -115,12 +116,7 @@ compare_free_pair(struct compare_pair *pair)
 static struct tree_node *
 append_node(struct tree *tree, size_t *capacity)
 {
-	if (tree->count == *capacity) {
-		*capacity = *capacity ? *capacity * 2 : 64;
-		tree->nodes = realloc(tree->nodes, *capacity * sizeof *tree->nodes);
-		if (tree->nodes == NULL)
-			abort();
-	}
+	tree->nodes = array_grow(tree->nodes, capacity, tree->count + 1, sizeof *tree->nodes);
 	struct tree_node *node = &tree->nodes[tree->count++];
 	memset(node, 0, sizeof *node);
 	return node;
@@ -162,11 +158,9 @@ overlay_changes(struct hearth *home, struct scan_result *scan, const struct tree
     struct tree *tree, struct hearth_error *error)
 {
 	size_t capacity = tree->count;
-	bool *gone = calloc(tree->count + 1, sizeof *gone);
+	bool *gone = array_zeroed(tree->count + 1, sizeof *gone);
 	size_t indexed = tree->count;
 
-	if (gone == NULL)
-		abort();
 	for (size_t i = 0; i < scan->count; i++) {
 		struct scan_change *change = &scan->changes[i];
 		if (change->kind == SCAN_STAMP || change->kind == SCAN_RESTORE)
@@ -387,15 +381,19 @@ compare_diff_nodes(struct hearth *home, struct tree *before, struct tree_node *w
 		status = read_node(home, before, was, max_bytes, &old_side, error);
 		if (status == 0)
 			status = read_node(home, after, now, max_bytes, &new_side, error);
-		if (was != NULL && (old_label = malloc(strlen(was_path) + 3)) != NULL)
+		if (was != NULL) {
+			old_label = array_alloc(strlen(was_path) + 3, 1);
 			sprintf(old_label, "a/%s", was_path);
-		if (now != NULL && (new_label = malloc(strlen(now_path) + 3)) != NULL)
+		}
+		if (now != NULL) {
+			new_label = array_alloc(strlen(now_path) + 3, 1);
 			sprintf(new_label, "b/%s", now_path);
+		}
 		if (status == 0)
 			write_body(&old_side, old_label, &new_side, new_label, max_bytes, &text, out);
 	}
 	out->length = text.length;
-	out->text = strdup(buffer_string(&text));
+	out->text = array_strdup(buffer_string(&text));
 	free(old_label);
 	free(new_label);
 	buffer_free(&text);
@@ -463,9 +461,7 @@ hearth_compare(hearth *home, const struct hearth_compare_options *options,
 	if (options->from == NULL && options->to != NULL)
 		return hearth_fail(error, HEARTH_USAGE, "comparing with version %s needs the version "
 		    "to compare it with first", options->to);
-	struct hearth_comparison *comparison = calloc(1, sizeof *comparison);
-	if (comparison == NULL)
-		abort();
+	struct hearth_comparison *comparison = array_zeroed(1, sizeof *comparison);
 	comparison->home = home;
 	int status = load_sides(home, options, progress, comparison, error);
 	if (status != 0) {

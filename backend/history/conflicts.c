@@ -16,6 +16,7 @@
 #include "backend/history/tree.h"
 #include "model/ignore.h"
 #include "model/state.h"
+#include "model/array.h"
 
 static const char KIND_LETTERS[] = "?cmyerni";
 
@@ -196,7 +197,7 @@ hearth_conflict_list_free(struct hearth_conflict_list *list)
 static struct op_id *
 conflict_ops(const struct hearth_conflict *conflict, struct node_id *node)
 {
-	struct op_id *ops = calloc(conflict->side_count + 1, sizeof *ops);
+	struct op_id *ops = array_zeroed(conflict->side_count + 1, sizeof *ops);
 	hex_decode(conflict->node, node->bytes, ID_BYTES);
 	for (size_t j = 0; j < conflict->side_count; j++) {
 		hex_decode(conflict->sides[j].replica, ops[j].replica.bytes, ID_BYTES);
@@ -410,12 +411,8 @@ default_message(const struct resolver *resolver, size_t resolved, char *out, siz
 static void
 touch(struct resolver *resolver, struct node_id id)
 {
-	if (resolver->touched_count == resolver->touched_capacity) {
-		resolver->touched_capacity = resolver->touched_capacity ? resolver->touched_capacity * 2
-									: 16;
-		resolver->touched = realloc(resolver->touched,
-		    resolver->touched_capacity * sizeof *resolver->touched);
-	}
+	resolver->touched = array_grow(resolver->touched, &resolver->touched_capacity,
+	    resolver->touched_count + 1, sizeof *resolver->touched);
 	resolver->touched[resolver->touched_count++] = id;
 }
 
@@ -627,10 +624,7 @@ settle_revive(struct resolver *resolver, const struct head_node *node, struct op
 	size_t count = 0, capacity = 0;
 	sqlite3_bind_blob(statement, 1, node->id.bytes, ID_BYTES, SQLITE_TRANSIENT);
 	while (sqlite3_step(statement) == SQLITE_ROW) {
-		if (count == capacity) {
-			capacity = capacity ? capacity * 2 : 16;
-			children = realloc(children, capacity * sizeof *children);
-		}
+		children = array_grow(children, &capacity, count + 1, sizeof *children);
 		memcpy(children[count++].bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
 	}
 	sqlite3_reset(statement);
@@ -791,7 +785,7 @@ static int
 settle_all(struct resolver *resolver, const struct hearth_conflict_list *list, size_t *resolved)
 {
 	const struct hearth_resolve_options *options = resolver->options;
-	bool *chosen = calloc(list->count + 1, sizeof *chosen);
+	bool *chosen = array_zeroed(list->count + 1, sizeof *chosen);
 	int status = 0;
 
 	for (size_t t = 0; t < options->target_count && status == 0; t++) {
@@ -815,7 +809,7 @@ settle_all(struct resolver *resolver, const struct hearth_conflict_list *list, s
 			continue;
 		const struct hearth_conflict *conflict = &list->items[i];
 		struct node_id id;
-		struct op_id *ops = malloc((conflict->side_count + 1) * sizeof *ops);
+		struct op_id *ops = array_alloc(conflict->side_count + 1, sizeof *ops);
 		hex_decode(conflict->node, id.bytes, ID_BYTES);
 		for (size_t j = 0; j < conflict->side_count; j++) {
 			hex_decode(conflict->sides[j].replica, ops[j].replica.bytes, ID_BYTES);

@@ -9,6 +9,7 @@
 #include "backend/history/compare.h"
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
+#include "model/array.h"
 
 #define LOG_PAGE 256
 
@@ -31,12 +32,7 @@ struct version_set {
 static void
 add_node(struct node_set *set, struct node_id id)
 {
-	if (set->count == set->capacity) {
-		set->capacity = set->capacity ? set->capacity * 2 : 16;
-		set->ids = realloc(set->ids, set->capacity * sizeof *set->ids);
-		if (set->ids == NULL)
-			abort();
-	}
+	set->ids = array_grow(set->ids, &set->capacity, set->count + 1, sizeof *set->ids);
 	set->ids[set->count++] = id;
 }
 
@@ -187,12 +183,7 @@ add_versions_of(struct hearth *home, struct node_id node, struct version_set *ou
 	while (sqlite3_step(statement) == SQLITE_ROW) {
 		if (sqlite3_column_bytes(statement, 0) != HASH_BYTES)
 			continue;	/* ops past the newest version: no version names them */
-		if (out->count == out->capacity) {
-			out->capacity = out->capacity ? out->capacity * 2 : 64;
-			out->ids = realloc(out->ids, out->capacity * sizeof *out->ids);
-			if (out->ids == NULL)
-				abort();
-		}
+		out->ids = array_grow(out->ids, &out->capacity, out->count + 1, sizeof *out->ids);
 		memcpy(out->ids[out->count++].bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
 	}
 	sqlite3_reset(statement);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/store/hash.h"
+#include "model/array.h"
 
 static const char SQL_VERSION_ADD[] =
     "INSERT INTO version(id, replica, counter, lamport, replica_id, time, utc_offset, author, "
@@ -518,17 +519,14 @@ hearth_log(hearth *home, const struct hearth_log_query *query, struct hearth_ver
 		sqlite3_bind_text(statement, 4, query->grep, -1, SQLITE_STATIC);
 	/* One more than asked, to know whether more follow. */
 	sqlite3_bind_int64(statement, 5, (int64_t)(limit + 1));
-	out->items = malloc(capacity * sizeof *out->items);
+	out->items = array_alloc(capacity, sizeof *out->items);
 	int step;
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
 		if (out->count == limit) {
 			out->more = true;
 			break;
 		}
-		if (out->count == capacity) {
-			capacity *= 2;
-			out->items = realloc(out->items, capacity * sizeof *out->items);
-		}
+		out->items = array_grow(out->items, &capacity, out->count + 1, sizeof *out->items);
 		fill_version(home, statement, &out->items[out->count++], out->storage);
 	}
 	sqlite3_reset(statement);

@@ -151,7 +151,7 @@ is_held(struct integrator *integrator, struct op_id id, const struct op **sorted
 static int
 select_fresh(struct integrator *integrator, const struct op *ops, size_t count)
 {
-	const struct op **sorted = malloc((count ? count : 1) * sizeof *sorted);
+	const struct op **sorted = array_alloc(count, sizeof *sorted);
 	size_t fresh = 0;
 	int status = 0;
 
@@ -196,7 +196,7 @@ select_fresh(struct integrator *integrator, const struct op *ops, size_t count)
 		return status;
 	}
 	/* sorted[0..fresh) is in op id order here: keep a copy for lookups. */
-	integrator->by_id = malloc((fresh ? fresh : 1) * sizeof *sorted);
+	integrator->by_id = array_alloc(fresh, sizeof *sorted);
 	memcpy(integrator->by_id, sorted, fresh * sizeof *sorted);
 	if (fresh > 1)
 		array_sort(sorted, fresh, sizeof *sorted, compare_by_order);
@@ -270,11 +270,8 @@ find_node(struct integrator *integrator, struct node_id id)
 static void
 note_node(struct integrator *integrator, struct node_id id)
 {
-	if (integrator->node_count == integrator->node_capacity) {
-		integrator->node_capacity = integrator->node_capacity ? integrator->node_capacity * 2 : 64;
-		integrator->nodes = realloc(integrator->nodes,
-		    integrator->node_capacity * sizeof *integrator->nodes);
-	}
+	integrator->nodes = array_grow(integrator->nodes, &integrator->node_capacity,
+	    integrator->node_count + 1, sizeof *integrator->nodes);
 	struct work_node *node = &integrator->nodes[integrator->node_count++];
 	memset(node, 0, sizeof *node);
 	node->head.id = id;
@@ -300,11 +297,7 @@ note_missing(struct integrator *integrator, const struct node_id *ids, size_t co
 			note_node(integrator, ids[0]);
 		return;
 	}
-	struct node_id *unique = malloc(count * sizeof *unique);
-	if (unique == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
+	struct node_id *unique = array_alloc(count, sizeof *unique);
 	memcpy(unique, ids, count * sizeof *unique);
 	qsort(unique, count, sizeof *unique, compare_node_ids);
 	for (size_t i = 0; i < count; i++) {
@@ -565,10 +558,7 @@ load_later_places(struct integrator *integrator, const struct op *first, struct 
 		}
 		if (op_order_compare(op, first) <= 0)
 			continue;
-		if (*count == *capacity) {
-			*capacity = *capacity ? *capacity * 2 : 64;
-			*out = realloc(*out, *capacity * sizeof **out);
-		}
+		*out = array_grow(*out, capacity, *count + 1, sizeof **out);
 		(*out)[(*count)++] = (struct replay_op){
 			.op = op, .lamport = op->lamport, .held = true,
 			.status = sqlite3_column_int(statement, 1),
@@ -632,11 +622,7 @@ placed_set_init(struct placed_set *set, size_t count)
 
 	while (capacity < 2 * count)
 		capacity *= 2;
-	set->slots = calloc(capacity, sizeof *set->slots);
-	if (set->slots == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
+	set->slots = array_zeroed(capacity, sizeof *set->slots);
 	set->mask = capacity - 1;
 }
 
@@ -678,17 +664,14 @@ run_placement(struct integrator *integrator)
 			continue;
 		if (first == NULL)
 			first = op;
-		if (count == capacity) {
-			capacity = capacity ? capacity * 2 : 64;
-			replay = realloc(replay, capacity * sizeof *replay);
-		}
+		replay = array_grow(replay, &capacity, count + 1, sizeof *replay);
 		replay[count++] = (struct replay_op){ .op = op, .lamport = op->lamport };
 	}
 	if (first == NULL)
 		return 0;
 	status = load_later_places(integrator, first, &replay, &count, &capacity);
 	if (status == 0) {
-		struct node_id *ids = calloc(count, sizeof *ids);
+		struct node_id *ids = array_zeroed(count, sizeof *ids);
 		for (size_t i = 0; i < count; i++)
 			ids[i] = replay[i].op->u.place.node;
 		status = load_nodes(integrator, ids, count);
@@ -821,7 +804,7 @@ static int
 run_heads(struct integrator *integrator)
 {
 	/* Every node the batch names, loaded at once (one sort, not one each). */
-	struct node_id *ids = malloc((integrator->fresh_count + 1) * sizeof *ids);
+	struct node_id *ids = array_alloc(integrator->fresh_count + 1, sizeof *ids);
 	size_t count = 0;
 	for (size_t i = 0; i < integrator->fresh_count; i++)
 		if (integrator->fresh[i]->kind != OP_COMMIT)
@@ -1008,7 +991,7 @@ lamport_of(struct integrator *integrator, struct op_id id)
 static void
 sort_heads(struct integrator *integrator, struct op_id *ids, size_t count)
 {
-	uint64_t *lamports = malloc((count ? count : 1) * sizeof *lamports);
+	uint64_t *lamports = array_alloc(count, sizeof *lamports);
 	for (size_t i = 0; i < count; i++)
 		lamports[i] = lamport_of(integrator, ids[i]);
 	for (size_t i = 1; i < count; i++) {
@@ -1140,7 +1123,7 @@ compare_ids(const void *a, const void *b)
 static void
 note_parents(struct integrator *integrator)
 {
-	integrator->parents = malloc((integrator->node_count + 1) * sizeof *integrator->parents);
+	integrator->parents = array_alloc(integrator->node_count + 1, sizeof *integrator->parents);
 	integrator->parent_count = 0;
 	for (size_t n = 0; n < integrator->node_count; n++) {
 		const struct work_node *child = &integrator->nodes[n];
@@ -1212,7 +1195,7 @@ compare_by_place(const void *left, const void *right)
 static bool
 batch_names_clash(struct integrator *integrator)
 {
-	const struct head_node **placed = malloc((integrator->node_count + 1) * sizeof *placed);
+	const struct head_node **placed = array_alloc(integrator->node_count + 1, sizeof *placed);
 	size_t count = 0;
 	bool clash = false;
 
@@ -1276,8 +1259,8 @@ load_for_finish(void *context, const struct head_node *stored)
 
 	if (load->count == load->capacity) {
 		load->capacity = load->capacity ? load->capacity * 2 : 1024;
-		load->nodes = realloc(load->nodes, load->capacity * sizeof *load->nodes);
-		load->stored = realloc(load->stored, load->capacity * sizeof *load->stored);
+		load->nodes = array_resize(load->nodes, load->capacity, sizeof *load->nodes);
+		load->stored = array_resize(load->stored, load->capacity, sizeof *load->stored);
 	}
 	struct head_node *copy = &load->stored[load->count];
 	*copy = *stored;

@@ -8,6 +8,7 @@
 #include "backend/history/blob.h"
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
+#include "model/array.h"
 
 static const char SQL_INDEX_CHILD[] =
     "SELECT node, kind FROM entry WHERE parent = ?1 AND name = ?2 ORDER BY kind = 2 DESC LIMIT 1";
@@ -84,10 +85,7 @@ find_folder(struct hearth *home, const char *child_sql, const char *path, struct
 static void
 list_reserve(struct hearth_entry_list *out, size_t *capacity)
 {
-	if (out->count < *capacity)
-		return;
-	*capacity = *capacity ? *capacity * 2 : 64;
-	out->items = realloc(out->items, *capacity * sizeof *out->items);
+	out->items = array_grow(out->items, capacity, out->count + 1, sizeof *out->items);
 }
 
 /* by_version: rows of a version (the node table), whose roots are the

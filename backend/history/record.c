@@ -24,6 +24,7 @@
 #include "backend/history/tree.h"
 #include "model/array.h"
 #include "model/merge.h"
+#include "model/array.h"
 
 #define READ_RETRIES 3
 
@@ -119,15 +120,15 @@ holds_markers(struct recorder *recorder, const struct scan_change *change, int f
 	sqlite3_reset(statement);
 	if (!conflicted)
 		return false;
-	char *bytes = malloc(size + 1);
+	char *bytes = array_alloc(size + 1, 1);
 	size_t done = 0;
-	while (bytes != NULL && done < size) {
+	while (done < size) {
 		ssize_t got = pread(fd, bytes + done, size - done, (off_t)done);
 		if (got <= 0)
 			break;
 		done += (size_t)got;
 	}
-	bool found = bytes != NULL && merge_has_markers(bytes, done);
+	bool found = merge_has_markers(bytes, done);
 	free(bytes);
 	return found;
 }
@@ -540,12 +541,10 @@ static int
 check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth_delete_guard *out,
     struct hearth_error *error)
 {
-	struct guard_count *roots = calloc(home->root_count, sizeof *roots);
+	struct guard_count *roots = array_zeroed(home->root_count, sizeof *roots);
 	sqlite3_stmt *statement = store_statement(&home->store,
 	    "SELECT root, count(*) FROM entry WHERE kind != 2 AND restore != 2 GROUP BY root");
 
-	if (roots == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
 	while (sqlite3_step(statement) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(statement, 0);
 		size_t root = (size_t)(home_root_named(home, name) - home->roots);
@@ -709,7 +708,7 @@ normalise_paths(const struct hearth_record_options *options, char ***out, size_t
 	*count = 0;
 	if (options->path_count == 0)
 		return 0;
-	*out = calloc(options->path_count, sizeof **out);
+	*out = array_zeroed(options->path_count, sizeof **out);
 	for (size_t i = 0; i < options->path_count; i++) {
 		const char *path = options->paths[i];
 		size_t length = strlen(path);
@@ -723,7 +722,7 @@ normalise_paths(const struct hearth_record_options *options, char ***out, size_t
 			*out = NULL;
 			return hearth_fail(error, HEARTH_USAGE, "path %s is outside the Home", path);
 		}
-		(*out)[i] = strndup(path, length);
+		(*out)[i] = array_strndup(path, length);
 		(*count)++;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
 #include "model/diff.h"
+#include "model/array.h"
 
 /* Whether this version made the node's content by a line merge: then its
  * sides are loaded into sides (free them). */
@@ -150,7 +151,7 @@ hearth_diff(hearth *home, const char *version, const char *path, size_t max_byte
 		diff_sides(home, &sides, path, &text);
 		automerge_sides_free(&sides);
 		out->length = text.length;
-		out->text = strdup(buffer_string(&text));
+		out->text = array_strdup(buffer_string(&text));
 		buffer_free(&text);
 	} else if (now != NULL || was != NULL) {
 		status = compare_diff_nodes(home, &pair.before, was, &pair.after, now, max_bytes, out,

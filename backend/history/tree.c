@@ -10,6 +10,7 @@
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "model/state.h"
+#include "model/array.h"
 
 static const char SQL_LIVE_NODES[] =
     "SELECT id, shown_parent, shown, kind, shown_root, blob, size, mode, mtime, place_heads, "
@@ -67,12 +68,9 @@ load_rows(struct hearth *home, const char *sql, const char *what, struct tree *o
 
 	memset(out, 0, sizeof *out);
 	arena_init(&out->arena, 256 * 1024);
-	out->nodes = malloc(capacity * sizeof *out->nodes);
+	out->nodes = array_alloc(capacity, sizeof *out->nodes);
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		if (out->count == capacity) {
-			capacity *= 2;
-			out->nodes = realloc(out->nodes, capacity * sizeof *out->nodes);
-		}
+		out->nodes = array_grow(out->nodes, &capacity, out->count + 1, sizeof *out->nodes);
 		struct tree_node *node = &out->nodes[out->count++];
 		memset(node, 0, sizeof *node);
 		memcpy(node->id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
@@ -129,7 +127,7 @@ load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *coun
 	char reason[128];
 
 	*count = 0;
-	*ops = malloc(capacity * sizeof **ops);
+	*ops = array_alloc(capacity, sizeof **ops);
 	for (size_t i = 0; i < vv->count; i++) {
 		int64_t number = store_replica_number(&home->store, vv->entries[i].replica, false);
 		if (number <= 0)
@@ -138,10 +136,7 @@ load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *coun
 		sqlite3_bind_int64(statement, 1, number);
 		sqlite3_bind_int64(statement, 2, (int64_t)vv->entries[i].counter);
 		while (sqlite3_step(statement) == SQLITE_ROW) {
-			if (*count == capacity) {
-				capacity *= 2;
-				*ops = realloc(*ops, capacity * sizeof **ops);
-			}
+			*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
 			if (!op_decode(sqlite3_column_blob(statement, 0),
 				(size_t)sqlite3_column_bytes(statement, 0), &(*ops)[*count], arena, reason,
 				sizeof reason)) {
@@ -173,7 +168,7 @@ tree_from_state(const struct state *state, struct tree *out)
 
 	for (size_t i = 0; i < state->node_count; i++)
 		live += state->nodes[i].live;
-	out->nodes = malloc((live ? live : 1) * sizeof *out->nodes);
+	out->nodes = array_alloc(live, sizeof *out->nodes);
 	for (size_t i = 0; i < state->node_count; i++) {
 		const struct state_node *from = &state->nodes[i];
 		if (!from->live)

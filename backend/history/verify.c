@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/history/head.h"
+#include "model/array.h"
 
 struct verify {
 	struct hearth *home;
@@ -40,7 +41,7 @@ same_ids(const struct op_id *a, size_t a_count, const struct op_id *b, size_t b_
 		return false;
 	if (a_count == 0)
 		return true;
-	struct op_id *x = malloc(a_count * sizeof *x), *y = malloc(a_count * sizeof *y);
+	struct op_id *x = array_alloc(a_count, sizeof *x), *y = array_alloc(a_count, sizeof *y);
 	memcpy(x, a, a_count * sizeof *x);
 	memcpy(y, b, a_count * sizeof *y);
 	qsort(x, a_count, sizeof *x, compare_ids);
@@ -92,10 +93,7 @@ load_conflicts(struct hearth *home, struct state_conflict **out, struct arena *a
 
 	*out = NULL;
 	while (sqlite3_step(statement) == SQLITE_ROW) {
-		if (count == capacity) {
-			capacity = capacity ? capacity * 2 : 16;
-			*out = realloc(*out, capacity * sizeof **out);
-		}
+		*out = array_grow(*out, &capacity, count + 1, sizeof **out);
 		struct state_conflict *conflict = &(*out)[count];
 		conflict->kind = (enum conflict_kind)sqlite3_column_int(statement, 0);
 		memcpy(conflict->node.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
@@ -119,7 +117,7 @@ compare_conflicts(struct verify *verify, const struct state *expected)
 	size_t have_count, i = 0, j = 0;
 	/* Derivation orders a node's conflicts by the total order of their
 	 * first ops, which the store does not know: both sides by op id. */
-	struct state_conflict *want = malloc((expected->conflict_count + 1) * sizeof *want);
+	struct state_conflict *want = array_alloc(expected->conflict_count + 1, sizeof *want);
 
 	memcpy(want, expected->conflicts, expected->conflict_count * sizeof *want);
 	if (expected->conflict_count > 1)
@@ -199,12 +197,9 @@ verify_load_ops(struct hearth *home, struct op **ops, size_t *count, struct aren
 	char reason[128];
 
 	*count = 0;
-	*ops = malloc(capacity * sizeof **ops);
+	*ops = array_alloc(capacity, sizeof **ops);
 	while (sqlite3_step(statement) == SQLITE_ROW) {
-		if (*count == capacity) {
-			capacity *= 2;
-			*ops = realloc(*ops, capacity * sizeof **ops);
-		}
+		*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
 		if (!op_decode(sqlite3_column_blob(statement, 0), (size_t)sqlite3_column_bytes(statement, 0),
 			&(*ops)[*count], arena, reason, sizeof reason)) {
 			sqlite3_reset(statement);

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "backend/io/io_powerloss.h"
+#include "model/array.h"
 
 /* Exit status of a process whose machine died mid-command. */
 #define IO_POWERLOSS_STATUS 99
@@ -177,14 +178,7 @@ remember_call(enum io_call call)
 
 	if (!count_at_exit)
 		return;
-	if (call_kinds_length + 1 >= capacity) {
-		size_t grown = capacity ? capacity * 2 : 256;
-		char *kinds = realloc(call_kinds, grown);
-		if (kinds == NULL)
-			return;
-		call_kinds = kinds;
-		capacity = grown;
-	}
+	call_kinds = array_grow(call_kinds, &capacity, call_kinds_length + 2, 1);
 	call_kinds[call_kinds_length++] = (char)call;
 	call_kinds[call_kinds_length] = '\0';
 }

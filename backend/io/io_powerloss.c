@@ -23,6 +23,7 @@
  * never undone; SQLite's shared-memory index (-shm) is not tracked (SQLite
  * rebuilds it after a crash). Single-threaded use, as the CLI makes. */
 #include "backend/io/io_powerloss.h"
+#include "model/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -126,28 +127,6 @@ powerloss_give_up(const char *what, const char *detail)
 	_exit(POWERLOSS_CANNOT_SIMULATE);
 }
 
-static void *
-powerloss_grow(void *items, size_t *capacity, size_t count, size_t size)
-{
-	if (count < *capacity)
-		return items;
-	size_t grown = *capacity ? *capacity * 2 : 16;
-	void *moved = realloc(items, grown * size);
-	if (moved == NULL)
-		powerloss_give_up("memory", strerror(ENOMEM));
-	*capacity = grown;
-	return moved;
-}
-
-static char *
-powerloss_copy(const char *text)
-{
-	char *copy = strdup(text);
-	if (copy == NULL)
-		powerloss_give_up("memory", strerror(ENOMEM));
-	return copy;
-}
-
 /* ---- folders and files ------------------------------------------------------- */
 
 /* The folder fd is open on, by identity; takes ownership of fd. */
@@ -164,7 +143,7 @@ powerloss_folder_adopt(int fd)
 			return i;
 		}
 	}
-	folders = powerloss_grow(folders, &folder_capacity, folder_count, sizeof *folders);
+	folders = array_grow(folders, &folder_capacity, folder_count + 1, sizeof *folders);
 	folders[folder_count] = (struct powerloss_folder){ status.st_dev, status.st_ino, fd };
 	return folder_count++;
 }
@@ -179,13 +158,13 @@ powerloss_locate(int dir_fd, const char *path, size_t *folder, char **name)
 
 	if (slash == NULL) {
 		fd = openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		*name = powerloss_copy(path);
+		*name = array_strdup(path);
 	} else {
-		char *prefix = powerloss_copy(path);
+		char *prefix = array_strdup(path);
 		prefix[slash - path] = '\0';
 		fd = openat(dir_fd, slash == path ? "/" : prefix, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		free(prefix);
-		*name = powerloss_copy(slash + 1);
+		*name = array_strdup(slash + 1);
 	}
 	if (fd < 0) {
 		free(*name);
@@ -207,7 +186,7 @@ powerloss_file_of(int fd, struct stat *status)
 	int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (kept < 0)
 		powerloss_give_up("keeping a written file open", strerror(errno));
-	files = powerloss_grow(files, &file_capacity, file_count, sizeof *files);
+	files = array_grow(files, &file_capacity, file_count + 1, sizeof *files);
 	files[file_count] = (struct powerloss_file){
 		.device = status->st_dev, .inode = status->st_ino, .write_fd = kept, .read_fd = -1,
 	};
@@ -244,12 +223,10 @@ powerloss_save_image(struct powerloss_file *file, off_t current_size, off_t offs
 	if (offset >= end)
 		return;
 	size_t count = (size_t)(end - offset);
-	unsigned char *bytes = malloc(count);
-	if (bytes == NULL)
-		powerloss_give_up("memory", strerror(ENOMEM));
+	unsigned char *bytes = array_alloc(count, 1);
 	if (pread(powerloss_readable(file), bytes, count, offset) != (ssize_t)count)
 		powerloss_give_up("reading the bytes a write covers", strerror(errno ? errno : EIO));
-	file->images = powerloss_grow(file->images, &file->image_capacity, file->image_count,
+	file->images = array_grow(file->images, &file->image_capacity, file->image_count + 1,
 	    sizeof *file->images);
 	file->images[file->image_count++] = (struct powerloss_image){ offset, count, bytes };
 }
@@ -408,17 +385,15 @@ powerloss_keep(struct powerloss_change *change, size_t folder, const char *name)
 	if (linkat(folders[folder].fd, name, powerloss_stash_folder(), stash, 0) != 0)
 		powerloss_give_up("keeping a replaced file in the stash (HEARTH_POWERLOSS_STASH "
 		    "must be on the Home's file system)", strerror(errno));
-	change->stash = powerloss_copy(stash);
+	change->stash = array_strdup(stash);
 	return true;
 }
 
 static struct powerloss_change *
 powerloss_change_new(enum powerloss_change_kind kind, size_t folder, char *name)
 {
-	struct powerloss_change *change = calloc(1, sizeof *change);
+	struct powerloss_change *change = array_zeroed(1, sizeof *change);
 
-	if (change == NULL)
-		powerloss_give_up("memory", strerror(ENOMEM));
 	change->kind = kind;
 	change->folder = folder;
 	change->name = name;
@@ -509,7 +484,7 @@ powerloss_finish(struct powerloss_change *change, bool succeeded)
 		powerloss_change_free(change);
 		return;
 	}
-	changes = powerloss_grow(changes, &change_capacity, change_count, sizeof *changes);
+	changes = array_grow(changes, &change_capacity, change_count + 1, sizeof *changes);
 	changes[change_count++] = change;
 }
 

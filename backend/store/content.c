@@ -23,6 +23,7 @@
 
 #include "backend/store/chunk.h"
 #include "backend/store/hash.h"
+#include "model/array.h"
 
 /* A chunk is at most CHUNK_MAX; twice that leaves the reader room to read
  * ahead while the caller cuts, and bounds memory at about 2 x CHUNK_MAX. */
@@ -67,21 +68,14 @@ content_result_free(struct content_result *result)
 	memset(result, 0, sizeof *result);
 }
 
-static int
+static void
 content_remember_chunk(struct content_stream *stream, const struct hash *chunk)
 {
 	struct content_result *out = stream->out;
 
-	if (out->chunk_count == stream->chunk_capacity) {
-		size_t capacity = stream->chunk_capacity ? stream->chunk_capacity * 2 : 4;
-		struct hash *chunks = realloc(out->chunks, capacity * sizeof *chunks);
-		if (chunks == NULL)
-			return content_error(stream->error, stream->error_size, "out of memory");
-		out->chunks = chunks;
-		stream->chunk_capacity = capacity;
-	}
+	out->chunks = array_grow(out->chunks, &stream->chunk_capacity, out->chunk_count + 1,
+	    sizeof *out->chunks);
 	out->chunks[out->chunk_count++] = *chunk;
-	return 0;
 }
 
 /* Names a chunk and stores it unless the writer or the store holds it. The
@@ -93,8 +87,7 @@ content_take_chunk(struct content_stream *stream, const uint8_t *data, size_t le
 
 	hash_bytes(data, length, &chunk);
 	stream->out->size += length;
-	if (content_remember_chunk(stream, &chunk) != 0)
-		return -1;
+	content_remember_chunk(stream, &chunk);
 	if (pack_writer_holds(stream->writer, &chunk))
 		return 0;
 	if (stream->known != NULL && stream->known(stream->context, &chunk))
@@ -217,7 +210,7 @@ content_window_first_size(int fd)
 /* The caller's, with the reader idle and caught up (or not running). A full
  * window is only moved down once at least CHUNK_MAX of it has been cut (a
  * caller short of bytes has cut more than that), so this always frees room. */
-static int
+static void
 content_window_make_room(struct content_window *window)
 {
 	if (window->capacity >= CONTENT_WINDOW) {
@@ -227,18 +220,14 @@ content_window_make_room(struct content_window *window)
 		window->end -= shift;
 		if (window->blob != NULL)
 			window->hashed -= shift;
-		return 0;
+		return;
 	}
 	size_t capacity = window->capacity ? window->capacity * 2
 					   : content_window_first_size(window->fd);
 	if (capacity > CONTENT_WINDOW)
 		capacity = CONTENT_WINDOW;
-	uint8_t *bytes = realloc(window->bytes, capacity);
-	if (bytes == NULL)
-		return -1;
-	window->bytes = bytes;
+	window->bytes = array_resize(window->bytes, capacity, 1);
 	window->capacity = capacity;
-	return 0;
 }
 
 /* One read on the caller's thread, before the reader runs or without it. */
@@ -357,15 +346,13 @@ content_window_full_and_idle(const struct content_window *window)
 /* Takes a snapshot. Once a full window has CHUNK_MAX bytes cut, its tail
  * moves down at once, so the reader never idles waiting for room; moving
  * no more than was consumed keeps the copying under one pass. */
-static int
+static void
 content_window_look(struct content_window *window, struct content_view *view)
 {
-	int status = 0;
-
 	if (window->threaded) {
 		pthread_mutex_lock(&window->lock);
 		if (content_window_full_and_idle(window) && window->start >= CHUNK_MAX) {
-			status = content_window_make_room(window);
+			content_window_make_room(window);
 			pthread_cond_broadcast(&window->changed);
 		}
 	}
@@ -374,35 +361,30 @@ content_window_look(struct content_window *window, struct content_view *view)
 	view->read_error = window->read_error;
 	if (window->threaded)
 		pthread_mutex_unlock(&window->lock);
-	return status;
 }
 
 /* Waits until more than seen bytes wait to be cut, or the file has ended;
  * without the reader, reads once. Room is made only when the window is
  * full, which a caller short of bytes implies it has mostly cut. */
-static int
+static void
 content_window_await(struct content_window *window, size_t seen)
 {
-	int status = 0;
-
 	if (!window->threaded) {
 		if (window->end == window->capacity)
-			status = content_window_make_room(window);
-		if (status == 0)
-			content_window_read(window);
-		return status;
+			content_window_make_room(window);
+		content_window_read(window);
+		return;
 	}
 	pthread_mutex_lock(&window->lock);
-	while (status == 0 && !window->at_end && window->end - window->start <= seen) {
+	while (!window->at_end && window->end - window->start <= seen) {
 		if (content_window_full_and_idle(window)) {
-			status = content_window_make_room(window);
+			content_window_make_room(window);
 			pthread_cond_broadcast(&window->changed);
 		} else {
 			pthread_cond_wait(&window->changed, &window->lock);
 		}
 	}
 	pthread_mutex_unlock(&window->lock);
-	return status;
 }
 
 /* Finds the next chunk. A cut found in fewer than CHUNK_MAX bytes is final
@@ -417,8 +399,7 @@ content_window_next_cut(struct content_window *window, struct content_cut *cut, 
 
 	for (;;) {
 		struct content_view view;
-		if (content_window_look(window, &view) != 0)
-			return content_error(error, error_size, "out of memory");
+		content_window_look(window, &view);
 		if (view.read_error != 0)
 			return content_error(error, error_size, "read: %s", strerror(view.read_error));
 		const uint8_t *bytes = window->bytes + window->start;
@@ -434,8 +415,7 @@ content_window_next_cut(struct content_window *window, struct content_cut *cut, 
 				return 0;
 			tried = view.waiting;
 		}
-		if (content_window_await(window, view.waiting) != 0)
-			return content_error(error, error_size, "out of memory");
+		content_window_await(window, view.waiting);
 	}
 }
 
@@ -501,11 +481,9 @@ content_store_fd_based(struct pack_writer *writer, int fd, content_known_fn know
 int
 content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t error_size)
 {
-	uint8_t *block = malloc(CONTENT_HASH_BLOCK);
+	uint8_t *block = array_alloc(CONTENT_HASH_BLOCK, 1);
 	uint64_t total = 0;
 
-	if (block == NULL)
-		return content_error(error, error_size, "out of memory");
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	struct hash_state *state = hash_begin();
 	for (;;) {

@@ -1,6 +1,7 @@
 /* SHA-256 via libcrypto's EVP interface, which picks the SHA-NI or AVX code
  * path at run time (about 1.8 GB/s per core on the development machine). */
 #include "backend/store/hash.h"
+#include "model/array.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -10,20 +11,18 @@ struct hash_state {
 	EVP_MD_CTX *context;
 };
 
-static void
+/* libcrypto fails a digest only when it cannot allocate its context. */
+static _Noreturn void
 hash_die(void)
 {
-	fputs("hearth: libcrypto could not hash (out of memory?)\n", stderr);
-	abort();
+	array_out_of_memory();
 }
 
 struct hash_state *
 hash_begin(void)
 {
-	struct hash_state *state = malloc(sizeof *state);
+	struct hash_state *state = array_alloc(1, sizeof *state);
 
-	if (state == NULL)
-		hash_die();
 	state->context = EVP_MD_CTX_new();
 	if (state->context == NULL || EVP_DigestInit_ex(state->context, EVP_sha256(), NULL) != 1)
 		hash_die();

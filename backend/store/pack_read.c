@@ -13,6 +13,7 @@
 
 #include "backend/store/hash.h"
 #include "backend/store/pack_format.h"
+#include "model/array.h"
 
 /* ---- reading ----------------------------------------------------------------- */
 
@@ -62,13 +63,11 @@ struct pack_reader *
 pack_reader_new(int packs_dir_fd, const char *packs_path,
     int (*file_name)(void *context, int64_t pack, char *out, size_t out_size), void *context)
 {
-	struct pack_reader *reader = calloc(1, sizeof *reader);
+	struct pack_reader *reader = array_zeroed(1, sizeof *reader);
 
-	if (reader == NULL)
-		return NULL;
-	reader->packs_path = strdup(packs_path != NULL ? packs_path : ".");
+	reader->packs_path = array_strdup(packs_path != NULL ? packs_path : ".");
 	reader->decompressor = ZSTD_createDCtx();
-	if (reader->packs_path == NULL || reader->decompressor == NULL) {
+	if (reader->decompressor == NULL) {
 		free(reader->packs_path);
 		ZSTD_freeDCtx(reader->decompressor);
 		free(reader);
@@ -193,17 +192,14 @@ pack_parse_frame_header(const uint8_t bytes[PACK_FRAME_HEADER_SIZE],
 	return -1;
 }
 
-static int
+/* Exactly needed, not doubled: a frame's size is bounded (PACK_FRAME_RAW_MAX). */
+static void
 pack_grow(uint8_t **bytes, size_t *capacity, size_t needed)
 {
 	if (needed <= *capacity && *bytes != NULL)
-		return 0;
-	uint8_t *grown = realloc(*bytes, needed > 0 ? needed : 1);
-	if (grown == NULL)
-		return -1;
-	*bytes = grown;
+		return;
+	*bytes = array_resize(*bytes, needed, 1);
 	*capacity = needed;
-	return 0;
 }
 
 /* A delta frame's stored bytes (checked) into slot: its base is read first,
@@ -280,10 +276,9 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 		return pack_error(error, error_size, "pack %s: frame at offset %llu: bad frame "
 		    "header", name, at);
 	bool raw = header.codec == PACK_CODEC_RAW;
-	if (pack_grow(&slot->bytes, &slot->capacity, header.raw_length) != 0 ||
-	    (!raw && pack_grow(&reader->stored, &reader->stored_capacity,
-			 header.stored_length) != 0))
-		return pack_error(error, error_size, "out of memory");
+	pack_grow(&slot->bytes, &slot->capacity, header.raw_length);
+	if (!raw)
+		pack_grow(&reader->stored, &reader->stored_capacity, header.stored_length);
 	uint8_t *stored = raw ? slot->bytes : reader->stored;
 	got = pack_read_at(file->fd, stored, header.stored_length,
 	    frame_offset + PACK_FRAME_HEADER_SIZE);
@@ -589,11 +584,7 @@ pack_scan_index(int packs_dir_fd, const char *file_name,
 		    file_name, (unsigned long long)scan.size);
 		goto done;
 	}
-	scan.block = malloc(PACK_SCAN_BLOCK);
-	if (scan.block == NULL) {
-		pack_error(error, error_size, "out of memory");
-		goto done;
-	}
+	scan.block = array_alloc(PACK_SCAN_BLOCK, 1);
 	if (pack_scan_ends(&scan) == 0 && pack_scan_check_index(&scan) == 0)
 		result = pack_scan_entries(&scan, visit, context);
 done:

@@ -16,6 +16,7 @@
 
 #include "backend/io/io.h"
 #include "backend/store/pack_format.h"
+#include "model/array.h"
 
 /* A delta costs each later read of its chunk a read of the base, so it is
  * kept only where it saves much: outright when it is at most 1/16 of the
@@ -78,11 +79,11 @@ pack_frame_bytes(const struct pack_frame *frame)
 
 /* Grows by doubling while small chunks gather, but never past the largest
  * frame, so a slot that once held a big chunk holds at most CHUNK_MAX. */
-static int
+static void
 pack_frame_reserve(struct pack_frame *frame, size_t size)
 {
 	if (size <= frame->capacity && frame->allocation != NULL)
-		return 0;
+		return;
 	size_t capacity = frame->capacity < PACK_FRAME_MIN ? PACK_FRAME_MIN : frame->capacity * 2;
 	if (capacity > PACK_FRAME_RAW_MAX)
 		capacity = PACK_FRAME_RAW_MAX;
@@ -94,34 +95,22 @@ pack_frame_reserve(struct pack_frame *frame, size_t size)
 		frame->allocation = NULL;
 		frame->capacity = 0;
 	}
-	uint8_t *allocation = realloc(frame->allocation, PACK_FRAME_HEADER_SIZE + capacity);
-	if (allocation == NULL)
-		return -1;
-	frame->allocation = allocation;
+	frame->allocation = array_resize(frame->allocation, PACK_FRAME_HEADER_SIZE + capacity, 1);
 	frame->capacity = capacity;
-	return 0;
 }
 
-static int
+static void
 pack_frame_add_chunk(struct pack_frame *frame, const struct hash *id, const uint8_t *data,
     size_t length)
 {
-	if (frame->chunk_count == frame->chunk_capacity) {
-		size_t capacity = frame->chunk_capacity ? frame->chunk_capacity * 2 : 16;
-		struct pack_frame_chunk *chunks = realloc(frame->chunks, capacity * sizeof *chunks);
-		if (chunks == NULL)
-			return -1;
-		frame->chunks = chunks;
-		frame->chunk_capacity = capacity;
-	}
-	if (pack_frame_reserve(frame, frame->raw_length + length) != 0)
-		return -1;
+	frame->chunks = array_grow(frame->chunks, &frame->chunk_capacity, frame->chunk_count + 1,
+	    sizeof *frame->chunks);
+	pack_frame_reserve(frame, frame->raw_length + length);
 	if (length > 0)
 		memcpy(pack_frame_bytes(frame) + frame->raw_length, data, length);
 	frame->chunks[frame->chunk_count++] = (struct pack_frame_chunk){ .id = *id,
 		.offset_in_frame = frame->raw_length, .length = (uint32_t)length };
 	frame->raw_length += (uint32_t)length;
-	return 0;
 }
 
 static void
@@ -135,14 +124,11 @@ pack_frame_clear(struct pack_frame *frame)
 	frame->base_length = 0;
 }
 
-static int
+static void
 pack_frame_set_base(struct pack_frame *frame, const struct pack_base *base)
 {
 	if (base->length > frame->base_capacity) {
-		uint8_t *bytes = realloc(frame->base, base->length);
-		if (bytes == NULL)
-			return -1;
-		frame->base = bytes;
+		frame->base = array_resize(frame->base, base->length, 1);
 		frame->base_capacity = base->length;
 	}
 	memcpy(frame->base, base->data, base->length);
@@ -150,7 +136,6 @@ pack_frame_set_base(struct pack_frame *frame, const struct pack_base *base)
 	frame->base_id = base->id;
 	frame->base_depth = base->depth;
 	frame->has_base = true;
-	return 0;
 }
 
 static void
@@ -201,9 +186,9 @@ pack_compressor_ready(struct pack_compressor *compressor, size_t budget)
 	if (compressor->scratch_capacity >= budget)
 		return true;
 	free(compressor->scratch);
-	compressor->scratch = malloc(PACK_FRAME_HEADER_SIZE + budget);
-	compressor->scratch_capacity = compressor->scratch != NULL ? budget : 0;
-	return compressor->scratch != NULL;
+	compressor->scratch = array_alloc(PACK_FRAME_HEADER_SIZE + budget, 1);
+	compressor->scratch_capacity = budget;
+	return true;
 }
 
 /* The compressed bytes become the frame's, and its old buffer the next
@@ -229,7 +214,7 @@ pack_compressor_check_room(struct pack_compressor *compressor, size_t size)
 	if (compressor->check_capacity >= size)
 		return true;
 	free(compressor->check);
-	compressor->check = malloc(size);
+	compressor->check = array_alloc(size, 1);
 	compressor->check_capacity = compressor->check != NULL ? size : 0;
 	return compressor->check != NULL;
 }
@@ -432,15 +417,9 @@ struct pack_writer {
 struct pack_writer *
 pack_writer_new(int packs_dir_fd, const char *packs_path, bool sync, const struct pack_sink *sink)
 {
-	struct pack_writer *writer = calloc(1, sizeof *writer);
+	struct pack_writer *writer = array_zeroed(1, sizeof *writer);
 
-	if (writer == NULL)
-		return NULL;
-	writer->packs_path = strdup(packs_path != NULL ? packs_path : ".");
-	if (writer->packs_path == NULL) {
-		free(writer);
-		return NULL;
-	}
+	writer->packs_path = array_strdup(packs_path != NULL ? packs_path : ".");
 	writer->dir_fd = packs_dir_fd;
 	writer->sync = sync;
 	if (sink != NULL)
@@ -546,18 +525,16 @@ pack_held_place(struct hash *table, size_t capacity, const struct hash *chunk)
 }
 
 /* Keeps the table at most half full, so probes stay short. */
-static int
+static void
 pack_held_insert(struct pack_writer *writer, const struct hash *chunk)
 {
 	if (hash_is_zero(chunk)) {
 		writer->holds_zero_hash = true;
-		return 0;
+		return;
 	}
 	if ((writer->held_count + 1) * 2 > writer->held_capacity) {
 		size_t capacity = writer->held_capacity ? writer->held_capacity * 2 : 1024;
-		struct hash *table = calloc(capacity, sizeof *table);
-		if (table == NULL)
-			return -1;
+		struct hash *table = array_zeroed(capacity, sizeof *table);
 		for (size_t i = 0; i < writer->held_capacity; i++)
 			if (!hash_is_zero(&writer->held[i]))
 				pack_held_place(table, capacity, &writer->held[i]);
@@ -567,7 +544,6 @@ pack_held_insert(struct pack_writer *writer, const struct hash *chunk)
 	}
 	pack_held_place(writer->held, writer->held_capacity, chunk);
 	writer->held_count++;
-	return 0;
 }
 
 /* ---- worker threads ---- */
@@ -637,19 +613,12 @@ pack_writer_stop_workers(struct pack_writer *writer)
 
 /* ---- pack files ---- */
 
-static int
+static void
 pack_writer_remember_file(struct pack_writer *writer, const char *name)
 {
-	if (writer->created_count == writer->created_capacity) {
-		size_t capacity = writer->created_capacity ? writer->created_capacity * 2 : 4;
-		char (*created)[PACK_NAME_SIZE] = realloc(writer->created, capacity * sizeof *created);
-		if (created == NULL)
-			return -1;
-		writer->created = created;
-		writer->created_capacity = capacity;
-	}
+	writer->created = array_grow(writer->created, &writer->created_capacity,
+	    writer->created_count + 1, sizeof *writer->created);
 	memcpy(writer->created[writer->created_count++], name, PACK_NAME_SIZE);
-	return 0;
 }
 
 static int
@@ -672,22 +641,11 @@ pack_random_name(char out[PACK_NAME_SIZE])
 }
 
 /* The index buffer begins with room for its header, filled in at sealing. */
-static int
+static void
 pack_index_reserve(struct pack_writer *writer, size_t extra)
 {
-	size_t needed = writer->index_length + extra;
-
-	if (needed <= writer->index_capacity)
-		return 0;
-	size_t capacity = writer->index_capacity ? writer->index_capacity : 4096;
-	while (capacity < needed)
-		capacity *= 2;
-	uint8_t *index = realloc(writer->index, capacity);
-	if (index == NULL)
-		return -1;
-	writer->index = index;
-	writer->index_capacity = capacity;
-	return 0;
+	writer->index = array_grow(writer->index, &writer->index_capacity,
+	    writer->index_length + extra, 1);
 }
 
 static int
@@ -698,8 +656,7 @@ pack_writer_start_pack(struct pack_writer *writer)
 	if (pack_random_name(name) != 0)
 		return pack_writer_fail(writer, -1, "cannot name a new pack: getrandom: %s",
 		    space_strerror(errno));
-	if (pack_writer_remember_file(writer, name) != 0)
-		return pack_writer_fail(writer, -1, "out of memory");
+	pack_writer_remember_file(writer, name);
 	int fd = io_open(writer->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL, 0444);
 	if (fd < 0) {
 		writer->created_count--;
@@ -713,8 +670,7 @@ pack_writer_start_pack(struct pack_writer *writer)
 	writer->writeback_from = 0;
 	writer->index_length = 0;
 	writer->index_count = 0;
-	if (pack_index_reserve(writer, PACK_INDEX_HEADER_SIZE) != 0)
-		return pack_writer_fail(writer, -1, "out of memory");
+	pack_index_reserve(writer, PACK_INDEX_HEADER_SIZE);
 	writer->index_length = PACK_INDEX_HEADER_SIZE;
 	if (writer->sink.started != NULL) {
 		int status = writer->sink.started(writer->sink.context, name, &writer->pack_number);
@@ -759,9 +715,7 @@ pack_writer_sink_index(struct pack_writer *writer)
 
 	if (writer->sink.stored == NULL || count == 0)
 		return 0;
-	const uint8_t **entries = malloc(count * sizeof *entries);
-	if (entries == NULL)
-		return pack_writer_fail(writer, -1, "out of memory");
+	const uint8_t **entries = array_alloc(count, sizeof *entries);
 	for (size_t i = 0; i < count; i++)
 		entries[i] = writer->index + PACK_INDEX_HEADER_SIZE + i * PACK_INDEX_ENTRY_SIZE;
 	qsort(entries, count, sizeof *entries, compare_index_entries);
@@ -790,8 +744,7 @@ pack_writer_seal(struct pack_writer *writer)
 {
 	const char *name = writer->file_name;
 
-	if (pack_index_reserve(writer, PACK_FOOTER_SIZE) != 0)
-		return pack_writer_fail(writer, -1, "out of memory");
+	pack_index_reserve(writer, PACK_FOOTER_SIZE);
 	memcpy(writer->index, pack_index_magic, sizeof pack_index_magic);
 	store_u32be(writer->index + 8, writer->index_count);
 	uint32_t crc = pack_crc32c(0, writer->index, writer->index_length);
@@ -823,20 +776,13 @@ pack_writer_seal(struct pack_writer *writer)
 	return 0;
 }
 
-static int
+static void
 pack_writer_index_chunk(struct pack_writer *writer, const struct pack_frame_chunk *chunk,
     uint64_t frame_offset)
 {
-	if (pack_index_reserve(writer, PACK_INDEX_ENTRY_SIZE) != 0)
-		return -1;
-	if (writer->index_count == writer->depths_capacity) {
-		size_t capacity = writer->depths_capacity ? writer->depths_capacity * 2 : 256;
-		uint8_t *depths = realloc(writer->depths, capacity);
-		if (depths == NULL)
-			return -1;
-		writer->depths = depths;
-		writer->depths_capacity = capacity;
-	}
+	pack_index_reserve(writer, PACK_INDEX_ENTRY_SIZE);
+	writer->depths = array_grow(writer->depths, &writer->depths_capacity,
+	    writer->index_count + 1, 1);
 	writer->depths[writer->index_count] = (uint8_t)chunk->depth;
 	uint8_t *entry = writer->index + writer->index_length;
 	memcpy(entry, chunk->id.bytes, HASH_BYTES);
@@ -845,7 +791,6 @@ pack_writer_index_chunk(struct pack_writer *writer, const struct pack_frame_chun
 	store_u32be(entry + 44, chunk->length);
 	writer->index_length += PACK_INDEX_ENTRY_SIZE;
 	writer->index_count++;
-	return 0;
 }
 
 /* A hint: it only starts writeback of pages already written, and io_fsync
@@ -890,8 +835,7 @@ pack_writer_write_frame(struct pack_writer *writer, struct pack_frame *frame)
 	writer->bytes_written += frame_size;
 	pack_writer_start_writeback(writer);
 	for (size_t i = 0; i < frame->chunk_count; i++)
-		if (pack_writer_index_chunk(writer, &frame->chunks[i], frame_offset) != 0)
-			return pack_writer_fail(writer, -1, "out of memory");
+		pack_writer_index_chunk(writer, &frame->chunks[i], frame_offset);
 	return 0;
 }
 
@@ -962,9 +906,9 @@ pack_writer_submit_alone(struct pack_writer *writer, const struct hash *chunk,
 
 	if (frame == NULL)
 		return writer->status;
-	if (pack_frame_add_chunk(frame, chunk, data, length) != 0 ||
-	    (base != NULL && pack_frame_set_base(frame, base) != 0))
-		return pack_writer_fail(writer, -1, "out of memory");
+	pack_frame_add_chunk(frame, chunk, data, length);
+	if (base != NULL)
+		pack_frame_set_base(frame, base);
 	pack_writer_submit(writer, frame);
 	return 0;
 }
@@ -999,14 +943,14 @@ pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 		base = NULL;
 	if (pack_writer_holds(writer, chunk))
 		return 0;
-	if (pack_held_insert(writer, chunk) != 0)
-		status = pack_writer_fail(writer, -1, "out of memory");
-	else if (length >= PACK_FRAME_MIN || base != NULL)
+	pack_held_insert(writer, chunk);
+	if (length >= PACK_FRAME_MIN || base != NULL) {
 		status = pack_writer_submit_alone(writer, chunk, data, length, base);
-	else if (pack_frame_add_chunk(&writer->gather, chunk, data, length) != 0)
-		status = pack_writer_fail(writer, -1, "out of memory");
-	else if (writer->gather.raw_length >= PACK_FRAME_TARGET)
-		status = pack_writer_submit_gather(writer);
+	} else {
+		pack_frame_add_chunk(&writer->gather, chunk, data, length);
+		if (writer->gather.raw_length >= PACK_FRAME_TARGET)
+			status = pack_writer_submit_gather(writer);
+	}
 	if (status != 0)
 		return pack_writer_report(writer, error, error_size);
 	return 0;

@@ -12,6 +12,7 @@
 #include "backend/io/space.h"
 #include "backend/store/hash.h"
 #include "backend/store/store_vfs.h"
+#include "model/array.h"
 
 /* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
  * SHA-256 hashes. Op id lists (heads, seen) are varint pairs of (replica
@@ -528,16 +529,8 @@ store_statement(struct store *store, const char *sql)
 			return statement;
 		}
 	}
-	if (store->statement_count == store->statement_capacity) {
-		size_t capacity = store->statement_capacity ? store->statement_capacity * 2 : 32;
-		void *grown = realloc(store->statements, capacity * sizeof *store->statements);
-		if (grown == NULL) {
-			fputs("hearth: out of memory\n", stderr);
-			abort();
-		}
-		store->statements = grown;
-		store->statement_capacity = capacity;
-	}
+	store->statements = array_grow(store->statements, &store->statement_capacity,
+	    store->statement_count + 1, sizeof *store->statements);
 	sqlite3_stmt *statement;
 	if (sqlite3_prepare_v3(store->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &statement,
 		NULL) != SQLITE_OK) {
@@ -753,11 +746,8 @@ static void
 remember_replica(struct store *store, int64_t number, struct replica_id id)
 {
 	if ((size_t)number > store->replica_count) {
-		struct replica_id *grown = realloc(store->replicas, (size_t)number * sizeof *grown);
-		if (grown == NULL) {
-			fputs("hearth: out of memory\n", stderr);
-			abort();
-		}
+		struct replica_id *grown = array_resize(store->replicas, (size_t)number,
+		    sizeof *grown);
 		memset(grown + store->replica_count, 0,
 		    ((size_t)number - store->replica_count) * sizeof *grown);
 		store->replicas = grown;

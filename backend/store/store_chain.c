@@ -134,7 +134,7 @@ chain_page(struct store *store, int64_t *replica, uint64_t *counter, struct hash
 int
 store_chain_migrate(struct store *store, char *error, size_t error_size)
 {
-	struct chain_row *rows = malloc(CHAIN_MIGRATE_PAGE * sizeof *rows);
+	struct chain_row *rows = array_alloc(CHAIN_MIGRATE_PAGE, sizeof *rows);
 	struct hash previous;
 	int64_t replica = 0;
 	uint64_t counter = 0;
@@ -142,8 +142,6 @@ store_chain_migrate(struct store *store, char *error, size_t error_size)
 	size_t count;
 	int status = 0;
 
-	if (rows == NULL)
-		return snprintf(error, error_size, "out of memory"), -1;
 	if (sqlite3_prepare_v2(store->db, "UPDATE op SET chain = ?3 WHERE replica = ?1 AND "
 		"counter = ?2", -1, &update, NULL) != SQLITE_OK) {
 		free(rows);

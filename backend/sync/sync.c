@@ -30,6 +30,7 @@
 #include "backend/sync/peer.h"
 #include "backend/sync/sync.h"
 #include "backend/sync/sync_session.h"
+#include "model/array.h"
 
 /* ---- the client ------------------------------------------------------------------------- */
 
@@ -287,9 +288,7 @@ sync_probe(const char *url, const char *program, const char *ssh_command,
 	if ((status = transport_parse(url, &address, error)) != 0)
 		return status;
 	/* A session without a Home: zero home and replica ids, an empty vv. */
-	struct hearth *none = calloc(1, sizeof *none);
-	if (none == NULL)
-		return hearth_fail(error, HEARTH_FAILED, "out of memory");
+	struct hearth *none = array_zeroed(1, sizeof *none);
 	sync_session_init(&session, none, NULL, error);
 	session.peer = url;
 	vv_init(&done_vv);

@@ -10,6 +10,7 @@
 
 #include "backend/history/blob.h"
 #include "backend/store/chunk.h"
+#include "model/array.h"
 
 /* An OPS frame goes out once its payload passes this. */
 #define SYNC_OPS_FRAME_TARGET (256u * 1024)
@@ -112,16 +113,8 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		if (session->have_theirs && !session->refetch &&
 		    replica_id_equal(id, session->theirs.replica))
 			continue;
-		if (merge->count == capacity) {
-			capacity = capacity ? capacity * 2 : 16;
-			struct sync_cursor *grown = realloc(merge->cursors, capacity * sizeof *grown);
-			if (grown == NULL) {
-				sqlite3_reset(replicas);
-				sync_merge_free(merge);
-				return sync_fail(session, HEARTH_FAILED, "out of memory");
-			}
-			merge->cursors = grown;
-		}
+		merge->cursors = array_grow(merge->cursors, &capacity, merge->count + 1,
+		    sizeof *merge->cursors);
 		struct sync_cursor *cursor = &merge->cursors[merge->count];
 		memset(cursor, 0, sizeof *cursor);
 		cursor->id.replica = id;
@@ -146,11 +139,7 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		}
 	}
 	sqlite3_reset(replicas);
-	merge->heap = calloc(merge->count + 1, sizeof *merge->heap);
-	if (merge->heap == NULL) {
-		sync_merge_free(merge);
-		return sync_fail(session, HEARTH_FAILED, "out of memory");
-	}
+	merge->heap = array_zeroed(merge->count + 1, sizeof *merge->heap);
 	*live = 0;
 	for (size_t i = 0; i < merge->count; i++)
 		if (sync_cursor_step(&merge->cursors[i]))
@@ -219,10 +208,8 @@ sync_send_ops_end(struct sync_session *session, const struct sync_merge *merge)
 {
 	if (session->protocol < WIRE_PROTOCOL_CHAINS)
 		return sync_send_count(session, WIRE_OPS_END, session->ops_sent);
-	struct wire_chain_claim *claims = calloc(merge->count + 1, sizeof *claims);
+	struct wire_chain_claim *claims = array_zeroed(merge->count + 1, sizeof *claims);
 	size_t n = 0;
-	if (claims == NULL)
-		return sync_fail(session, HEARTH_FAILED, "out of memory");
 	for (size_t i = 0; i < merge->count; i++) {
 		const struct sync_cursor *cursor = &merge->cursors[i];
 		if (!cursor->sent)
@@ -438,7 +425,7 @@ sync_send_chunks(struct sync_session *session)
 
 	buffer_init(&wants);
 	buffer_init(&held);
-	struct sync_window_chunk *window = malloc(SYNC_WINDOW_CHUNKS * sizeof *window);
+	struct sync_window_chunk *window = array_alloc(SYNC_WINDOW_CHUNKS, sizeof *window);
 	if ((status = sync_read_wants(session, &wants)) != 0)
 		goto done;
 	size_t total = wants.length / HASH_BYTES;

@@ -1,6 +1,7 @@
 /* A sync session (sync_session.h): the frames both halves read and write,
  * HELLO and the checks on it, and the hash table of chunk and blob ids. */
 #include "backend/sync/sync_session.h"
+#include "model/array.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,12 +52,8 @@ sync_table_grow(struct sync_table *table)
 {
 	struct sync_table grown = { .capacity = table->capacity ? table->capacity * 2 : 1024 };
 
-	grown.keys = calloc(grown.capacity, sizeof *grown.keys);
-	grown.values = calloc(grown.capacity, sizeof *grown.values);
-	if (grown.keys == NULL || grown.values == NULL) {
-		fputs("hearth: out of memory\n", stderr);
-		abort();
-	}
+	grown.keys = array_zeroed(grown.capacity, sizeof *grown.keys);
+	grown.values = array_zeroed(grown.capacity, sizeof *grown.values);
 	for (size_t i = 0; i < table->capacity; i++)
 		if (table->values[i] != 0)
 			sync_table_put(&grown, &table->keys[i], table->values[i] - 1);
@@ -274,7 +271,7 @@ sync_read_chains(struct sync_session *session)
 	int status = 0;
 
 	free(session->our_chains);
-	session->our_chains = calloc(session->ours.count + 1, sizeof *session->our_chains);
+	session->our_chains = array_zeroed(session->ours.count + 1, sizeof *session->our_chains);
 	for (size_t i = 0; status == 0 && i < session->ours.count; i++) {
 		const struct vv_entry *entry = &session->ours.entries[i];
 		int64_t number = store_replica_number(store, entry->replica, false);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/store/pack.h"
+#include "model/array.h"
 
 static bool
 wire_fail(char *error, size_t error_size, const char *format, ...)
@@ -241,7 +242,7 @@ wire_decode_hello(const uint8_t *payload, size_t length, struct wire_hello *out,
 	/* Protocol 3's chains, one per entry, when the bytes hold them all. */
 	size_t left = reader.length - reader.offset;
 	if (out->vv.count > 0 && left / HASH_BYTES >= out->vv.count) {
-		out->chains = malloc(out->vv.count * sizeof *out->chains);
+		out->chains = array_alloc(out->vv.count, sizeof *out->chains);
 		for (size_t i = 0; i < out->vv.count; i++)
 			reader_fixed(&reader, out->chains[i].bytes, HASH_BYTES);
 	}
@@ -471,7 +472,7 @@ wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
 	    declared > (reader.length - reader.offset) / WIRE_CLAIM_MIN_BYTES)
 		return wire_fail(error, error_size, "an OPS_END frame claims %llu chains in %zu bytes",
 		    (unsigned long long)declared, reader.length - reader.offset);
-	struct wire_chain_claim *read = malloc((declared ? declared : 1) * sizeof *read);
+	struct wire_chain_claim *read = array_alloc(declared, sizeof *read);
 	for (uint64_t i = 0; i < declared; i++) {
 		if (!reader_fixed(&reader, read[i].replica.bytes, ID_BYTES) ||
 		    !reader_varint(&reader, &read[i].counter) ||
