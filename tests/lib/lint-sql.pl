@@ -1,0 +1,129 @@
+#!/usr/bin/perl
+# `make lint-layers`, the store's tables: each table of store.db has one
+# owner file that holds its SQL (statements prepared once, errors
+# translated once); the rest of the backend calls the owner's functions.
+# Every string literal of backend/'s C files (adjacent literals joined, so
+# a statement split over lines reads whole) is searched for a table named
+# after FROM, JOIN, INTO, UPDATE or TABLE; a table named outside its owner
+# is an error naming file, line and owner, unless the allow-list below
+# still lets it (the SQL not yet moved). An allow-list entry nothing needs
+# any more is an error too, so the list only shrinks.
+#
+#   perl tests/lib/lint-sql.pl [FOLDER]      (default: backend)
+use strict;
+use warnings;
+
+my $folder = shift // 'backend';
+
+# The owner of each table, as a path under FOLDER.
+my %owner = (
+	meta => 'store/store.c', replica => 'store/store.c', op => 'store/store.c',
+	version => 'history/history.c', node => 'history/integrate.c',
+	conflict => 'history/conflicts.c', peer => 'sync/peer.c',
+	entry => 'disk/scan.c', pack => 'history/blob.c', chunk => 'history/blob.c',
+	blob => 'history/blob.c', folder => 'disk/reconcile.c', dirty => 'disk/reconcile.c',
+	watch => 'disk/watch.c',
+);
+# The schema and its migrations name every table: store.c and its chain
+# migration may.
+my %schema = map { $_ => 1 } ('store/store.c', 'store/store_chain.c');
+
+# FILE TABLE: SQL of TABLE that FILE still holds, to move to the owner.
+my %allowed = map { $_ => 0 } split /\n/, <<'ALLOWED';
+disk/home.c entry
+disk/home.c pack
+disk/reconcile.c entry
+disk/reconcile.c meta
+fsck.c blob
+fsck.c chunk
+fsck.c entry
+fsck.c op
+fsck.c pack
+fsck.c version
+fsck_repair.c chunk
+fsck_repair.c pack
+fsck_repair_ops.c op
+fsck_repair_ops.c version
+gc.c chunk
+gc.c op
+gc.c pack
+history/automerge.c conflict
+history/automerge.c node
+history/automerge.c op
+history/automerge.c version
+history/checkout.c entry
+history/conflicts.c node
+history/conflicts.c op
+history/conflicts.c version
+history/file_history.c op
+history/file_history.c version
+history/head.c entry
+history/head.c node
+history/history.c op
+history/integrate.c conflict
+history/integrate.c op
+history/listing.c entry
+history/listing.c node
+history/record.c conflict
+history/record.c entry
+history/record.c node
+history/status.c conflict
+history/status.c entry
+history/summary.c blob
+history/summary.c chunk
+history/summary.c entry
+history/summary.c node
+history/summary.c pack
+history/summary.c replica
+history/summary.c version
+history/tree.c entry
+history/tree.c node
+history/tree.c op
+history/verify.c conflict
+history/verify.c node
+history/verify.c op
+sync/sync_receive.c node
+sync/sync_send.c op
+sync/sync_send.c replica
+ALLOWED
+
+my $status = 0;
+my %seen;
+for my $path (sort(glob("$folder/*.[ch]")), sort(glob("$folder/*/*.[ch]"))) {
+	(my $file = $path) =~ s{^\Q$folder\E/}{};
+	open my $in, '<', $path or die "$path: $!\n";
+	my $text = do { local $/; <$in> };
+	close $in;
+	$text =~ s{/\*.*?\*/}{ my $c = $&; $c =~ tr/\n//cd; $c }gse;	# comments, lines kept
+	$text =~ s{//[^\n]*}{}g;
+	# Runs of adjacent literals: "..." (blank or newline) "..." ...
+	while ($text =~ /((?:"(?:[^"\\\n]|\\.)*"\s*)+)/g) {
+		my ($run, $at) = ($1, $-[1]);
+		my $line = 1 + (substr($text, 0, $at) =~ tr/\n//);
+		my $sql = join ' ', $run =~ /"((?:[^"\\\n]|\\.)*)"/g;
+		while ($sql =~ /\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+(\w+)/g) {
+			my $table = lc $1;
+			next unless exists $owner{$table};
+			next if $owner{$table} eq $file || $schema{$file};
+			my $key = "$file $table";
+			next if $seen{$key}++ && exists $allowed{$key};
+			if (exists $allowed{$key}) {
+				$allowed{$key}++;
+				next;
+			}
+			print STDERR "$folder/$file:$line: SQL of table $table outside its owner"
+			    . " ($folder/$owner{$table}): call a function of the owner\n";
+			$status = 1;
+		}
+	}
+}
+for my $key (sort keys %allowed) {
+	next if $allowed{$key};
+	print STDERR "tests/lib/lint-sql.pl: the allow-list still names '$key', which holds no"
+	    . " such SQL now: take it out\n";
+	$status = 1;
+}
+my $left = keys %allowed;
+print "  lint-sql no table's SQL in $folder/ outside its owner, but for $left pairs still to move\n"
+    unless $status;
+exit $status;
