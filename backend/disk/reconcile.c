@@ -70,7 +70,6 @@ static const char SQL_UNMARK[] = "DELETE FROM dirty WHERE path = ?1";
 static const char SQL_STAMP[] =
     "INSERT OR REPLACE INTO folder(path, root, device, inode, mtime, ctime, checked, generation) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-static const char SQL_META_DELETE[] = "DELETE FROM meta WHERE key = ?1";
 static const char SQL_FIRST_FOLDER[] =
     "SELECT node, name FROM entry WHERE parent = ?1 AND kind = 2 ORDER BY name LIMIT 1";
 static const char SQL_NEXT_FOLDER[] =
@@ -186,16 +185,6 @@ unmark(struct hearth *home, const char *path, size_t length)
 
 	sqlite3_bind_blob(statement, 1, length ? path : "", (int)length, SQLITE_STATIC);
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
-}
-
-static void
-meta_delete(struct hearth *home, const char *key)
-{
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_META_DELETE);
-
-	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
-	sqlite3_step(statement);
-	sqlite3_reset(statement);
 }
 
 /* ---- folders of the index, by path ---------------------------------------------- */
@@ -423,7 +412,7 @@ start_walk(struct hearth *home, struct walk_state *state)
 	state->active = true;
 	state->has_cursor = false;
 	buffer_reset(&state->cursor);
-	meta_delete(home, "reconcile_cursor");
+	store_meta_delete(&home->store, "reconcile_cursor");
 	if (store_meta_set_int(&home->store, "reconcile_generation", state->generation) != 0 ||
 	    store_meta_set_int(&home->store, "reconcile_started", state->started) != 0 ||
 	    store_meta_set_int(&home->store, "reconcile_seq", state->seq_at_start) != 0 ||
@@ -448,7 +437,7 @@ finish_walk(struct hearth *home, struct walk_state *state)
 	if (sqlite3_step(statement) != SQLITE_DONE)
 		return -1;
 	state->active = false;
-	meta_delete(home, "reconcile_cursor");
+	store_meta_delete(&home->store, "reconcile_cursor");
 	if (store_meta_set_int(&home->store, "reconcile_active", 0) != 0 ||
 	    store_meta_set_int(&home->store, "reconcile_done", state->generation) != 0)
 		return -1;

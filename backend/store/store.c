@@ -649,6 +649,7 @@ store_rollback(struct store *store)
 
 static const char SQL_META_GET[] = "SELECT value FROM meta WHERE key = ?1";
 static const char SQL_META_SET[] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)";
+static const char SQL_META_DELETE[] = "DELETE FROM meta WHERE key = ?1";
 
 int
 store_meta_get_blob(struct store *store, const char *key, void *out, size_t size)
@@ -712,6 +713,17 @@ store_meta_set_int(struct store *store, const char *key, int64_t value)
 	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(statement, 2, value);
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_meta_delete(struct store *store, const char *key)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_META_DELETE);
+
+	sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+	int status = sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	sqlite3_reset(statement);
+	return status;
 }
 
 int

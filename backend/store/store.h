@@ -108,6 +108,7 @@ int store_meta_get_buffer(struct store *store, const char *key, struct buffer *o
 int store_meta_set_blob(struct store *store, const char *key, const void *data, size_t size);
 int store_meta_set_int(struct store *store, const char *key, int64_t value);
 int store_meta_add_int(struct store *store, const char *key, int64_t delta);
+int store_meta_delete(struct store *store, const char *key);	/* none there is no error */
 
 /* Replicas get small local numbers so ops and heads stay compact. */
 int64_t store_replica_number(struct store *store, struct replica_id id, bool create);
