@@ -44,6 +44,20 @@ test_expect_success 'a restore with an edit of its own lists both' '
 	grep "^# restore 0$" ../status
 '
 
+test_expect_success 'a restore of files the record must read (times too recent to trust) lists them too' '
+	echo one >content && hearth record -m one >/dev/null &&
+	echo two >content && hearth record -m two >/dev/null &&
+	hearth checkout head~1 >/dev/null &&
+	touch content &&
+	hearth record -m "restore, read" >../record &&
+	grep "[1-9][0-9]* files\{0,1\} read" ../record &&
+	grep "^ M content$" ../record &&
+	hearth show head >../show &&
+	record_lines ../record >../from-record && show_lines ../show >../from-show &&
+	test -s ../from-show &&
+	test_cmp ../from-show ../from-record
+'
+
 test_expect_success 'a plain record still lists what status listed' '
 	echo more >more && hearth status --porcelain | sed -n "/^[^#]/p" >../status &&
 	hearth record -m more >../record && record_lines ../record >../from-record &&

@@ -26,7 +26,7 @@ status_watched() {
 
 test_expect_success 'a watch checks, walks, then says the index is current' '
 	watch_start main &&
-	watch_wait main "^current: the index is current; 0 folders differ" &&
+	watch_wait main "^current: the index is current; status lists 0 folders$" &&
 	grep "^checked: " ../main.log
 '
 

@@ -1,5 +1,5 @@
 /* Builds the demo Home (see demo.h): names in UTF-8 and one invalid byte,
- * five versions that add, modify, move and delete; a second replica (the
+ * six versions that add, modify, move and delete; a second replica (the
  * "laptop") that edits, moves and names things at once with the Home, so
  * the sync between them leaves a content, a move and a name conflict; then
  * a few changes left unrecorded so the Home view has marks to show. */

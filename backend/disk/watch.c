@@ -592,9 +592,13 @@ do_check(struct hearth_watch *watch, struct hearth_error *error)
 	watch->check_wanted = false;
 	watch->walk_wanted = true;
 	watch->index_changed = true;
-	snprintf(watch->detail, sizeof watch->detail,
-	    "%llu folder%s checked, %llu changed since the last walk", (unsigned long long)checked,
-	    checked == 1 ? "" : "s", (unsigned long long)changed);
+	if (checked == 0)
+		snprintf(watch->detail, sizeof watch->detail,
+		    "no folder walked before, so a first walk follows");
+	else
+		snprintf(watch->detail, sizeof watch->detail,
+		    "%llu folder%s checked, %llu changed since the last walk",
+		    (unsigned long long)checked, checked == 1 ? "" : "s", (unsigned long long)changed);
 	set_state(watch, HEARTH_WATCH_CHECKED);
 	return 0;
 }
@@ -624,8 +628,11 @@ walk_finished(struct hearth_watch *watch, const struct reconcile_page *page)
 		return;
 	watch->walk_wanted = false;
 	watch->index_changed = true;
-	snprintf(watch->detail, sizeof watch->detail, "%llu folder%s from the index",
-	    (unsigned long long)watch->differ, watch->differ == 1 ? " differs" : "s differ");
+	/* Current is about what the index knows: the folders it names are
+	 * those status lists (changed, or changed too lately to trust times). */
+	snprintf(watch->detail, sizeof watch->detail, "status lists %llu folder%s%s",
+	    (unsigned long long)watch->differ, watch->differ == 1 ? "" : "s",
+	    watch->differ > 0 ? " (changed, or changed too lately to trust their times)" : "");
 	set_state(watch, HEARTH_WATCH_CURRENT);
 }
 

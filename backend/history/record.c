@@ -694,8 +694,10 @@ restores_anything(const struct recorder *recorder, const struct scan_result *sca
 {
 	if (recorder->leave_restores)
 		return false;
+	/* By the restore mark, not the kind: a file the stamps could not
+	 * settle is still MODIFIED here and turns RESTORE only once read. */
 	for (size_t i = 0; i < scan->count; i++)
-		if (scan->changes[i].kind == SCAN_RESTORE)
+		if (scan->changes[i].restore != 0)
 			return true;
 	return false;
 }
