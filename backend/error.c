@@ -11,6 +11,7 @@
 #include "backend/io/space.h"
 #include "model/arena.h"
 #include "model/array.h"
+#include "model/error.h"
 
 struct hearth_storage {
 	struct arena arena;
@@ -23,7 +24,7 @@ hearth_fail(struct hearth_error *error, enum hearth_code code, const char *forma
 
 	error->code = code;
 	va_start(args, format);
-	vsnprintf(error->message, sizeof error->message, format, args);
+	error_vput(error->message, sizeof error->message, format, args);
 	va_end(args);
 	return code;
 }
@@ -36,17 +37,16 @@ hearth_fail_errno(struct hearth_error *error, const char *format, ...)
 
 	error->code = HEARTH_FAILED;
 	va_start(args, format);
-	int length = vsnprintf(error->message, sizeof error->message, format, args);
+	error_vput(error->message, sizeof error->message, format, args);
 	va_end(args);
+	size_t length = strlen(error->message);
 	char reason[HEARTH_ERROR_MAX / 2];
 	/* A full disk names its device and where the write failed. */
 	if (saved == ENOSPC && space_noted_path()[0] != '\0')
 		space_message(space_noted_path(), reason, sizeof reason);
 	else
 		snprintf(reason, sizeof reason, "%s", strerror(saved));
-	if (length >= 0 && (size_t)length < sizeof error->message)
-		snprintf(error->message + length, sizeof error->message - (size_t)length, ": %s",
-		    reason);
+	snprintf(error->message + length, sizeof error->message - length, ": %s", reason);
 	return HEARTH_FAILED;
 }
 

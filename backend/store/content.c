@@ -24,6 +24,7 @@
 #include "backend/store/chunk.h"
 #include "backend/store/hash.h"
 #include "model/array.h"
+#include "model/error.h"
 
 /* A chunk is at most CHUNK_MAX; twice that leaves the reader room to read
  * ahead while the caller cuts, and bounds memory at about 2 x CHUNK_MAX. */
@@ -44,22 +45,6 @@ struct content_stream {
 	size_t error_size;
 };
 
-static int
-content_error(char *error, size_t error_size, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-content_error(char *error, size_t error_size, const char *format, ...)
-{
-	va_list args;
-
-	if (error != NULL && error_size > 0) {
-		va_start(args, format);
-		vsnprintf(error, error_size, format, args);
-		va_end(args);
-	}
-	return -1;
-}
 
 void
 content_result_free(struct content_result *result)
@@ -401,7 +386,7 @@ content_window_next_cut(struct content_window *window, struct content_cut *cut, 
 		struct content_view view;
 		content_window_look(window, &view);
 		if (view.read_error != 0)
-			return content_error(error, error_size, "read: %s", strerror(view.read_error));
+			return error_put(error, error_size, "read: %s", strerror(view.read_error));
 		const uint8_t *bytes = window->bytes + window->start;
 		if (view.at_end || view.waiting >= CHUNK_MAX) {
 			cut->length = chunk_next(bytes, view.waiting, view.at_end);
@@ -494,7 +479,7 @@ content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t er
 			int saved = errno;
 			hash_finish(state, out);
 			free(block);
-			return content_error(error, error_size, "read: %s", strerror(saved));
+			return error_put(error, error_size, "read: %s", strerror(saved));
 		}
 		if (got == 0)
 			break;

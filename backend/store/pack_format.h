@@ -58,8 +58,5 @@ static const char pack_magic[8] = { 'H', 'R', 'T', 'H', 'P', 'A', 'C', 'K' };
 static const char pack_index_magic[8] = { 'H', 'R', 'T', 'H', 'I', 'N', 'D', 'X' };
 static const char pack_seal_magic[8] = { 'H', 'R', 'T', 'H', 'S', 'E', 'A', 'L' };
 
-/* Formats into error (when there is room) and returns -1. */
-int pack_error(char *error, size_t error_size, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -14,6 +14,7 @@
 #include "backend/store/hash.h"
 #include "backend/store/pack_format.h"
 #include "model/array.h"
+#include "model/error.h"
 
 /* ---- reading ----------------------------------------------------------------- */
 
@@ -141,14 +142,14 @@ pack_reader_file(struct pack_reader *reader, int64_t pack, char *error, size_t e
 	char name[PACK_READER_NAME_SIZE];
 	if (reader->file_name == NULL ||
 	    reader->file_name(reader->context, pack, name, sizeof name) != 0) {
-		pack_error(error, error_size, "pack %lld: the store knows no file for it",
+		error_put(error, error_size, "pack %lld: the store knows no file for it",
 		    (long long)pack);
 		return NULL;
 	}
 	int fd = openat(reader->dir_fd, name, O_RDONLY | O_CLOEXEC);
 	struct stat status;
 	if (fd < 0 || fstat(fd, &status) != 0) {
-		pack_error(error, error_size, "pack %s: cannot open in %s: %s", name,
+		error_put(error, error_size, "pack %s: cannot open in %s: %s", name,
 		    reader->packs_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -221,10 +222,10 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 	snprintf(name, sizeof name, "%s", file_name);
 	memcpy(base_id.bytes, stored, HASH_BYTES);
 	if (reader->locate == NULL || reader->locate(reader->context, &base_id, &where) != 0)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: the base of "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: the base of "
 		    "this delta is not in the store", name, at);
 	if (reader->depth >= PACK_DELTA_READ_MAX)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: a chain of "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: a chain of "
 		    "more than %d deltas", name, at, PACK_DELTA_READ_MAX);
 	reader->stored = NULL;
 	reader->stored_capacity = 0;
@@ -239,10 +240,10 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 			length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
 			    slot->capacity, stored + HASH_BYTES, stored_length - HASH_BYTES);
 		if (ZSTD_isError(length))
-			status = pack_error(error, error_size, "pack %s: frame at offset %llu: %s",
+			status = error_put(error, error_size, "pack %s: frame at offset %llu: %s",
 			    name, at, ZSTD_getErrorName(length));
 		else if (length != slot->raw_length)
-			status = pack_error(error, error_size, "pack %s: frame at offset %llu: "
+			status = error_put(error, error_size, "pack %s: frame at offset %llu: "
 			    "decompressed to %zu bytes, not %u", name, at, length, slot->raw_length);
 	}
 	buffer_free(&base);
@@ -263,17 +264,17 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 	struct pack_frame_header header;
 
 	if (frame_offset < PACK_HEADER_SIZE)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: inside the "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: inside the "
 		    "pack header", name, at);
 	ssize_t got = pack_read_at(file->fd, header_bytes, sizeof header_bytes, frame_offset);
 	if (got < 0)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
+		return error_put(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
 		    strerror(errno));
 	if ((size_t)got < sizeof header_bytes)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: truncated "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: truncated "
 		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
 	if (pack_parse_frame_header(header_bytes, &header) != 0)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: bad frame "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: bad frame "
 		    "header", name, at);
 	bool raw = header.codec == PACK_CODEC_RAW;
 	pack_grow(&slot->bytes, &slot->capacity, header.raw_length);
@@ -283,13 +284,13 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 	got = pack_read_at(file->fd, stored, header.stored_length,
 	    frame_offset + PACK_FRAME_HEADER_SIZE);
 	if (got < 0)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
+		return error_put(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
 		    strerror(errno));
 	if ((size_t)got < header.stored_length)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: truncated "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: truncated "
 		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
 	if (pack_crc32c(0, stored, header.stored_length) != header.crc)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: checksum "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: checksum "
 		    "mismatch", name, at);
 	slot->raw_length = header.raw_length;
 	if (header.codec == PACK_CODEC_DELTA)
@@ -299,10 +300,10 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 		size_t length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
 		    header.raw_length, stored, header.stored_length);
 		if (ZSTD_isError(length))
-			return pack_error(error, error_size, "pack %s: frame at offset %llu: %s",
+			return error_put(error, error_size, "pack %s: frame at offset %llu: %s",
 			    name, at, ZSTD_getErrorName(length));
 		if (length != header.raw_length)
-			return pack_error(error, error_size, "pack %s: frame at offset %llu: "
+			return error_put(error, error_size, "pack %s: frame at offset %llu: "
 			    "decompressed to %zu bytes, not %u", name, at, length, header.raw_length);
 	}
 	return 0;
@@ -392,7 +393,7 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 		return -1;
 	unsigned long long at = (unsigned long long)where->frame_offset;
 	if ((uint64_t)where->offset_in_frame + where->length > frame->raw_length)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: chunk at "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: chunk at "
 		    "%u+%u lies outside the frame's %u bytes", file->name, at,
 		    where->offset_in_frame, where->length, frame->raw_length);
 	const uint8_t *bytes = frame->bytes + where->offset_in_frame;
@@ -401,7 +402,7 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 	if (!hash_equal(&got, chunk)) {
 		char hex[HASH_HEX];
 		hash_hex(chunk, hex);
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: chunk %.16s "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: chunk %.16s "
 		    "at %u: hash mismatch", file->name, at, hex, where->offset_in_frame);
 	}
 	buffer_append(out, bytes, where->length);
@@ -420,12 +421,12 @@ pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
 		return -1;
 	ssize_t got = pack_read_at(file->fd, bytes, sizeof bytes, where->frame_offset);
 	if (got < PACK_FRAME_HEADER_SIZE || pack_parse_frame_header(bytes, &header) != 0)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: bad or "
+		return error_put(error, error_size, "pack %s: frame at offset %llu: bad or "
 		    "truncated frame header", file->name, (unsigned long long)where->frame_offset);
 	if (header.codec != PACK_CODEC_DELTA)
 		return 0;
 	if ((size_t)got < sizeof bytes)
-		return pack_error(error, error_size, "pack %s: frame at offset %llu: truncated",
+		return error_put(error, error_size, "pack %s: frame at offset %llu: truncated",
 		    file->name, (unsigned long long)where->frame_offset);
 	memcpy(base->bytes, bytes + PACK_FRAME_HEADER_SIZE, HASH_BYTES);
 	return 1;
@@ -453,10 +454,10 @@ pack_scan_read(struct pack_scan *scan, void *out, size_t length, uint64_t offset
 	ssize_t got = pack_read_at(scan->fd, out, length, offset);
 
 	if (got < 0)
-		return pack_error(scan->error, scan->error_size, "pack %s: %s at offset %llu: %s",
+		return error_put(scan->error, scan->error_size, "pack %s: %s at offset %llu: %s",
 		    scan->name, what, (unsigned long long)offset, strerror(errno));
 	if ((size_t)got < length)
-		return pack_error(scan->error, scan->error_size, "pack %s: %s at offset %llu: "
+		return error_put(scan->error, scan->error_size, "pack %s: %s at offset %llu: "
 		    "truncated", scan->name, what, (unsigned long long)offset);
 	return 0;
 }
@@ -471,15 +472,15 @@ pack_scan_ends(struct pack_scan *scan)
 	if (pack_scan_read(scan, header, sizeof header, 0, "header") != 0)
 		return -1;
 	if (memcmp(header, pack_magic, sizeof pack_magic) != 0 || load_u32be(header + 12) != 0)
-		return pack_error(scan->error, scan->error_size, "pack %s: header at offset 0: "
+		return error_put(scan->error, scan->error_size, "pack %s: header at offset 0: "
 		    "not a hearth pack", scan->name);
 	if (load_u32be(header + 8) < 1 || load_u32be(header + 8) > PACK_VERSION)
-		return pack_error(scan->error, scan->error_size, "pack %s: header at offset 0: "
+		return error_put(scan->error, scan->error_size, "pack %s: header at offset 0: "
 		    "unknown version %u", scan->name, load_u32be(header + 8));
 	if (pack_scan_read(scan, footer, sizeof footer, footer_offset, "footer") != 0)
 		return -1;
 	if (memcmp(footer + 12, pack_seal_magic, sizeof pack_seal_magic) != 0)
-		return pack_error(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
+		return error_put(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
 		    "no seal (truncated or unfinished)", scan->name,
 		    (unsigned long long)footer_offset);
 	scan->index_offset = load_u64be(footer);
@@ -488,7 +489,7 @@ pack_scan_ends(struct pack_scan *scan)
 	    scan->index_offset > footer_offset - PACK_INDEX_HEADER_SIZE ||
 	    (footer_offset - scan->index_offset - PACK_INDEX_HEADER_SIZE) %
 		    PACK_INDEX_ENTRY_SIZE != 0)
-		return pack_error(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
+		return error_put(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
 		    "index offset %llu is out of range", scan->name,
 		    (unsigned long long)footer_offset, (unsigned long long)scan->index_offset);
 	return 0;
@@ -510,7 +511,7 @@ pack_scan_check_index(struct pack_scan *scan)
 		offset += length;
 	}
 	if (crc != scan->index_crc)
-		return pack_error(scan->error, scan->error_size, "pack %s: index at offset %llu: "
+		return error_put(scan->error, scan->error_size, "pack %s: index at offset %llu: "
 		    "checksum mismatch", scan->name, (unsigned long long)scan->index_offset);
 	uint8_t header[PACK_INDEX_HEADER_SIZE];
 	if (pack_scan_read(scan, header, sizeof header, scan->index_offset, "index") != 0)
@@ -519,7 +520,7 @@ pack_scan_check_index(struct pack_scan *scan)
 	    PACK_INDEX_ENTRY_SIZE;
 	if (memcmp(header, pack_index_magic, sizeof pack_index_magic) != 0 ||
 	    load_u32be(header + 8) != entries)
-		return pack_error(scan->error, scan->error_size, "pack %s: index at offset %llu: "
+		return error_put(scan->error, scan->error_size, "pack %s: index at offset %llu: "
 		    "bad index header", scan->name, (unsigned long long)scan->index_offset);
 	return 0;
 }
@@ -547,7 +548,7 @@ pack_scan_entries(struct pack_scan *scan,
 			if (frame_offset < PACK_HEADER_SIZE ||
 			    frame_offset + PACK_FRAME_HEADER_SIZE > scan->index_offset ||
 			    (uint64_t)offset_in_frame + chunk_length > PACK_FRAME_RAW_MAX)
-				return pack_error(scan->error, scan->error_size, "pack %s: index "
+				return error_put(scan->error, scan->error_size, "pack %s: index "
 				    "entry at offset %llu: points outside the pack's frames",
 				    scan->name, (unsigned long long)(offset + at));
 			int status = visit(context, &chunk, frame_offset, offset_in_frame,
@@ -572,15 +573,15 @@ pack_scan_index(int packs_dir_fd, const char *file_name,
 
 	scan.fd = openat(packs_dir_fd, file_name, O_RDONLY | O_CLOEXEC);
 	if (scan.fd < 0)
-		return pack_error(error, error_size, "pack %s: cannot open: %s", file_name,
+		return error_put(error, error_size, "pack %s: cannot open: %s", file_name,
 		    strerror(errno));
 	if (fstat(scan.fd, &status) != 0) {
-		pack_error(error, error_size, "pack %s: %s", file_name, strerror(errno));
+		error_put(error, error_size, "pack %s: %s", file_name, strerror(errno));
 		goto done;
 	}
 	scan.size = (uint64_t)status.st_size;
 	if (scan.size < PACK_HEADER_SIZE + PACK_INDEX_HEADER_SIZE + PACK_FOOTER_SIZE) {
-		pack_error(error, error_size, "pack %s: %llu bytes is too short for a pack",
+		error_put(error, error_size, "pack %s: %llu bytes is too short for a pack",
 		    file_name, (unsigned long long)scan.size);
 		goto done;
 	}

@@ -17,6 +17,7 @@
 #include "backend/io/io.h"
 #include "backend/store/pack_format.h"
 #include "model/array.h"
+#include "model/error.h"
 
 /* A delta costs each later read of its chunk a read of the base, so it is
  * kept only where it saves much: outright when it is at most 1/16 of the
@@ -26,19 +27,6 @@
 #define PACK_DELTA_OUTRIGHT_SHIFT 4
 #define PACK_DELTA_LEVEL 3
 #define PACK_DELTA_LONG_MIN (64u * 1024)
-
-int
-pack_error(char *error, size_t error_size, const char *format, ...)
-{
-	va_list args;
-
-	if (error != NULL && error_size > 0) {
-		va_start(args, format);
-		vsnprintf(error, error_size, format, args);
-		va_end(args);
-	}
-	return -1;
-}
 
 /* ---- frames ----------------------------------------------------------------
  * A frame's bytes sit after PACK_FRAME_HEADER_SIZE bytes of headroom, so
@@ -475,7 +463,7 @@ pack_writer_fail(struct pack_writer *writer, int status, const char *format, ...
 	if (writer->status != 0)
 		return writer->status;
 	va_start(args, format);
-	vsnprintf(writer->failure, sizeof writer->failure, format, args);
+	error_vput(writer->failure, sizeof writer->failure, format, args);
 	va_end(args);
 	writer->status = status != 0 ? status : -1;
 	return writer->status;
@@ -486,7 +474,7 @@ pack_writer_report(const struct pack_writer *writer, char *error, size_t error_s
 {
 	if (writer->status == 0)
 		return 0;
-	pack_error(error, error_size, "%s", writer->failure);
+	error_put(error, error_size, "%s", writer->failure);
 	return writer->status;
 }
 
@@ -919,7 +907,7 @@ pack_writer_usable(struct pack_writer *writer, char *error, size_t error_size)
 	if (writer->status != 0)
 		return pack_writer_report(writer, error, error_size);
 	if (writer->finished || writer->aborted)
-		return pack_error(error, error_size, "pack writer used after it %s",
+		return error_put(error, error_size, "pack writer used after it %s",
 		    writer->aborted ? "was aborted" : "finished");
 	return 0;
 }
@@ -936,7 +924,7 @@ pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 	if (status != 0)
 		return status;
 	if (length > CHUNK_MAX)
-		return pack_error(error, error_size, "chunk of %zu bytes exceeds the %u-byte limit",
+		return error_put(error, error_size, "chunk of %zu bytes exceeds the %u-byte limit",
 		    length, CHUNK_MAX);
 	if (base != NULL && (base->depth >= PACK_DELTA_DEPTH_MAX || base->length > CHUNK_MAX ||
 				hash_equal(&base->id, chunk)))

@@ -13,6 +13,7 @@
 #include "backend/store/hash.h"
 #include "backend/store/store_vfs.h"
 #include "model/array.h"
+#include "model/error.h"
 
 /* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
  * SHA-256 hashes. Op id lists (heads, seen) are varint pairs of (replica
@@ -230,17 +231,6 @@ static const char SCHEMA_6[] = "ALTER TABLE chunk ADD COLUMN depth INTEGER NOT N
 
 static int load_replicas(struct store *store);
 
-static int
-fail(char *error, size_t error_size, const char *format, ...)
-{
-	va_list args;
-
-	va_start(args, format);
-	vsnprintf(error, error_size, format, args);
-	va_end(args);
-	return -1;
-}
-
 void
 store_bind_mtime(sqlite3_stmt *statement, int index, op_mtime value)
 {
@@ -283,9 +273,9 @@ store_fail(struct store *store, const char *what, char *error, size_t error_size
 	if (failed_for_space(store->db)) {
 		char reason[8192];
 		space_message(store->path, reason, sizeof reason);
-		return fail(error, error_size, "%s: %s", what, reason);
+		return error_put(error, error_size, "%s: %s", what, reason);
 	}
-	return fail(error, error_size, "%s: %s (%s)", what, sqlite3_errmsg(store->db), store->path);
+	return error_put(error, error_size, "%s: %s (%s)", what, sqlite3_errmsg(store->db), store->path);
 }
 
 int
@@ -298,7 +288,7 @@ store_exec(struct store *store, const char *sql, char *error, size_t error_size)
 	if (failed_for_space(store->db))
 		space_message(store->path, error, error_size);
 	else
-		fail(error, error_size, "%s (%s)", message ? message : "SQLite error", store->path);
+		error_put(error, error_size, "%s (%s)", message ? message : "SQLite error", store->path);
 	sqlite3_free(message);
 	return -1;
 }
@@ -366,11 +356,11 @@ static int
 migrate(struct store *store, int64_t from, char *error, size_t error_size)
 {
 	if (from > STORE_SCHEMA_VERSION)
-		return fail(error, error_size,
+		return error_put(error, error_size,
 		    "%s: store format %lld is newer than this hearth understands (%d); "
 		    "upgrade hearth", store->path, (long long)from, STORE_SCHEMA_VERSION);
 	if (from < 1)
-		return fail(error, error_size, "%s: store format %lld is not one hearth ever wrote",
+		return error_put(error, error_size, "%s: store format %lld is not one hearth ever wrote",
 		    store->path, (long long)from);
 	if (from < 2 && migrate_step(store, SCHEMA_2, 2, error, error_size) != 0)
 		return -1;
@@ -396,7 +386,7 @@ check_format(struct store *store, bool created, char *error, size_t error_size)
 	if (application_id == 0 && user_version == 0 && created)
 		return create_schema(store, error, error_size);
 	if (application_id != STORE_APPLICATION_ID)
-		return fail(error, error_size, "%s: not a hearth store (application id %#llx)",
+		return error_put(error, error_size, "%s: not a hearth store (application id %#llx)",
 		    store->path, (unsigned long long)application_id);
 	return migrate(store, user_version, error, error_size);
 }
@@ -454,10 +444,10 @@ store_connect(struct store *store, bool create, bool no_space, char *error, size
 	/* Through the VFS shim, so the database's writes pass the I/O seam. */
 	const char *vfs = store_vfs_name();
 	if (vfs == NULL)
-		return fail(error, error_size, "cannot open %s: SQLite has no file system layer",
+		return error_put(error, error_size, "cannot open %s: SQLite has no file system layer",
 		    store->path);
 	if (sqlite3_open_v2(store->path, &store->db, flags, vfs) != SQLITE_OK)
-		return fail(error, error_size, "cannot open %s: %s", store->path,
+		return error_put(error, error_size, "cannot open %s: %s", store->path,
 		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
 	sqlite3_extended_result_codes(store->db, 1);
 	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
@@ -575,7 +565,7 @@ store_begin(struct store *store, char *error, size_t error_size)
 	if (store->no_space) {
 		char reason[8192];
 		space_message(store->path, reason, sizeof reason);
-		return fail(error, error_size, "%s; nothing was changed", reason);
+		return error_put(error, error_size, "%s; nothing was changed", reason);
 	}
 	if (apply_sync(store, error, error_size) != 0 ||
 	    store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
@@ -925,7 +915,7 @@ store_get_op(struct store *store, struct op_id id, struct op *out, struct arena 
 		char hex[ID_HEX];
 		replica_id_hex(id.replica, hex);
 		sqlite3_reset(statement);
-		return fail(error, error_size, "%s: op %.8s/%llu does not decode: %s", store->path,
+		return error_put(error, error_size, "%s: op %.8s/%llu does not decode: %s", store->path,
 		    hex, (unsigned long long)id.counter, reason);
 	}
 	sqlite3_reset(statement);

@@ -2,6 +2,7 @@
  * HELLO and the checks on it, and the hash table of chunk and blob ids. */
 #include "backend/sync/sync_session.h"
 #include "model/array.h"
+#include "model/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ sync_fail(struct sync_session *session, enum hearth_code code, const char *forma
 
 	session->error->code = code;
 	va_start(args, format);
-	vsnprintf(session->error->message, sizeof session->error->message, format, args);
+	error_vput(session->error->message, sizeof session->error->message, format, args);
 	va_end(args);
 	return code;
 }

@@ -11,6 +11,7 @@
 
 #include "backend/store/pack.h"
 #include "model/array.h"
+#include "model/error.h"
 
 static bool
 wire_fail(char *error, size_t error_size, const char *format, ...)
@@ -21,11 +22,10 @@ wire_fail(char *error, size_t error_size, const char *format, ...)
 {
 	va_list args;
 
-	if (error != NULL && error_size > 0) {
-		va_start(args, format);
-		vsnprintf(error, error_size, format, args);
-		va_end(args);
-	}
+	/* The wire's readers answer true or false: the text as everywhere. */
+	va_start(args, format);
+	error_vput(error, error_size, format, args);
+	va_end(args);
 	return false;
 }
 
