@@ -60,6 +60,13 @@ test_expect_success 'a file deleted and made again at its path is a new file wit
 	messages work/list.txt >out && echo "a new list" >expected && test_cmp expected out
 '
 
+test_expect_success 'a move not recorded yet: the new path has the file'"'"'s history' '
+	mv home/other home/docs/other.moved &&
+	messages docs/other.moved >out &&
+	printf "other again\nother only\none\n" >expected && test_cmp expected out &&
+	mv home/docs/other.moved home/other
+'
+
 test_expect_success 'a path never recorded, and two paths, are usage errors' '
 	(cd home && test_expect_code 2 hearth log nothing 2>../err) && grep "no file or folder nothing" err &&
 	(cd home && test_expect_code 2 hearth log a b 2>../err) && grep "one PATH at most" err &&

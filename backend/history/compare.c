@@ -198,9 +198,9 @@ overlay_changes(struct hearth *home, struct scan_result *scan, const struct tree
 
 /* The working tree: the index, then each change a walk (or a current
  * watched index) finds laid over it. */
-static int
-load_working(struct hearth *home, const struct tree *other, const struct hearth_progress *progress,
-    struct tree *out, struct hearth_error *error)
+int
+compare_load_working(struct hearth *home, const struct tree *other,
+    const struct hearth_progress *progress, struct tree *out, struct hearth_error *error)
 {
 	struct scan_result scan;
 	struct reconcile_scan how;
@@ -427,7 +427,7 @@ load_sides(struct hearth *home, const struct hearth_compare_options *options,
 		return status;
 	status = options->to != NULL
 	    ? compare_load_version(home, options->to, &comparison->to, error)
-	    : load_working(home, options->from ? &comparison->from : NULL, progress,
+	    : compare_load_working(home, options->from ? &comparison->from : NULL, progress,
 		&comparison->to, error);
 	if (status != 0)
 		tree_free(&comparison->from);

@@ -13,6 +13,13 @@
 int compare_load_version(struct hearth *home, const char *spec, struct tree *out,
     struct hearth_error *error);
 
+/* The working tree: the index with what a walk of the disk (or a current
+ * watched index) finds changed laid over it; those files' content is read
+ * from the disk. An added file whose id other holds is hashed, to tell
+ * whether it changed (other may be NULL). */
+int compare_load_working(struct hearth *home, const struct tree *other,
+    const struct hearth_progress *progress, struct tree *out, struct hearth_error *error);
+
 /* A version and the state it is shown against (hearth_show): the state
  * before it on its replica (its author's previous version), so each
  * version shows the work recorded in it; a merge version, which records no

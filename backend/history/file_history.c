@@ -80,6 +80,21 @@ lookup_loaded(struct hearth *home, int (*load)(struct hearth *, struct tree *, s
 	return found;
 }
 
+/* A path a move not yet recorded gave a recorded file: the working tree
+ * knows its node (a tree it cannot walk, a root away, knows nothing). */
+static bool
+lookup_working(struct hearth *home, const char *path, struct node_id *node, enum node_kind *kind)
+{
+	struct tree tree;
+	struct hearth_error ignored;
+
+	if (compare_load_working(home, NULL, NULL, &tree, &ignored) != 0)
+		return false;
+	bool found = lookup_in(&tree, path, node, kind);
+	tree_free(&tree);
+	return found;
+}
+
 /* A path gone from head and the tree: the newest version that held it. */
 static int
 lookup_in_history(struct hearth *home, const char *path, struct node_id *node,
@@ -123,7 +138,8 @@ find_node(struct hearth *home, const char *path, struct node_id *node, enum node
 	if (path[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "log of the whole Home takes no path");
 	if (lookup_loaded(home, tree_load_head, path, node, kind) ||
-	    lookup_loaded(home, tree_load_index, path, node, kind))
+	    lookup_loaded(home, tree_load_index, path, node, kind) ||
+	    lookup_working(home, path, node, kind))
 		return 0;
 	return lookup_in_history(home, path, node, kind, error);
 }
