@@ -80,18 +80,24 @@ lookup_loaded(struct hearth *home, int (*load)(struct hearth *, struct tree *, s
 	return found;
 }
 
-/* A path a move not yet recorded gave a recorded file: the working tree
- * knows its node (a tree it cannot walk, a root away, knows nothing). */
+/* The index's node at path, or one a move not yet recorded brought
+ * there (the working tree knows it; a new file has no history yet, and a
+ * tree that cannot be walked, a root away, knows nothing). */
 static bool
-lookup_working(struct hearth *home, const char *path, struct node_id *node, enum node_kind *kind)
+lookup_index_or_working(struct hearth *home, const char *path, struct node_id *node,
+    enum node_kind *kind)
 {
-	struct tree tree;
+	struct tree index, working;
 	struct hearth_error ignored;
 
-	if (compare_load_working(home, NULL, NULL, &tree, &ignored) != 0)
+	if (tree_load_index(home, &index, &ignored) != 0)
 		return false;
-	bool found = lookup_in(&tree, path, node, kind);
-	tree_free(&tree);
+	bool found = lookup_in(&index, path, node, kind);
+	if (!found && compare_load_working(home, NULL, NULL, &working, &ignored) == 0) {
+		found = lookup_in(&working, path, node, kind) && tree_find(&index, *node) != NULL;
+		tree_free(&working);
+	}
+	tree_free(&index);
 	return found;
 }
 
@@ -138,8 +144,7 @@ find_node(struct hearth *home, const char *path, struct node_id *node, enum node
 	if (path[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "log of the whole Home takes no path");
 	if (lookup_loaded(home, tree_load_head, path, node, kind) ||
-	    lookup_loaded(home, tree_load_index, path, node, kind) ||
-	    lookup_working(home, path, node, kind))
+	    lookup_index_or_working(home, path, node, kind))
 		return 0;
 	return lookup_in_history(home, path, node, kind, error);
 }
