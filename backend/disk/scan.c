@@ -1355,6 +1355,12 @@ scan_check_folder(struct hearth *home, struct node_id node, const char *path,
 	return status;
 }
 
+uint64_t
+scan_entry_count(struct hearth *home)
+{
+	return store_scalar(&home->store, "SELECT count(*) FROM entry");
+}
+
 void
 scan_result_free(struct scan_result *result)
 {

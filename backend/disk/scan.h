@@ -95,6 +95,8 @@ struct scan_result {
 int scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
     const struct hearth_progress *progress, struct scan_result *out, struct hearth_error *error);
 void scan_result_free(struct scan_result *result);
+/* The rows of the working-tree index. */
+uint64_t scan_entry_count(struct hearth *home);
 
 /* A folder the index holds: its node and Home-relative path. */
 struct scan_folder {

@@ -506,6 +506,24 @@ blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffe
 
 /* ---- chunks by id, for sync ------------------------------------------------------ */
 
+void
+blob_stats(struct hearth *home, struct hearth_stats *out)
+{
+	struct store *store = &home->store;
+
+	out->chunks = store_scalar(store, "SELECT count(*) FROM chunk");
+	out->blobs = store_scalar(store, "SELECT count(*) FROM blob") + out->chunks;
+	out->packs = store_scalar(store, "SELECT count(*) FROM pack");
+	out->stored_bytes = store_scalar(store, "SELECT sum(length) FROM chunk");
+	out->pack_bytes = store_scalar(store, "SELECT sum(size) FROM pack");
+	out->delta_chunks = store_scalar(store, "SELECT count(*) FROM chunk WHERE depth > 0");
+	out->delta_bytes = store_scalar(store, "SELECT sum(length) FROM chunk WHERE depth > 0");
+	out->depth_max = store_scalar(store, "SELECT max(depth) FROM chunk");
+	if (out->delta_chunks > 0)
+		out->depth_mean = (double)store_scalar(store, "SELECT sum(depth) FROM chunk") /
+		    (double)out->delta_chunks;
+}
+
 int
 blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out)
 {

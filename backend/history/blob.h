@@ -75,6 +75,9 @@ int blob_chunk_moved(struct hearth *home, const struct hash *chunk,
 
 /* Where the store keeps a chunk (its length too): 1 found, 0 not held. */
 int blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_location *out);
+/* The content figures of hearth_stats: chunks, blobs, packs, their bytes,
+ * the deltas and their depths. */
+void blob_stats(struct hearth *home, struct hearth_stats *out);
 /* A multi-chunk blob's size and chunk list (appended to chunks, HASH_BYTES
  * each): 1 found, 0 when the store keeps no list for it (a one-chunk blob,
  * whose only chunk is the blob, or a blob it does not hold). */

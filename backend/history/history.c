@@ -203,6 +203,12 @@ history_short_id(struct hearth *home, const char *full_hex, char out[HASH_HEX])
 	out[length] = '\0';
 }
 
+uint64_t
+history_version_count(struct hearth *home)
+{
+	return store_scalar(&home->store, "SELECT count(*) FROM version");
+}
+
 void
 history_head_id(struct hearth *home, char out[HASH_HEX])
 {

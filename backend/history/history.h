@@ -52,6 +52,7 @@ int history_log_path(struct hearth *home, const struct hearth_log_query *query,
 
 /* The newest version's hex id, or "" when there is none. */
 void history_head_id(struct hearth *home, char out[HASH_HEX]);
+uint64_t history_version_count(struct hearth *home);
 
 /* Whether vv holds the head state: every op this store has that changes a
  * tree. COMMIT ops change none, so a vv that lacks only other replicas'

@@ -1405,6 +1405,12 @@ write_nodes(struct integrator *integrator)
 	return 0;
 }
 
+uint64_t
+integrate_node_count(struct hearth *home)
+{
+	return store_scalar(&home->store, "SELECT count(*) FROM node");
+}
+
 int
 integrate_ops(struct hearth *home, const struct op *ops, size_t count,
     struct integrate_result *out, struct hearth_error *error)

@@ -25,6 +25,9 @@ struct integrate_result {
  * naming the op: a peer that sends that is broken or hostile). Ops may come
  * in any order; they are sorted here. Call inside a write transaction (the
  * caller commits, after the content they name is durable). */
+/* The rows of the history's node table (every node of every version). */
+uint64_t integrate_node_count(struct hearth *home);
+
 int integrate_ops(struct hearth *home, const struct op *ops, size_t count,
     struct integrate_result *out, struct hearth_error *error);
 

@@ -4,19 +4,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend/disk/scan.h"
+#include "backend/history/blob.h"
 #include "backend/history/history.h"
-
-static uint64_t
-scalar(struct hearth *home, const char *sql)
-{
-	sqlite3_stmt *statement = store_statement(&home->store, sql);
-	uint64_t value = 0;
-
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		value = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
-	return value;
-}
+#include "backend/history/integrate.h"
 
 int
 hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error *error)
@@ -33,8 +24,8 @@ hearth_summary(hearth *home, struct hearth_summary *out, struct hearth_error *er
 	history_head_id(home, head);
 	if (head[0] != '\0')
 		history_short_id(home, head, out->head_short);
-	out->versions = scalar(home, "SELECT count(*) FROM version");
-	out->ops = scalar(home, "SELECT sum(counter) FROM replica");
+	out->versions = history_version_count(home);
+	out->ops = store_op_count(&home->store);
 	out->root_count = home->root_count;
 	/* As the roots are now: a disk may have gone or come back since open. */
 	struct hearth_error problem;
@@ -72,21 +63,11 @@ hearth_stats(hearth *home, struct hearth_stats *out, struct hearth_error *error)
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
-	out->ops = scalar(home, "SELECT sum(counter) FROM replica");
-	out->versions = scalar(home, "SELECT count(*) FROM version");
-	out->nodes = scalar(home, "SELECT count(*) FROM node");
-	out->entries = scalar(home, "SELECT count(*) FROM entry");
-	out->chunks = scalar(home, "SELECT count(*) FROM chunk");
-	out->blobs = scalar(home, "SELECT count(*) FROM blob") + out->chunks;
-	out->packs = scalar(home, "SELECT count(*) FROM pack");
-	out->stored_bytes = scalar(home, "SELECT sum(length) FROM chunk");
-	out->pack_bytes = scalar(home, "SELECT sum(size) FROM pack");
-	out->delta_chunks = scalar(home, "SELECT count(*) FROM chunk WHERE depth > 0");
-	out->delta_bytes = scalar(home, "SELECT sum(length) FROM chunk WHERE depth > 0");
-	out->depth_max = scalar(home, "SELECT max(depth) FROM chunk");
-	if (out->delta_chunks > 0)
-		out->depth_mean = (double)scalar(home, "SELECT sum(depth) FROM chunk") /
-		    (double)out->delta_chunks;
+	out->ops = store_op_count(&home->store);
+	out->versions = history_version_count(home);
+	out->nodes = integrate_node_count(home);
+	out->entries = scan_entry_count(home);
+	blob_stats(home, out);
 	out->bytes_written = meta_value(home, "bytes_written");
 	out->content_bytes_written = meta_value(home, "content_bytes_written");
 	out->packs_created = meta_value(home, "packs_created");

@@ -725,6 +725,24 @@ store_meta_add_int(struct store *store, const char *key, int64_t delta)
 	return store_meta_set_int(store, key, value + delta);
 }
 
+uint64_t
+store_scalar(struct store *store, const char *sql)
+{
+	sqlite3_stmt *statement = store_statement(store, sql);
+	uint64_t value = 0;
+
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		value = (uint64_t)sqlite3_column_int64(statement, 0);
+	sqlite3_reset(statement);
+	return value;
+}
+
+uint64_t
+store_op_count(struct store *store)
+{
+	return store_scalar(store, "SELECT sum(counter) FROM replica");
+}
+
 int
 store_count_transaction(struct store *store)
 {

@@ -110,6 +110,12 @@ int store_meta_set_int(struct store *store, const char *key, int64_t value);
 int store_meta_add_int(struct store *store, const char *key, int64_t delta);
 int store_meta_delete(struct store *store, const char *key);	/* none there is no error */
 
+/* The first column of a one-row query (sql a literal, as for
+ * store_statement), 0 when there is no row: for the owners' counts. */
+uint64_t store_scalar(struct store *store, const char *sql);
+/* Every op stored, of every replica. */
+uint64_t store_op_count(struct store *store);
+
 /* Replicas get small local numbers so ops and heads stay compact. */
 int64_t store_replica_number(struct store *store, struct replica_id id, bool create);
 int store_replica_id(struct store *store, int64_t number, struct replica_id *out);

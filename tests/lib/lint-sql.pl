@@ -68,13 +68,6 @@ history/record.c entry
 history/record.c node
 history/status.c conflict
 history/status.c entry
-history/summary.c blob
-history/summary.c chunk
-history/summary.c entry
-history/summary.c node
-history/summary.c pack
-history/summary.c replica
-history/summary.c version
 history/tree.c entry
 history/tree.c node
 history/tree.c op
