@@ -1361,6 +1361,12 @@ scan_entry_count(struct hearth *home)
 	return store_scalar(&home->store, "SELECT count(*) FROM entry");
 }
 
+uint64_t
+scan_restore_count(struct hearth *home)
+{
+	return store_scalar(&home->store, "SELECT count(*) FROM entry WHERE restore != 0");
+}
+
 void
 scan_result_free(struct scan_result *result)
 {

@@ -97,6 +97,8 @@ int scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
 void scan_result_free(struct scan_result *result);
 /* The rows of the working-tree index. */
 uint64_t scan_entry_count(struct hearth *home);
+/* The index's rows a restore left to write (entry.restore set). */
+uint64_t scan_restore_count(struct hearth *home);
 
 /* A folder the index holds: its node and Home-relative path. */
 struct scan_folder {

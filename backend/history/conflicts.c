@@ -10,6 +10,7 @@
 #include "backend/history/automerge.h"
 #include "backend/history/blob.h"
 #include "backend/history/checkout.h"
+#include "backend/history/conflicts.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/disk/scan.h"
@@ -17,6 +18,12 @@
 #include "model/ignore.h"
 #include "model/state.h"
 #include "model/array.h"
+
+uint64_t
+conflicts_count(struct hearth *home)
+{
+	return store_scalar(&home->store, "SELECT count(*) FROM conflict");
+}
 
 static const char KIND_LETTERS[] = "?cmyerni";
 

@@ -9,18 +9,7 @@
 #include "backend/history/history.h"
 #include "backend/disk/reconcile.h"
 #include "backend/disk/scan.h"
-
-static uint64_t
-count_rows(struct hearth *home, const char *sql)
-{
-	sqlite3_stmt *statement = store_statement(&home->store, sql);
-	uint64_t count = 0;
-
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		count = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
-	return count;
-}
+#include "backend/history/conflicts.h"
 
 int
 hearth_status(hearth *home, const struct hearth_progress *progress,
@@ -67,8 +56,8 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 		out->head_changes = head_pending_changes(home);
 	vv_free(&tree);
 	vv_free(&head);
-	out->restore_paths = count_rows(home, "SELECT count(*) FROM entry WHERE restore != 0");
-	out->conflicts = count_rows(home, "SELECT count(*) FROM conflict");
+	out->restore_paths = scan_restore_count(home);
+	out->conflicts = conflicts_count(home);
 	store_end_read(&home->store);
 	return 0;
 }

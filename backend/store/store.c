@@ -853,13 +853,7 @@ store_replica_counter(struct store *store, int64_t number)
 uint64_t
 store_max_lamport(struct store *store)
 {
-	sqlite3_stmt *statement = store_statement(store, SQL_MAX_LAMPORT);
-	uint64_t lamport = 0;
-
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		lamport = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
-	return lamport;
+	return store_scalar(store, SQL_MAX_LAMPORT);
 }
 
 int

@@ -66,8 +66,6 @@ history/listing.c node
 history/record.c conflict
 history/record.c entry
 history/record.c node
-history/status.c conflict
-history/status.c entry
 history/tree.c entry
 history/tree.c node
 history/tree.c op
