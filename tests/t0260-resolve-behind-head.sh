@@ -32,4 +32,42 @@ test_expect_success 'a checkout afterwards changes nothing' '
 	test -L r1/u && tree_manifest r1 | sed "s/ d [0-7]*\$/ d/" >tree && test_cmp model tree
 '
 
+# A move kept as mine whose folder this replica then deleted: the resolve
+# brings the folder back with the file, and wrote both on disk but only
+# the file's index row, under a parent the index lacked; status called
+# both added, and a later checkout refused to overwrite them (the
+# oracle's seed 22). Once at head, once behind it.
+# revive_by_mine DIR: in DIR, r1 moves docs/a.txt while r2 deletes it
+# later in the total order (so the delete is shown), r1 takes that in and
+# then deletes docs: a move conflict on r1.
+revive_by_mine() {
+	mkdir "$1" && hearth init "$1/r0" >/dev/null && mkdir "$1/r0/docs" &&
+	echo a >"$1/r0/docs/a.txt" && (cd "$1/r0" && hearth record -m start >/dev/null) &&
+	hearth clone "$1/r0" "$1/r1" >/dev/null && hearth clone "$1/r0" "$1/r2" >/dev/null &&
+	echo o >"$1/r2/other" && (cd "$1/r2" && hearth record -m other >/dev/null) &&
+	rm "$1/r2/docs/a.txt" && (cd "$1/r2" && hearth record --yes -m delete >/dev/null) &&
+	mv "$1/r1/docs/a.txt" "$1/r1/docs/notes.md" &&
+	(cd "$1/r1" && hearth record -m move >/dev/null &&
+	    hearth sync --checkout --yes ../r2 >/dev/null) &&
+	rm -rf "$1/r1/docs" && (cd "$1/r1" && hearth record --yes -m gone >/dev/null) &&
+	(cd "$1/r1" && hearth conflicts --porcelain) | awk '$2 == "move" { print $1 }' >"$1/id" &&
+	test -s "$1/id"
+}
+
+test_expect_success 'a move kept as mine brings its folder back into the index too' '
+	revive_by_mine at &&
+	(cd at/r1 && hearth resolve --mine "$(cat ../id)" >/dev/null) &&
+	test -f at/r1/docs/notes.md && model_is_tree at/r1
+'
+
+test_expect_success 'the same in a tree behind head: what it wrote is recorded, a checkout finishes' '
+	revive_by_mine behind &&
+	echo x >behind/r2/new.txt && (cd behind/r2 && hearth record -m new >/dev/null &&
+	    hearth sync ../r1 >/dev/null) &&
+	(cd behind/r1 && hearth resolve --mine "$(cat ../id)" >/dev/null) &&
+	test -f behind/r1/docs/notes.md &&
+	(cd behind/r1 && hearth status --porcelain) | sed "/^#/d" >st && test_cmp /dev/null st &&
+	(cd behind/r1 && hearth checkout --yes >/dev/null) && model_is_tree behind/r1
+'
+
 test_done

@@ -268,33 +268,66 @@ under_removed_folder(struct checkout *checkout, const struct current *current)
 	return false;
 }
 
-/* A partial checkout (a resolve) that removes a folder takes what the
- * index holds below it along, brought to the target too: left out, those
- * rows would name a parent gone from the index, and a later checkout would
- * take them for paths at the top of the Home (a tree behind head still
- * holds what head deleted there). */
+/* Whether the index holds a folder of the target where the target has it. */
+static bool
+folder_in_place(struct checkout *checkout, const struct tree_node *folder)
+{
+	const struct current *current = find_current(checkout, folder->id);
+
+	return current != NULL && current->restore == 0 &&
+	    node_id_equal(current->parent, folder->parent) && strcmp(current->name, folder->name) == 0;
+}
+
+/* A partial checkout (a resolve) widens to what its nodes need. One that
+ * removes a folder takes what the index holds below it along, brought to
+ * the target too: left out, those rows would name a parent gone from the
+ * index, and a later checkout would take them for paths at the top of the
+ * Home (a tree behind head still holds what head deleted there). One that
+ * writes a node takes the folders above it that the index lacks where the
+ * target has them (a folder the resolve brought back): left out, the
+ * node's row would name a parent the index lacks, and status would call
+ * both new. */
 static void
 widen_scope(struct checkout *checkout)
 {
-	size_t count = checkout->only_count, extra = 0;
+	struct node_id *extra = NULL;
+	size_t extra_count = 0, extra_capacity = 0;
 
 	for (size_t i = 0; i < checkout->current_count; i++) {
 		struct current *current = &checkout->currents[i];
-		if (!in_scope(checkout, current->id) && under_removed_folder(checkout, current))
-			extra++;
+		if (!in_scope(checkout, current->id) && under_removed_folder(checkout, current)) {
+			extra = array_grow(extra, &extra_capacity, extra_count + 1, sizeof *extra);
+			extra[extra_count++] = current->id;
+		}
 	}
-	if (extra == 0)
+	for (size_t i = 0; i < checkout->only_count; i++) {
+		struct tree_node *node = tree_find(&checkout->target, checkout->only[i]);
+		for (int depth = 0; node != NULL && depth < 4096; depth++) {
+			struct tree_node *folder = node_id_equal(node->parent, NODE_ROOT) ? NULL
+			    : tree_find(&checkout->target, node->parent);
+			if (folder == NULL || in_scope(checkout, folder->id) ||
+			    folder_in_place(checkout, folder))
+				break;
+			extra = array_grow(extra, &extra_capacity, extra_count + 1, sizeof *extra);
+			extra[extra_count++] = folder->id;
+			node = folder;
+		}
+	}
+	if (extra_count == 0)
 		return;
-	struct node_id *wider = arena_alloc(&checkout->arena, (count + extra) * sizeof *wider);
+	size_t count = checkout->only_count;
+	struct node_id *wider = arena_alloc(&checkout->arena, (count + extra_count) * sizeof *wider);
 	memcpy(wider, checkout->only, count * sizeof *wider);
-	for (size_t i = 0; i < checkout->current_count; i++) {
-		struct current *current = &checkout->currents[i];
-		if (!in_scope(checkout, current->id) && under_removed_folder(checkout, current))
-			wider[count++] = current->id;
-	}
+	memcpy(wider + count, extra, extra_count * sizeof *wider);
+	free(extra);
+	count += extra_count;
 	qsort(wider, count, sizeof *wider, compare_node_ids);
+	size_t kept = 0;
+	for (size_t i = 0; i < count; i++)
+		if (kept == 0 || !node_id_equal(wider[kept - 1], wider[i]))
+			wider[kept++] = wider[i];
 	checkout->only = wider;
-	checkout->only_count = count;
+	checkout->only_count = kept;
 }
 
 static void
