@@ -523,41 +523,49 @@ check_packs(struct fsck *fsck)
 
 /* Multi-chunk contents are damaged when one of their chunks is, or is not
  * in the store at all (then it is wanted too). */
+struct blob_trace {
+	struct fsck *fsck;
+	struct fsck_hashes missing;
+};
+
+static int
+trace_blob(void *context, const struct hash *blob, const uint8_t *list, size_t count)
+{
+	struct blob_trace *trace = context;
+	struct fsck *fsck = trace->fsck;
+	struct fsck_damage *damage = fsck->damage;
+	char hex[HASH_HEX], chunk_hex[HASH_HEX];
+	bool damaged = false;
+
+	for (size_t i = 0; i < count; i++) {
+		struct hash chunk;
+		struct pack_location where;
+		memcpy(chunk.bytes, list + i * HASH_BYTES, HASH_BYTES);
+		if (fsck_hashes_has(&damage->chunks, &chunk)) {
+			damaged = true;
+		} else if (blob_chunk_find(fsck->home, &chunk, &where) != 1) {
+			hash_hex(blob, hex);
+			hash_hex(&chunk, chunk_hex);
+			problem(fsck, "chunk %.16s of content %.16s is not in the store", chunk_hex,
+			    hex);
+			fsck_hashes_add(&trace->missing, &chunk);
+			damaged = true;
+		}
+	}
+	if (damaged)
+		fsck_hashes_add(&damage->blobs, blob);
+	return 0;
+}
+
 static void
 trace_blobs(struct fsck *fsck)
 {
-	struct hearth *home = fsck->home;
 	struct fsck_damage *damage = fsck->damage;
-	sqlite3_stmt *statement = store_statement(&home->store, "SELECT id, chunks FROM blob");
-	char hex[HASH_HEX], chunk_hex[HASH_HEX];
+	struct blob_trace trace = { .fsck = fsck };
 
 	fsck_hashes_sort(&damage->chunks);
-	struct fsck_hashes missing = { 0 };
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		struct hash blob;
-		memcpy(blob.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
-		const uint8_t *list = sqlite3_column_blob(statement, 1);
-		size_t count = (size_t)sqlite3_column_bytes(statement, 1) / HASH_BYTES;
-		bool damaged = false;
-		for (size_t i = 0; i < count; i++) {
-			struct hash chunk;
-			struct pack_location where;
-			memcpy(chunk.bytes, list + i * HASH_BYTES, HASH_BYTES);
-			if (fsck_hashes_has(&damage->chunks, &chunk)) {
-				damaged = true;
-			} else if (blob_chunk_find(home, &chunk, &where) != 1) {
-				hash_hex(&blob, hex);
-				hash_hex(&chunk, chunk_hex);
-				problem(fsck, "chunk %.16s of content %.16s is not in the store", chunk_hex,
-				    hex);
-				fsck_hashes_add(&missing, &chunk);
-				damaged = true;
-			}
-		}
-		if (damaged)
-			fsck_hashes_add(&damage->blobs, &blob);
-	}
-	sqlite3_reset(statement);
+	blob_each(fsck->home, trace_blob, &trace);
+	struct fsck_hashes missing = trace.missing;
 	for (size_t i = 0; i < missing.count; i++)
 		fsck_hashes_add(&damage->chunks, &missing.items[i]);
 	free(missing.items);

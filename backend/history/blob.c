@@ -506,6 +506,24 @@ blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffe
 
 /* ---- chunks by id, for sync ------------------------------------------------------ */
 
+int
+blob_each(struct hearth *home,
+    int (*visit)(void *context, const struct hash *blob, const uint8_t *chunks, size_t count),
+    void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, "SELECT id, chunks FROM blob");
+	int status = 0;
+
+	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+		struct hash blob;
+		memcpy(blob.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+		status = visit(context, &blob, sqlite3_column_blob(statement, 1),
+		    (size_t)sqlite3_column_bytes(statement, 1) / HASH_BYTES);
+	}
+	sqlite3_reset(statement);
+	return status;
+}
+
 void
 blob_stats(struct hearth *home, struct hearth_stats *out)
 {

@@ -78,6 +78,11 @@ int blob_chunk_find(struct hearth *home, const struct hash *chunk, struct pack_l
 /* The content figures of hearth_stats: chunks, blobs, packs, their bytes,
  * the deltas and their depths. */
 void blob_stats(struct hearth *home, struct hearth_stats *out);
+/* Visits every multi-chunk content with its chunk list (count ids of
+ * HASH_BYTES each) until visit returns nonzero, which comes back. */
+int blob_each(struct hearth *home,
+    int (*visit)(void *context, const struct hash *blob, const uint8_t *chunks, size_t count),
+    void *context);
 /* A multi-chunk blob's size and chunk list (appended to chunks, HASH_BYTES
  * each): 1 found, 0 when the store keeps no list for it (a one-chunk blob,
  * whose only chunk is the blob, or a blob it does not hold). */
