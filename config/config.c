@@ -161,5 +161,6 @@ config_free(struct config *config)
 	config_free_place(config->place, config->place_count);
 	free(config->ssh_command);
 	free(config->author);
+	config_free_bindings(config->bindings, config->binding_count);
 	free(config);
 }

@@ -15,6 +15,8 @@
 #define CONFIG_MAX_PEERS 256
 #define CONFIG_MAX_PLACE 1024
 #define CONFIG_MAX_IGNORE 10000
+#define CONFIG_MAX_BINDINGS 256
+#define CONFIG_MAX_BINDING_KEYS 4
 
 enum config_durability {
 	DURABILITY_FULL,
@@ -30,6 +32,15 @@ struct config_root {
 struct config_peer {
 	char *name;
 	char *url;	/* a path or ssh://[user@]host[:port]/path */
+};
+
+/* One line of keys: (an action of the app and the keys it takes instead of
+ * its own); the app checks the names, so the config needs no list of them. */
+struct config_binding {
+	char *action;		/* "record", as hearth(1) names the app's actions */
+	char **keys;		/* as the help writes keys: "r", "Ctrl-r", "F5", "Enter" */
+	size_t key_count;
+	unsigned line, column;	/* of the action's name in the file, for messages */
 };
 
 struct config_place_rule {
@@ -59,6 +70,8 @@ struct config {
 	uint32_t max_delete_percent;
 	char *ssh_command;
 	char *author;		/* "" means user@host, filled in by the backend */
+	struct config_binding *bindings;	/* keys: */
+	size_t binding_count;
 };
 
 /* Built-in defaults (compiled from config/default.yaml), with no roots and

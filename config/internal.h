@@ -46,6 +46,7 @@ void config_free_roots(struct config_root *roots, size_t count);
 void config_free_peers(struct config_peer *peers, size_t count);
 void config_free_place(struct config_place_rule *place, size_t count);
 void config_free_strings(char **strings, size_t count);
+void config_free_bindings(struct config_binding *bindings, size_t count);
 
 /* Writes text as a double-quoted YAML scalar that reads back byte for byte
  * (for any valid UTF-8 without NUL). */

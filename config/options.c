@@ -52,7 +52,12 @@
 	X(ssh_command, "command", "ssh", \
 	    "The command that reaches a peer over SSH; HEARTH_SSH overrides it.") \
 	X(author, "string", "\"\"", \
-	    "Who records versions; empty means user@host.")
+	    "Who records versions; empty means user@host.") \
+	X(keys, "map of action: key or list of keys", "{}", \
+	    "The app's keys rebound: each action named (as the help and hearth(1) " \
+	    "name them) takes these keys instead of its own, written as the help " \
+	    "writes them (r, R, Ctrl-r, Enter, Space, Tab, Esc, Up, F5...). A key " \
+	    "given to one action is taken from any other in the same views.")
 
 #define CONFIG_OPTION_DECLARE(name, type, default_text, description) \
 	static bool config_parse_##name(struct config_load *load, yaml_node_t *value); \
@@ -973,4 +978,108 @@ config_print_author(const struct config *config, FILE *out)
 	fprintf(out, "author: ");
 	config_print_quoted(out, config->author ? config->author : "");
 	fprintf(out, "\n");
+}
+
+/* ---- keys ------------------------------------------------------------------------ */
+
+void
+config_free_bindings(struct config_binding *bindings, size_t count)
+{
+	for (size_t i = 0; bindings != NULL && i < count; i++) {
+		free(bindings[i].action);
+		config_free_strings(bindings[i].keys, bindings[i].key_count);
+	}
+	free(bindings);
+}
+
+/* One action's keys: a key name, or a list of them. */
+static bool
+config_parse_binding_keys(struct config_load *load, yaml_node_t *value,
+    struct config_binding *binding)
+{
+	size_t count = 1;
+
+	if (value->type == YAML_SEQUENCE_NODE &&
+	    !config_list(load, value, "a key or a list of keys", CONFIG_MAX_BINDING_KEYS, "keys",
+	    &count))
+		return false;
+	if (count == 0)
+		return config_fail(load, value, "give '%s' at least one key", binding->action);
+	binding->keys = config_allocate(count, sizeof *binding->keys);
+	if (binding->keys == NULL)
+		return config_fail(load, value, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		yaml_node_t *item = value->type == YAML_SEQUENCE_NODE ?
+		    config_list_item(load, value, i) : value;
+		if (item == NULL || !config_copy_string(load, item, "a key", false, &binding->keys[i]))
+			return false;
+		binding->key_count++;
+	}
+	return true;
+}
+
+static bool
+config_parse_keys(struct config_load *load, yaml_node_t *value)
+{
+	size_t count = 0;
+
+	if (!config_yaml_is_null(value) && value->type != YAML_MAPPING_NODE)
+		return config_fail(load, value, "expected a map of action: keys, found %s",
+		    config_yaml_kind(value));
+	if (value->type == YAML_MAPPING_NODE)
+		count = (size_t)(value->data.mapping.pairs.top - value->data.mapping.pairs.start);
+	if (count > CONFIG_MAX_BINDINGS)
+		return config_fail(load, value, "at most %d actions may be rebound, found %zu",
+		    CONFIG_MAX_BINDINGS, count);
+	struct config_binding *bindings = config_allocate(count, sizeof *bindings);
+	if (bindings == NULL)
+		return config_fail(load, value, "out of memory");
+	for (size_t done = 0; done < count; done++) {
+		yaml_node_pair_t *pair = &value->data.mapping.pairs.start[done];
+		yaml_node_t *name = config_yaml_node(&load->yaml, pair->key);
+		yaml_node_t *keys = config_yaml_node(&load->yaml, pair->value);
+		struct config_binding *binding = &bindings[done];
+		bool ok = name != NULL && keys != NULL &&
+		    config_copy_string(load, name, "an action name", false, &binding->action);
+		for (size_t i = 0; ok && i < done; i++)
+			if (strcmp(bindings[i].action, binding->action) == 0)
+				ok = config_fail(load, name, "action '%s' is rebound twice (first at line "
+				    "%u)", binding->action, bindings[i].line);
+		if (ok) {
+			binding->line = (unsigned)name->start_mark.line + 1;
+			binding->column = (unsigned)name->start_mark.column + 1;
+			ok = config_parse_binding_keys(load, keys, binding);
+		}
+		if (!ok) {
+			if (name == NULL || keys == NULL)
+				config_fail(load, value, "a map entry has no key or value");
+			config_free_bindings(bindings, done + 1);
+			return false;
+		}
+	}
+	config_free_bindings(load->config->bindings, load->config->binding_count);
+	load->config->bindings = bindings;
+	load->config->binding_count = count;
+	return true;
+}
+
+static void
+config_print_keys(const struct config *config, FILE *out)
+{
+	if (config->binding_count == 0) {
+		fprintf(out, "keys: {}\n");
+		return;
+	}
+	fprintf(out, "keys:\n");
+	for (size_t i = 0; i < config->binding_count; i++) {
+		const struct config_binding *binding = &config->bindings[i];
+		fprintf(out, "  ");
+		config_print_quoted(out, binding->action);
+		fprintf(out, ": [");
+		for (size_t j = 0; j < binding->key_count; j++) {
+			fprintf(out, "%s", j ? ", " : "");
+			config_print_quoted(out, binding->keys[j]);
+		}
+		fprintf(out, "]\n");
+	}
 }

@@ -3,10 +3,13 @@
 #include "tui/action.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
-static const struct action_info action_table[ACTION_COUNT] = {
+/* The defaults of the table below, until action_bind puts a key of the
+ * config's keys: in their place; every lookup reads the bindings in force. */
+static struct action_info action_table[ACTION_COUNT] = {
 	[ACTION_NONE] = { "none", 0, { 0 }, NULL, "Do nothing" },
 #define ACTION_ENTRY(id, name_text, scope_bits, key_list, hint_text, text) \
 	[ACTION_##id] = { .name = name_text, .scope = scope_bits, .keys = key_list, \
@@ -122,6 +125,111 @@ action_key_name(int key, char *out, size_t size)
 	if (key & ACTION_FUNCTION_KEY)
 		return function_key_name(key & ~ACTION_FUNCTION_KEY, out, size);
 	return character_key_name(key, out, size);
+}
+
+enum action
+action_by_name(const char *name)
+{
+	for (int action = ACTION_NONE + 1; action < ACTION_COUNT; action++)
+		if (strcmp(action_table[action].name, name) == 0)
+			return (enum action)action;
+	return ACTION_NONE;
+}
+
+/* The key a name of character_key_name stands for, or 0. */
+static int
+character_key(const char *name)
+{
+	static const struct {
+		const char *name;
+		int key;
+	} named[] = {
+		{ "Enter", '\r' }, { "Tab", '\t' }, { "Space", ' ' }, { "Esc", ACTION_ESCAPE },
+		{ "Backspace", 0x7f },
+	};
+	wchar_t wide[2];
+	mbstate_t state;
+
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (strcmp(named[i].name, name) == 0)
+			return named[i].key;
+	if (strncmp(name, "Ctrl-", 5) == 0 && name[5] >= 'a' && name[5] <= 'z' && name[6] == '\0')
+		return ACTION_CTRL(name[5]);
+	/* One character, as typed: "r", "?", "é". */
+	memset(&state, 0, sizeof state);
+	size_t length = strlen(name);
+	size_t used = mbrtowc(&wide[0], name, length, &state);
+	if (length == 0 || used != length || wide[0] < 0x20 || wide[0] == 0x7f)
+		return 0;
+	return (int)wide[0];
+}
+
+int
+action_parse_key(const char *name)
+{
+	for (size_t i = 0; i < sizeof function_key_names / sizeof *function_key_names; i++)
+		if (strcmp(function_key_names[i].name, name) == 0 && function_key_names[i].key != KEY_ENTER &&
+		    function_key_names[i].key != KEY_BACKSPACE && function_key_names[i].key != KEY_RESIZE)
+			return ACTION_FN(function_key_names[i].key);
+	if (name[0] == 'F' && name[1] >= '1' && name[1] <= '9') {
+		char *end;
+		long number = strtol(name + 1, &end, 10);
+		if (*end == '\0' && number >= 1 && number <= 63)
+			return ACTION_FN(KEY_F((int)number));
+	}
+	return character_key(name);
+}
+
+/* Adds the keys a name stands for to keys: Enter is both of the codes a
+ * terminal sends for it, and curses' own; Backspace both of its. */
+static size_t
+add_key(int key, int *keys, size_t count)
+{
+	int codes[3] = { key, 0, 0 };
+
+	if (key == '\r') {
+		codes[1] = '\n';
+		codes[2] = ACTION_FN(KEY_ENTER);
+	} else if (key == 0x7f) {
+		codes[1] = ACTION_FN(KEY_BACKSPACE);
+	}
+	for (size_t i = 0; i < 3 && codes[i] != 0 && count < ACTION_KEYS_MAX; i++)
+		keys[count++] = codes[i];
+	return count;
+}
+
+bool
+action_bind(enum action action, const int *keys, size_t count)
+{
+	int bound[ACTION_KEYS_MAX] = { 0 };
+	size_t used = 0;
+
+	if (action <= ACTION_NONE || action >= ACTION_COUNT || count == 0)
+		return false;
+	for (size_t i = 0; i < count; i++) {
+		size_t before = used;
+		used = add_key(keys[i], bound, used);
+		if (used == before)
+			return false;	/* more keys than an action holds */
+	}
+	/* A key taken is taken from every action that shares a view. */
+	for (int other = ACTION_NONE + 1; other < ACTION_COUNT; other++) {
+		struct action_info *info = &action_table[other];
+		if (other == (int)action || (info->scope & action_table[action].scope) == 0)
+			continue;
+		size_t kept = 0;
+		for (size_t i = 0; i < ACTION_KEYS_MAX && info->keys[i] != 0; i++) {
+			bool taken = false;
+			for (size_t j = 0; j < used && !taken; j++)
+				taken = info->keys[i] == bound[j];
+			if (!taken)
+				info->keys[kept++] = info->keys[i];
+		}
+		for (size_t i = kept; i < ACTION_KEYS_MAX; i++)
+			info->keys[i] = 0;
+	}
+	memcpy(action_table[action].keys, bound, sizeof bound);
+	return true;
 }
 
 const char *

@@ -167,6 +167,16 @@ const struct action_info *action_info(enum action action);
 /* The action key is bound to in a view of scope, or ACTION_NONE. */
 enum action action_for_key(int key, enum action_scope scope);
 
+/* The action named name ("record"), or ACTION_NONE. */
+enum action action_by_name(const char *name);
+/* The key a name written as the help writes keys stands for ("r",
+ * "Ctrl-d", "Enter", "Space", "PgUp", "F5"), or 0 for none. */
+int action_parse_key(const char *name);
+/* Binds action to keys (action_parse_key's) in place of its own, taking
+ * each of them from any other action of a view it shares; false when the
+ * keys do not fit. Help, hints and --dump-actions show what is bound. */
+bool action_bind(enum action action, const int *keys, size_t count);
+
 /* How a key is written in help and hints: "j", "Up", "Ctrl-d", "Enter". */
 const char *action_key_name(int key, char *out, size_t size);
 /* All of an action's keys, "j Down", without duplicates by name. */

@@ -23,6 +23,7 @@
 #include "tui/action.h"
 #include "tui/dialog.h"
 #include "tui/draw.h"
+#include "tui/keys.h"
 #include "tui/memory.h"
 
 #define APP_PAGES_PER_ROUND 8		/* then keys get a turn */
@@ -428,6 +429,13 @@ app_open_home(struct app *app, const struct hearth_open_options *options,
 	int code = hearth_open(&home, options, error);
 	if (code != HEARTH_OK)
 		return code;
+	/* The config's keys: before the first screen, so help and hints show
+	 * them; a wrong one is the config's error, as config check says. */
+	if (!keys_apply(hearth_config(home), error->message, sizeof error->message)) {
+		hearth_close(home);
+		error->code = HEARTH_FAILED;
+		return error->code;
+	}
 	struct worker *worker = worker_new(options, error);
 	if (worker == NULL) {
 		hearth_close(home);
@@ -1039,8 +1047,21 @@ app_run(const struct hearth_open_options *options)
 }
 
 int
-app_dump_actions(FILE *out)
+app_dump_actions(const struct hearth_open_options *options, FILE *out)
 {
+	hearth *home;
+	struct hearth_error error;
+
+	/* Inside a Home, the bindings in force there: its config's keys. */
+	if (hearth_open(&home, options, &error) == HEARTH_OK) {
+		char message[HEARTH_ERROR_MAX];
+		bool applied = keys_apply(hearth_config(home), message, sizeof message);
+		hearth_close(home);
+		if (!applied) {
+			fprintf(stderr, "hearth: %s\n", message);
+			return 2;
+		}
+	}
 	action_dump(out);
 	return 0;
 }

@@ -21,8 +21,10 @@ int app_run(const struct hearth_open_options *options);
 bool app_terminal_can_draw(char *why, size_t size);
 
 /* `hearth --dump-actions`: prints the help overlay's binding lines, one per
- * action, so tests can check the overlay lists every binding. Returns 0. */
-int app_dump_actions(FILE *out);
+ * action, with the keys: of the config of the Home options find (when they
+ * find one), so tests can check the overlay lists every binding in force.
+ * Returns the exit status. */
+int app_dump_actions(const struct hearth_open_options *options, FILE *out);
 
 /* ---- for the views ---------------------------------------------------------- */
 

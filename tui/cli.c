@@ -481,7 +481,8 @@ cli_run(int argc, char **argv)
 		} else if (strcmp(argv[first], "--dump-actions") == 0) {
 			/* Hidden: the app's key bindings, one a line, for the tests
 			 * that keep help, man page and keymap in step. */
-			return app_dump_actions(stdout);
+			struct hearth_open_options options = { .config_path = cli.config_path };
+			return app_dump_actions(&options, stdout);
 		} else if (strcmp(argv[first], "--dump-docs") == 0) {
 			/* Hidden: commands, options, config keys, theme roles and
 			 * bindings, for the docs tests and the shell completions. */

@@ -5,6 +5,7 @@
 
 #include "config/config.h"
 #include "tui/cli.h"
+#include "tui/keys.h"
 
 /* Prints a report's problems and its summary line. */
 static void
@@ -144,6 +145,12 @@ cli_config(struct cli *cli, int argc, char **argv)
 	if (hearth_validate_config(config, &error) != 0 || check_peers(config, &error) != 0) {
 		config_free(config);
 		return cli_fail(&error);
+	}
+	/* keys: names the app's actions, which the app checks. */
+	if (!keys_apply(config, message, sizeof message)) {
+		fprintf(stderr, "hearth: %s\n", message);
+		config_free(config);
+		return 1;
 	}
 	printf("# config: %s (found by %s)\n# state: %s\n", location.config_path, location.found_by,
 	    location.state_path);

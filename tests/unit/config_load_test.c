@@ -120,7 +120,7 @@ test_keys_table(void)
 	static const char *const names[] = { "roots", "state", "poll_interval", "durability",
 		"theme", "peers", "ignore", "never_merge", "always_merge", "place", "auto_checkout",
 		"max_delete", "ssh_command",
-		"author" };
+		"author", "keys" };
 	size_t count = 0;
 	const struct config_key_info *keys = config_keys(&count);
 	struct config *defaults = config_default();

@@ -181,6 +181,42 @@ test_hints_and_help_lines(void)
 	free(dump);
 }
 
+static void
+test_rebinding(void)
+{
+	char name[32];
+	int keys[2];
+
+	check_int(action_parse_key("r"), 'r');
+	check_int(action_parse_key("Ctrl-x"), ACTION_CTRL('x'));
+	check_int(action_parse_key("F5"), ACTION_FN(KEY_F(5)));
+	check_int(action_parse_key("PgDn"), ACTION_FN(KEY_NPAGE));
+	check_int(action_parse_key("Space"), ' ');
+	check_int(action_parse_key("Ctlr-x"), 0);
+	check_int(action_parse_key(""), 0);
+	for (int action = ACTION_NONE + 1; action < ACTION_COUNT; action++) {
+		const struct action_info *info = action_info((enum action)action);
+		for (size_t i = 0; i < ACTION_KEYS_MAX && info->keys[i] != 0; i++) {
+			const char *text = action_key_name(info->keys[i], name, sizeof name);
+			int back = action_parse_key(text);
+			if (action_for_key(back, info->scope) != action_for_key(info->keys[i], info->scope))
+				tap_diag("the key named %s does not read back", text);
+		}
+	}
+	check_int(action_by_name("record"), ACTION_RECORD);
+	check_int(action_by_name("recrod"), ACTION_NONE);
+	keys[0] = 'R';
+	ok(action_bind(ACTION_RECORD, keys, 1), "record takes R");
+	check_int(action_for_key('R', SCOPE_HOME), ACTION_RECORD);
+	check_int(action_for_key('r', SCOPE_HOME), ACTION_NONE);
+	check_int(action_for_key('R', SCOPE_HISTORY), ACTION_NONE);
+	check_int(action_for_key(ACTION_FN(KEY_F(5)), SCOPE_HOME), ACTION_REFRESH);
+	keys[0] = action_parse_key("Enter");
+	ok(action_bind(ACTION_SYNC, keys, 1), "Enter stands for its three codes");
+	check_int(action_for_key('\n', SCOPE_SYNC), ACTION_SYNC);
+	check_int(action_for_key(ACTION_FN(KEY_ENTER), SCOPE_SYNC), ACTION_SYNC);
+}
+
 int
 main(void)
 {
@@ -189,5 +225,6 @@ main(void)
 	test_promised_keys();
 	test_names();
 	test_hints_and_help_lines();
+	test_rebinding();
 	return tap_done();
 }
