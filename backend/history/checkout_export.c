@@ -47,8 +47,10 @@ export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
 	struct tree_node **folders = array_alloc(tree->count + 1, sizeof *folders);
 	struct checkout_placed *files = array_alloc(tree->count + 1, sizeof *files);
 	size_t folder_count = 0, file_count = 0;
+	struct checkout_folder_cache cache;
 	int status = 0;
 
+	checkout_folder_cache_init(&cache);
 	for (size_t i = 0; status == 0 && i < tree->count; i++) {
 		struct tree_node *node = &tree->nodes[i];
 		tree_path(tree, node);
@@ -68,11 +70,14 @@ export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
 			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
 			break;
 		}
-		struct checkout_write_how how = { .place = folder ? NULL : &files[i - folder_count].place };
+		struct checkout_write_how how = {
+			.place = folder ? NULL : &files[i - folder_count].place, .folders = &cache,
+		};
 		status = folder ? export_folder(tree, node, dir_fd, error)
 		    : checkout_write_content(home, dir_fd, node->path, node, &how, error);
 		export_report(progress, i + 1, tree->count, node->path);
 	}
+	checkout_folder_cache_close(&cache);
 	free(folders);
 	free(files);
 	return status;

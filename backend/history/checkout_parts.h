@@ -4,6 +4,7 @@
 #ifndef HEARTH_BACKEND_CHECKOUT_PARTS_H
 #define HEARTH_BACKEND_CHECKOUT_PARTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 
@@ -35,7 +36,19 @@ struct checkout_write_how {
 	const struct blob_place *place;
 	bool sync;
 	bool stamp;
+	struct checkout_folder_cache *folders;	/* NULL: each folder opened anew */
 };
+
+/* The folder the last file was written in, kept open for the next: a
+ * tree written in pack order writes a folder's files one after another
+ * (export), and opening it again for each is two calls a file. */
+struct checkout_folder_cache {
+	char path[PATH_MAX];
+	int fd;			/* -1: none yet */
+};
+
+void checkout_folder_cache_init(struct checkout_folder_cache *cache);
+void checkout_folder_cache_close(struct checkout_folder_cache *cache);
 
 /* Writes a node's content at name below dir_fd as a new file (or link). */
 int checkout_write_content(struct hearth *home, int dir_fd, const char *name,

@@ -79,6 +79,56 @@ checkout_stat(int dir_fd, const char *path, struct stat *out)
 	return status;
 }
 
+void
+checkout_folder_cache_init(struct checkout_folder_cache *cache)
+{
+	cache->path[0] = '\0';
+	cache->fd = -1;
+}
+
+void
+checkout_folder_cache_close(struct checkout_folder_cache *cache)
+{
+	if (cache->fd >= 0)
+		close(cache->fd);
+	checkout_folder_cache_init(cache);
+}
+
+/* The folder holding name, from the cache when it is the last one; *owned
+ * says the caller closes it. */
+static int
+reach_parent(int dir_fd, const char *name, struct checkout_folder_cache *cache,
+    struct checkout_parent *out, bool *owned)
+{
+	*owned = cache == NULL;
+	if (cache == NULL)
+		return checkout_open_parent(dir_fd, name, out);
+	const char *slash = strrchr(name, '/');
+	size_t length = slash != NULL ? (size_t)(slash - name) : 0;
+	out->name = slash != NULL ? slash + 1 : name;
+	if (cache->fd >= 0 && strlen(cache->path) == length &&
+	    memcmp(cache->path, name, length) == 0) {
+		out->folder = cache->fd;
+		return 0;
+	}
+	if (checkout_open_parent(dir_fd, name, out) != 0)
+		return -1;
+	checkout_folder_cache_close(cache);
+	memcpy(cache->path, name, length);	/* shorter than PATH_MAX: it opened */
+	cache->path[length] = '\0';
+	cache->fd = out->folder;
+	return 0;
+}
+
+static void
+release_parent(struct checkout_parent *parent, bool owned)
+{
+	int saved = errno;
+	if (owned)
+		close(parent->folder);
+	errno = saved;
+}
+
 /* Writes a node's content into staging as a file (or link) ready to be
  * renamed into place, or for export where it stays. */
 int
@@ -87,7 +137,8 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
     struct hearth_error *error)
 {
 	struct checkout_parent parent;
-	if (checkout_open_parent(dir_fd, name, &parent) != 0)
+	bool owned;
+	if (reach_parent(dir_fd, name, how->folders, &parent, &owned) != 0)
 		return checkout_unreachable(error, "create", name);
 	if (node->kind == NODE_SYMLINK) {
 		struct buffer target;
@@ -97,14 +148,12 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		if (status == 0 && io_symlink(buffer_string(&target), parent.folder, parent.name) != 0)
 			status = hearth_fail_errno(error, "cannot make link %s", name);
 		buffer_free(&target);
-		close(parent.folder);
+		release_parent(&parent, owned);
 		return status;
 	}
 	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		int saved = errno;
-		close(parent.folder);
-		errno = saved;
+		release_parent(&parent, owned);
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
 	int status = node->has_content && node->size > 0
@@ -121,7 +170,7 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 	 * disk) is not left behind under its name. */
 	if (status != 0)
 		io_unlink(parent.folder, parent.name);
-	close(parent.folder);
+	release_parent(&parent, owned);
 	return status;
 }
 
