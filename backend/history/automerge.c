@@ -13,6 +13,7 @@
 #include "backend/history/blob.h"
 #include "backend/store/hash.h"
 #include "backend/history/head.h"
+#include "backend/history/history.h"
 #include "model/array.h"
 #include "model/ignore.h"
 
@@ -179,16 +180,7 @@ automerge_sides_free(struct automerge_sides *sides)
 void
 automerge_side_name(struct hearth *home, struct op_id op, char *out, size_t size)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT author FROM version WHERE replica = ?1 AND counter >= ?2 "
-	    "ORDER BY counter LIMIT 1");
-
-	out[0] = '\0';
-	sqlite3_bind_int64(statement, 1, store_replica_number(&home->store, op.replica, false));
-	sqlite3_bind_int64(statement, 2, (int64_t)op.counter);
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		snprintf(out, size, "%s", (const char *)sqlite3_column_text(statement, 0));
-	sqlite3_reset(statement);
+	history_author_of_op(home, op, out, size, NULL);
 	if (out[0] == '\0') {
 		char hex[ID_HEX];
 		replica_id_hex(op.replica, hex);

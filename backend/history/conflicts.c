@@ -40,20 +40,11 @@ struct lister {
 static void
 side_version(struct lister *lister, struct op_id id, struct hearth_conflict_side *side)
 {
-	sqlite3_stmt *statement = store_statement(&lister->home->store,
-	    "SELECT author, time FROM version WHERE replica = ?1 AND counter >= ?2 "
-	    "ORDER BY counter LIMIT 1");
+	char author[4096];
 
 	side->author = "";
-	sqlite3_bind_int64(statement, 1, store_replica_number(&lister->home->store, id.replica,
-	    false));
-	sqlite3_bind_int64(statement, 2, (int64_t)id.counter);
-	if (sqlite3_step(statement) == SQLITE_ROW) {
-		side->author = storage_strdup(lister->out->storage,
-		    (const char *)sqlite3_column_text(statement, 0));
-		side->time = sqlite3_column_int64(statement, 1);
-	}
-	sqlite3_reset(statement);
+	if (history_author_of_op(lister->home, id, author, sizeof author, &side->time) == 1)
+		side->author = storage_strdup(lister->out->storage, author);
 }
 
 /* "a/b/name" for a place: its folder's shown path and the op's name. */

@@ -203,6 +203,29 @@ history_short_id(struct hearth *home, const char *full_hex, char out[HASH_HEX])
 	out[length] = '\0';
 }
 
+int
+history_author_of_op(struct hearth *home, struct op_id op, char *author, size_t size,
+    int64_t *time)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT author, time FROM version WHERE replica = ?1 AND counter >= ?2 "
+	    "ORDER BY counter LIMIT 1");
+	int found = 0;
+
+	author[0] = '\0';
+	sqlite3_bind_int64(statement, 1, store_replica_number(&home->store, op.replica, false));
+	sqlite3_bind_int64(statement, 2, (int64_t)op.counter);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		const unsigned char *text = sqlite3_column_text(statement, 0);
+		snprintf(author, size, "%s", text != NULL ? (const char *)text : "");
+		if (time != NULL)
+			*time = sqlite3_column_int64(statement, 1);
+		found = 1;
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
 uint64_t
 history_version_count(struct hearth *home)
 {

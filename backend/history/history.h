@@ -53,6 +53,11 @@ int history_log_path(struct hearth *home, const struct hearth_log_query *query,
 /* The newest version's hex id, or "" when there is none. */
 void history_head_id(struct hearth *home, char out[HASH_HEX]);
 uint64_t history_version_count(struct hearth *home);
+/* Who recorded an op and when: the author and time of its replica's first
+ * version at or after it. 1 found, 0 when no version holds it yet (author
+ * set to ""). */
+int history_author_of_op(struct hearth *home, struct op_id op, char *author, size_t size,
+    int64_t *time);
 
 /* Whether vv holds the head state: every op this store has that changes a
  * tree. COMMIT ops change none, so a vv that lacks only other replicas'

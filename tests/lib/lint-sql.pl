@@ -48,11 +48,9 @@ gc.c pack
 history/automerge.c conflict
 history/automerge.c node
 history/automerge.c op
-history/automerge.c version
 history/checkout.c entry
 history/conflicts.c node
 history/conflicts.c op
-history/conflicts.c version
 history/file_history.c op
 history/file_history.c version
 history/head.c entry
