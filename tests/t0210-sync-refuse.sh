@@ -62,11 +62,11 @@ home_of() { sed -n "s/^home: //p" "$1/.hearth/root"; }
 replica=00112233445566778899aabbccddeeff
 
 test_expect_success 'a client speaking only newer versions gets a clear refusal' '
-	test_tool frame hello 4 5 $(home_of a) $replica >hello &&
+	test_tool frame hello 5 6 $(home_of a) $replica >hello &&
 	test_expect_code 1 hearth serve a <hello >reply 2>err &&
-	grep "peer speaks protocol 4-5, we need 1-3" err &&
+	grep "peer speaks protocol 5-6, we need 1-4" err &&
 	test_tool frames <reply >frames &&
-	printf "HELLO\nERROR peer speaks protocol 4-5, we need 1-3; upgrade the local hearth\n" >expected &&
+	printf "HELLO\nERROR peer speaks protocol 5-6, we need 1-4; upgrade the local hearth\n" >expected &&
 	sed "s/ (hearth-test-tool)//; s/^ERROR [^:]*: /ERROR /" frames >frames.plain &&
 	test_cmp expected frames.plain
 '

@@ -566,7 +566,7 @@ blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size,
 
 int
 blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
-    size_t length, struct hearth_error *error)
+    size_t length, const struct pack_base *base, struct hearth_error *error)
 {
 	struct hash got;
 	char message[1024], hex[HASH_HEX];
@@ -581,7 +581,8 @@ blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const voi
 	writer->bytes_stored += length;
 	if (pack_writer_holds(writer->pack, chunk))
 		return 0;
-	if (pack_writer_add(writer->pack, chunk, data, length, message, sizeof message) != 0)
+	if (pack_writer_add_delta(writer->pack, chunk, data, length, base, message,
+		sizeof message) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", message);
 	return 0;
 }

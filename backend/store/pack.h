@@ -94,6 +94,8 @@ uint64_t pack_writer_bytes(const struct pack_writer *writer);
  * compresses on the caller's thread) are for benchmarks. */
 void pack_writer_set_seal_size(struct pack_writer *writer, uint64_t seal_size);
 void pack_writer_set_level(struct pack_writer *writer, int level);
+/* The zstd level of deltas (default DELTA_LEVEL, store/delta.h). */
+void pack_writer_set_delta_level(struct pack_writer *writer, int level);
 void pack_writer_set_threads(struct pack_writer *writer, int threads);
 
 struct pack_reader;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "backend/store/delta.h"
 #include "backend/store/hash.h"
 #include "backend/store/pack_format.h"
 #include "model/array.h"
@@ -233,19 +234,12 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 	reader->depth++;
 	status = pack_read(reader, &base_id, &where, &base, error, error_size);
 	reader->depth--;
-	if (status == 0) {
-		ZSTD_DCtx_reset(reader->decompressor, ZSTD_reset_session_and_parameters);
-		size_t length = ZSTD_DCtx_refPrefix(reader->decompressor, base.data, base.length);
-		if (!ZSTD_isError(length))
-			length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
-			    slot->capacity, stored + HASH_BYTES, stored_length - HASH_BYTES);
-		if (ZSTD_isError(length))
-			status = error_put(error, error_size, "pack %s: frame at offset %llu: %s",
-			    name, at, ZSTD_getErrorName(length));
-		else if (length != slot->raw_length)
-			status = error_put(error, error_size, "pack %s: frame at offset %llu: "
-			    "decompressed to %zu bytes, not %u", name, at, length, slot->raw_length);
-	}
+	const char *reason = NULL;
+	if (status == 0 && !delta_decode(reader->decompressor, base.data, base.length,
+		stored + HASH_BYTES, stored_length - HASH_BYTES, slot->bytes, slot->raw_length,
+		&reason))
+		status = error_put(error, error_size, "pack %s: frame at offset %llu: the delta "
+		    "does not decode (%s)", name, at, reason);
 	buffer_free(&base);
 	free(reader->stored);
 	reader->stored = stored;

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "backend/io/io.h"
+#include "backend/store/delta.h"
 #include "backend/store/pack_format.h"
 #include "model/array.h"
 #include "model/error.h"
@@ -22,11 +23,8 @@
 /* A delta costs each later read of its chunk a read of the base, so it is
  * kept only where it saves much: outright when it is at most 1/16 of the
  * chunk (an edit of a text file), else when it is at most 3/4 of the chunk
- * compressed alone. Deltas are small, so a stronger level than the frames'
- * costs little. */
+ * compressed alone. */
 #define PACK_DELTA_OUTRIGHT_SHIFT 4
-#define PACK_DELTA_LEVEL 3
-#define PACK_DELTA_LONG_MIN (64u * 1024)
 
 /* ---- frames ----------------------------------------------------------------
  * A frame's bytes sit after PACK_FRAME_HEADER_SIZE bytes of headroom, so
@@ -207,49 +205,21 @@ pack_compressor_check_room(struct pack_compressor *compressor, size_t size)
 	return compressor->check != NULL;
 }
 
-/* The window must reach back over the whole base, or the matches a delta
- * is made of are not found. */
-#define PACK_DELTA_WINDOW_LOG_MIN 10
-#define PACK_DELTA_WINDOW_LOG_MAX 27	/* what a decoder accepts by default */
-
-static int
-pack_delta_window_log(size_t span)
-{
-	int log = PACK_DELTA_WINDOW_LOG_MIN;
-
-	while (log < PACK_DELTA_WINDOW_LOG_MAX && ((size_t)1 << log) < span)
-		log++;
-	return log;
-}
-
-/* The chunk compressed with the base as its prefix, after the base's id, in
+/* The chunk as a delta against its base, after the base's id, in
  * scratch; returns the stored length, or 0 when it cannot be made. */
 static size_t
-pack_delta_make(const struct pack_frame *frame, struct pack_compressor *compressor)
+pack_delta_make(const struct pack_frame *frame, struct pack_compressor *compressor, int level)
 {
 	size_t bound = ZSTD_compressBound(frame->raw_length);
-	ZSTD_CCtx *context = compressor->context;
 
 	if (!pack_compressor_ready(compressor, HASH_BYTES + bound))
 		return 0;
-	ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
-	size_t made = ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, PACK_DELTA_LEVEL);
-	if (!ZSTD_isError(made))
-		made = ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog,
-		    pack_delta_window_log(frame->base_length + frame->raw_length));
-	/* Long-distance matching finds the base's runs in a big chunk: without
-	 * it a one-line edit of 850 KiB of text was 4 KiB, with it 120 bytes. */
-	if (!ZSTD_isError(made) && frame->base_length >= PACK_DELTA_LONG_MIN)
-		made = ZSTD_CCtx_setParameter(context, ZSTD_c_enableLongDistanceMatching, 1);
-	if (!ZSTD_isError(made))
-		made = ZSTD_CCtx_refPrefix(context, frame->base, frame->base_length);
-	if (!ZSTD_isError(made))
-		made = ZSTD_compress2(context, compressor->scratch + PACK_FRAME_HEADER_SIZE +
-		    HASH_BYTES, bound, pack_frame_bytes(frame), frame->raw_length);
-	ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
-	if (ZSTD_isError(made))
+	uint8_t *out = compressor->scratch + PACK_FRAME_HEADER_SIZE;
+	size_t made = delta_encode(compressor->context, level, frame->base, frame->base_length,
+	    pack_frame_bytes(frame), frame->raw_length, out + HASH_BYTES, bound);
+	if (made == 0)
 		return 0;
-	memcpy(compressor->scratch + PACK_FRAME_HEADER_SIZE, frame->base_id.bytes, HASH_BYTES);
+	memcpy(out, frame->base_id.bytes, HASH_BYTES);
 	return HASH_BYTES + made;
 }
 
@@ -261,16 +231,12 @@ pack_delta_decodes(const struct pack_frame *frame, struct pack_compressor *compr
 	if (compressor->checker == NULL)
 		compressor->checker = ZSTD_createDCtx();
 	if (compressor->checker == NULL ||
-	    !pack_compressor_check_room(compressor, frame->raw_length + 1))
+	    !pack_compressor_check_room(compressor, frame->raw_length))
 		return false;
-	ZSTD_DCtx *checker = compressor->checker;
-	ZSTD_DCtx_reset(checker, ZSTD_reset_session_and_parameters);
-	if (ZSTD_isError(ZSTD_DCtx_refPrefix(checker, frame->base, frame->base_length)))
-		return false;
-	size_t length = ZSTD_decompressDCtx(checker, compressor->check, frame->raw_length + 1,
-	    compressor->scratch + PACK_FRAME_HEADER_SIZE + HASH_BYTES, stored - HASH_BYTES);
-	return !ZSTD_isError(length) && length == frame->raw_length &&
-	    memcmp(compressor->check, pack_frame_bytes(frame), length) == 0;
+	return delta_decode(compressor->checker, frame->base, frame->base_length,
+	    compressor->scratch + PACK_FRAME_HEADER_SIZE + HASH_BYTES, stored - HASH_BYTES,
+	    compressor->check, frame->raw_length, NULL) &&
+	    memcmp(compressor->check, pack_frame_bytes(frame), frame->raw_length) == 0;
 }
 
 /* Whether a delta of stored bytes beats the chunk compressed alone. */
@@ -291,11 +257,12 @@ pack_delta_pays(const struct pack_frame *frame, struct pack_compressor *compress
 }
 
 static bool
-pack_frame_try_delta(struct pack_frame *frame, struct pack_compressor *compressor, int level)
+pack_frame_try_delta(struct pack_frame *frame, struct pack_compressor *compressor, int level,
+    int delta_level)
 {
 	if (compressor->context == NULL || frame->chunk_count != 1 || frame->base_length == 0)
 		return false;
-	size_t stored = pack_delta_make(frame, compressor);
+	size_t stored = pack_delta_make(frame, compressor, delta_level);
 	if (stored == 0 || stored >= frame->raw_length || !pack_delta_pays(frame, compressor,
 		stored, level) || !pack_delta_decodes(frame, compressor, stored))
 		return false;
@@ -309,11 +276,12 @@ pack_frame_try_delta(struct pack_frame *frame, struct pack_compressor *compresso
 /* Never fails: a frame that does not shrink enough, or cannot be compressed
  * even for want of memory, is stored raw. */
 static void
-pack_frame_compress(struct pack_frame *frame, struct pack_compressor *compressor, int level)
+pack_frame_compress(struct pack_frame *frame, struct pack_compressor *compressor, int level,
+    int delta_level)
 {
 	size_t budget = frame->raw_length - (frame->raw_length >> PACK_MIN_SAVING_SHIFT);
 
-	if (frame->has_base && pack_frame_try_delta(frame, compressor, level))
+	if (frame->has_base && pack_frame_try_delta(frame, compressor, level, delta_level))
 		return;
 	frame->codec = PACK_CODEC_RAW;
 	frame->stored_length = frame->raw_length;
@@ -355,6 +323,7 @@ struct pack_writer {
 	struct pack_sink sink;
 	uint64_t seal_size;
 	int level;
+	int delta_level;
 	int worker_target;
 
 	struct pack_frame gather;	/* small chunks collecting into a frame */
@@ -414,6 +383,7 @@ pack_writer_new(int packs_dir_fd, const char *packs_path, bool sync, const struc
 		writer->sink = *sink;
 	writer->seal_size = PACK_SEAL_SIZE;
 	writer->level = PACK_DEFAULT_LEVEL;
+	writer->delta_level = DELTA_LEVEL;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	writer->worker_target = cpus >= PACK_WORKERS_MAX ? PACK_WORKERS_MAX : 1;
 	writer->fd = -1;
@@ -433,6 +403,12 @@ void
 pack_writer_set_level(struct pack_writer *writer, int level)
 {
 	writer->level = level;
+}
+
+void
+pack_writer_set_delta_level(struct pack_writer *writer, int level)
+{
+	writer->delta_level = level;
 }
 
 void
@@ -552,7 +528,7 @@ pack_worker_main(void *argument)
 		writer->compress_next = (writer->compress_next + 1) % writer->ring_size;
 		writer->waiting--;
 		pthread_mutex_unlock(&writer->lock);
-		pack_frame_compress(frame, &worker->compressor, writer->level);
+		pack_frame_compress(frame, &worker->compressor, writer->level, writer->delta_level);
 		pthread_mutex_lock(&writer->lock);
 		frame->done = true;
 		pthread_cond_broadcast(&writer->frame_done);
@@ -863,7 +839,8 @@ pack_writer_submit(struct pack_writer *writer, struct pack_frame *frame)
 {
 	writer->ring_used++;
 	if (writer->worker_count == 0) {
-		pack_frame_compress(frame, &writer->inline_compressor, writer->level);
+		pack_frame_compress(frame, &writer->inline_compressor, writer->level,
+		    writer->delta_level);
 		frame->done = true;
 		return;
 	}

@@ -53,7 +53,7 @@ sync_serve_fetch(struct sync_session *session)
 	int status;
 
 	buffer_init(&wants);
-	status = sync_read_wants(session, &wants);
+	status = sync_read_wants(session, &wants, NULL);
 	size_t total = wants.length / HASH_BYTES;
 	const struct hash *chunks = (const struct hash *)wants.data;
 	store_begin_read(&session->home->store);

@@ -5,6 +5,7 @@
  * durable. Anything wrong before the commit rolls all of it back. */
 #include "backend/sync/sync_session.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "backend/history/automerge.h"
 #include "backend/history/blob.h"
 #include "backend/store/chunk.h"
+#include "backend/store/delta.h"
 #include "backend/store/hash.h"
 #include "backend/history/history.h"
 #include "backend/disk/identity.h"
@@ -61,6 +63,7 @@ struct sync_incoming {
 	uint64_t list_hashes;		/* chunk ids in all lists, to bound memory */
 	struct hash *wants;
 	uint64_t *want_sizes;		/* expected bytes, or SYNC_UNKNOWN_SIZE */
+	struct hash *bases;		/* protocol 4: a base per want, or the zero hash */
 	size_t want_count, want_capacity;
 	struct sync_table want_index;	/* chunk id -> index in wants */
 	struct sync_check *checks;
@@ -92,6 +95,7 @@ sync_incoming_free(struct sync_incoming *incoming)
 	free(incoming->blobs);
 	sync_table_free(&incoming->blob_index);
 	free(incoming->wants);
+	free(incoming->bases);
 	free(incoming->want_sizes);
 	sync_table_free(&incoming->want_index);
 	free(incoming->checks);
@@ -469,8 +473,12 @@ sync_add_want(struct sync_incoming *incoming, const struct hash *chunk, uint64_t
 	/* The two arrays grow in step, so one capacity describes both. */
 	incoming->wants = array_grow(incoming->wants, &capacity, incoming->want_count + 1,
 	    sizeof *incoming->wants);
+	capacity = incoming->want_capacity;
+	incoming->bases = array_grow(incoming->bases, &capacity, incoming->want_count + 1,
+	    sizeof *incoming->bases);
 	incoming->want_sizes = array_grow(incoming->want_sizes, &incoming->want_capacity,
 	    incoming->want_count + 1, sizeof *incoming->want_sizes);
+	memset(&incoming->bases[incoming->want_count], 0, sizeof *incoming->bases);
 	incoming->wants[incoming->want_count] = *chunk;
 	incoming->want_sizes[incoming->want_count] = size;
 	sync_table_put(&incoming->want_index, chunk, incoming->want_count);
@@ -495,6 +503,40 @@ sync_want(struct sync_incoming *incoming, struct hearth *home, const struct hash
 		return false;
 	sync_add_want(incoming, chunk, size);
 	return true;
+}
+
+/* Protocol 4: the base the sender may send the want at index as a delta
+ * against, the same chunk (the chunk_index-th) of the content the node has
+ * here now; none for a node this store does not hold. */
+static void
+sync_name_base(struct sync_session *session, struct sync_incoming *incoming, size_t index,
+    const struct op *op, size_t chunk_index)
+{
+	struct hearth *home = session->home;
+	struct pack_location where;
+	struct hash current;
+	uint64_t size;
+
+	if (session->protocol < WIRE_PROTOCOL_DELTAS)
+		return;
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    "SELECT blob FROM node WHERE id = ?1");
+	sqlite3_bind_blob(statement, 1, op->u.set.node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	bool found = sqlite3_step(statement) == SQLITE_ROW &&
+	    sqlite3_column_bytes(statement, 0) == HASH_BYTES;
+	if (found)
+		memcpy(current.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+	sqlite3_reset(statement);
+	if (!found || hash_equal(&current, &op->u.set.blob))
+		return;
+	buffer_reset(&incoming->encoded);
+	if (blob_chunk_list(home, &current, &size, &incoming->encoded) == 1) {
+		size_t count = incoming->encoded.length / HASH_BYTES;
+		const struct hash *chunks = (const struct hash *)incoming->encoded.data;
+		incoming->bases[index] = chunks[chunk_index < count ? chunk_index : count - 1];
+	} else if (blob_chunk_find(home, &current, &where) == 1) {
+		incoming->bases[index] = current;
+	}
 }
 
 /* The content of one SET: the chunks of it this store lacks become wants,
@@ -536,6 +578,7 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 		    blob_chunk_list(session->home, blob_id, &size, &incoming->encoded) == 1)
 			return 0;
 		sync_add_want(incoming, blob_id, op->u.set.size);
+		sync_name_base(session, incoming, incoming->want_count - 1, op, 0);
 		return 0;
 	}
 	struct sync_blob *blob = &incoming->blobs[index];
@@ -555,9 +598,12 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 	size_t first = incoming->want_count;
 	bool all_new = true;
 	const struct hash *chunks = (const struct hash *)blob->chunks.data;
-	for (uint64_t i = 0; i < blob->total; i++)
+	for (uint64_t i = 0; i < blob->total; i++) {
 		if (!sync_want(incoming, session->home, &chunks[i], SYNC_UNKNOWN_SIZE))
 			all_new = false;
+		else
+			sync_name_base(session, incoming, incoming->want_count - 1, op, (size_t)i);
+	}
 	if (all_new) {
 		incoming->checks = array_grow(incoming->checks, &incoming->check_capacity,
 		    incoming->check_count + 1, sizeof *incoming->checks);
@@ -578,16 +624,70 @@ sync_send_wants(struct sync_session *session, struct sync_incoming *incoming)
 		size_t start = wire_begin(&session->out, WIRE_WANT);
 		wire_encode_hashes(&session->out, incoming->wants + first, count);
 		int status = sync_queued(session, start);
+		if (status == 0 && session->protocol >= WIRE_PROTOCOL_DELTAS) {
+			start = wire_begin(&session->out, WIRE_BASES);
+			wire_encode_hashes(&session->out, incoming->bases + first, count);
+			status = sync_queued(session, start);
+		}
 		if (status != 0)
 			return status;
 	}
 	return sync_send_count(session, WIRE_WANT_END, incoming->want_count);
 }
 
+/* A delta that came for the want at index, back into its chunk's bytes in
+ * out, against the base this side named for it; *base the base as the
+ * pack writer takes it, to keep the chunk as a delta here too. */
+struct sync_undelta {
+	ZSTD_DCtx *context;
+	struct buffer base;
+	struct buffer bytes;
+};
+
+static int
+sync_undelta(struct sync_session *session, struct sync_incoming *incoming, size_t index,
+    const struct hash *named, const uint8_t *delta, size_t length, struct sync_undelta *undelta,
+    struct pack_base *base)
+{
+	struct pack_location where;
+	char message[1024], hex[HASH_HEX];
+	const char *reason = "it does not say its size";
+
+	hash_hex(&incoming->wants[index], hex);
+	if (hash_is_zero(&incoming->bases[index]) || !hash_equal(named, &incoming->bases[index]))
+		return sync_fail(session, HEARTH_FAILED, "%s sent chunk %.16s as a delta against "
+		    "a base this side did not name", session->peer, hex);
+	if (undelta->context == NULL && (undelta->context = ZSTD_createDCtx()) == NULL)
+		return sync_fail(session, HEARTH_FAILED, "out of memory");
+	buffer_reset(&undelta->base);
+	if (blob_chunk_find(session->home, named, &where) != 1 ||
+	    pack_read(session->home->reader, named, &where, &undelta->base, message,
+		sizeof message) != 0)
+		return sync_fail(session, HEARTH_DAMAGED, "the base of chunk %.16s does not read "
+		    "here: %s", hex, message);
+	unsigned long long size = ZSTD_getFrameContentSize(delta, length);
+	buffer_reset(&undelta->bytes);
+	if (size <= WIRE_CHUNK_DATA_MAX) {
+		buffer_reserve(&undelta->bytes, (size_t)size);
+		if (delta_decode(undelta->context, undelta->base.data, undelta->base.length, delta,
+			length, undelta->bytes.data, (size_t)size, &reason))
+			undelta->bytes.length = (size_t)size;
+		else
+			size = ULLONG_MAX;
+	}
+	if (size > WIRE_CHUNK_DATA_MAX)
+		return sync_fail(session, HEARTH_FAILED, "%s sent a delta for chunk %.16s that does "
+		    "not decode (%s)", session->peer, hex, reason);
+	*base = (struct pack_base){ .id = *named, .data = undelta->base.data,
+		.length = undelta->base.length, .depth = where.depth };
+	return 0;
+}
+
 /* Takes the wanted chunks, in the order asked, into the pack. */
 static int
 sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming)
 {
+	struct sync_undelta undelta = { 0 };
 	struct hash_state *whole = NULL;
 	size_t check = 0;
 	char reason[256], hex[HASH_HEX], asked[HASH_HEX];
@@ -600,11 +700,13 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			status = sync_unexpected(session, "CHUNK");
 			break;
 		}
-		struct hash chunk;
+		struct hash chunk, named;
+		uint8_t codec;
 		const uint8_t *data;
 		size_t length;
-		if (!wire_decode_chunk(session->frame.payload, session->frame.length, &chunk, &data,
-			&length, reason, sizeof reason)) {
+		struct pack_base base;
+		if (!wire_decode_chunk_coded(session->frame.payload, session->frame.length, &chunk,
+			&codec, &named, &data, &length, reason, sizeof reason)) {
 			status = sync_bad_frame(session, reason);
 			break;
 		}
@@ -614,6 +716,15 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			status = sync_fail(session, HEARTH_FAILED, "%s sent chunk %.16s where %.16s was "
 			    "asked for", session->peer, hex, asked);
 			break;
+		}
+		size_t traveled = length;
+		bool based = codec == WIRE_CODEC_DELTA;
+		if (based && (status = sync_undelta(session, incoming, i, &named, data, length,
+				  &undelta, &base)) != 0)
+			break;
+		if (based) {
+			data = undelta.bytes.data;
+			length = undelta.bytes.length;
 		}
 		if (incoming->want_sizes[i] != SYNC_UNKNOWN_SIZE && incoming->want_sizes[i] != length) {
 			status = sync_fail(session, HEARTH_FAILED, "%s sent %zu bytes for blob %.16s, "
@@ -626,7 +737,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			incoming->writer_started = true;
 		}
 		if ((status = blob_store_chunk(&incoming->writer, &chunk, data, length,
-			 session->error)) != 0) {
+			 based ? &base : NULL, session->error)) != 0) {
 			if (status == HEARTH_DAMAGED) {
 				char why[512];
 				snprintf(why, sizeof why, "%.400s", session->error->message);
@@ -636,7 +747,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			break;
 		}
 		session->chunks_received++;
-		session->chunk_bytes_received += length;
+		session->chunk_bytes_received += traveled;
 		/* The whole-blob check of a blob whose chunks all travel. */
 		if (check < incoming->check_count && i == incoming->checks[check].first)
 			whole = hash_begin();
@@ -663,6 +774,9 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		struct hash ignored;
 		hash_finish(whole, &ignored);
 	}
+	ZSTD_freeDCtx(undelta.context);
+	buffer_free(&undelta.base);
+	buffer_free(&undelta.bytes);
 	if (status != 0)
 		return status;
 	if ((status = sync_read(session)) != 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend/history/blob.h"
+#include "backend/store/delta.h"
 #include "backend/store/chunk.h"
 #include "model/array.h"
 
@@ -305,8 +306,31 @@ sync_send_ops(struct sync_session *session, const struct vv *theirs)
 	return status;
 }
 
+/* The BASES frame after a WANT of count hashes, into bases. */
+static int
+sync_read_bases(struct sync_session *session, size_t count, struct buffer *bases)
+{
+	char reason[256];
+	const uint8_t *hashes;
+	size_t got;
+	int status = sync_read(session);
+
+	if (status != 0)
+		return status;
+	if (session->frame.type != WIRE_BASES)
+		return sync_unexpected(session, "BASES");
+	if (!wire_decode_hashes(session->frame.payload, session->frame.length, &hashes, &got,
+		reason, sizeof reason))
+		return sync_bad_frame(session, reason);
+	if (got != count)
+		return sync_fail(session, HEARTH_FAILED, "%s named %zu bases for %zu wanted chunks",
+		    session->peer, got, count);
+	buffer_append(bases, hashes, got * HASH_BYTES);
+	return 0;
+}
+
 int
-sync_read_wants(struct sync_session *session, struct buffer *wants)
+sync_read_wants(struct sync_session *session, struct buffer *wants, struct buffer *bases)
 {
 	char reason[256];
 	int status;
@@ -327,6 +351,8 @@ sync_read_wants(struct sync_session *session, struct buffer *wants)
 			return sync_fail(session, HEARTH_FAILED, "%s asked for more than %u chunks",
 			    session->peer, SYNC_WANTS_MAX);
 		buffer_append(wants, hashes, count * HASH_BYTES);
+		if (bases != NULL && (status = sync_read_bases(session, count, bases)) != 0)
+			return status;
 	}
 	uint64_t declared;
 	size_t total = wants->length / HASH_BYTES;
@@ -415,18 +441,74 @@ sync_window_read(struct sync_session *session, const struct hash *chunks,
 	return 0;
 }
 
+/* A chunk the receiver named a base for goes as a delta against it when
+ * this store holds the base and the delta is at most 3/4 of the chunk. */
+struct sync_deltas {
+	ZSTD_CCtx *context;		/* NULL: every chunk goes raw */
+	struct buffer base;		/* the base's bytes */
+	struct buffer delta;
+};
+
+static bool
+sync_delta_made(struct sync_session *session, struct sync_deltas *deltas,
+    const struct hash *base, const uint8_t *data, size_t length)
+{
+	struct pack_location where;
+	char message[1024];
+
+	if (deltas->context == NULL || hash_is_zero(base) ||
+	    blob_chunk_find(session->home, base, &where) != 1)
+		return false;
+	buffer_reset(&deltas->base);
+	if (pack_read(session->home->reader, base, &where, &deltas->base, message,
+		sizeof message) != 0)
+		return false;
+	size_t bound = ZSTD_compressBound(length);
+	buffer_reset(&deltas->delta);
+	buffer_reserve(&deltas->delta, bound);
+	size_t made = delta_encode(deltas->context, DELTA_LEVEL, deltas->base.data, deltas->base.length, data,
+	    length, deltas->delta.data, bound);
+	deltas->delta.length = made;
+	return made > 0 && made + HASH_BYTES <= length - length / 4;
+}
+
+/* One CHUNK frame: raw, or a delta against the base the receiver named. */
+static int
+sync_send_chunk(struct sync_session *session, struct sync_deltas *deltas,
+    const struct hash *chunk, const struct hash *base, const uint8_t *data, size_t length)
+{
+	size_t start = wire_begin(&session->out, WIRE_CHUNK);
+
+	if (base != NULL && sync_delta_made(session, deltas, base, data, length)) {
+		wire_encode_delta_header(&session->out, chunk, base);
+		buffer_append(&session->out, deltas->delta.data, deltas->delta.length);
+		session->chunk_bytes_sent += HASH_BYTES + deltas->delta.length;
+	} else {
+		wire_encode_chunk_header(&session->out, chunk);
+		buffer_append(&session->out, data, length);
+		session->chunk_bytes_sent += length;
+	}
+	session->chunks_sent++;
+	return sync_queued(session, start);
+}
+
 /* Reads the receiver's wants, all of them before any chunk goes out (only
  * one side writes at a time), then sends each chunk in the order asked. */
 static int
 sync_send_chunks(struct sync_session *session)
 {
-	struct buffer wants, held;
+	struct buffer wants, bases, held;
+	bool based = session->protocol >= WIRE_PROTOCOL_DELTAS;
+	struct sync_deltas deltas = { .context = based ? ZSTD_createCCtx() : NULL };
 	int status;
 
 	buffer_init(&wants);
+	buffer_init(&bases);
 	buffer_init(&held);
+	buffer_init(&deltas.base);
+	buffer_init(&deltas.delta);
 	struct sync_window_chunk *window = array_alloc(SYNC_WINDOW_CHUNKS, sizeof *window);
-	if ((status = sync_read_wants(session, &wants)) != 0)
+	if ((status = sync_read_wants(session, &wants, based ? &bases : NULL)) != 0)
 		goto done;
 	size_t total = wants.length / HASH_BYTES;
 	const struct hash *chunks = (const struct hash *)wants.data;
@@ -436,12 +518,10 @@ sync_send_chunks(struct sync_session *session)
 		    (status = sync_window_read(session, chunks, window, count, &held)) != 0)
 			goto done;
 		for (size_t i = 0; i < count; i++) {
-			size_t start = wire_begin(&session->out, WIRE_CHUNK);
-			wire_encode_chunk_header(&session->out, &chunks[window[i].want]);
-			buffer_append(&session->out, held.data + window[i].offset, window[i].where.length);
-			session->chunks_sent++;
-			session->chunk_bytes_sent += window[i].where.length;
-			if ((status = sync_queued(session, start)) != 0)
+			size_t want = window[i].want;
+			const struct hash *base = based ? &((const struct hash *)bases.data)[want] : NULL;
+			if ((status = sync_send_chunk(session, &deltas, &chunks[want], base,
+				 held.data + window[i].offset, window[i].where.length)) != 0)
 				goto done;
 			if (window[i].want % 256 == 0)
 				sync_report(session, "sending chunks", window[i].want, total);
@@ -451,7 +531,11 @@ sync_send_chunks(struct sync_session *session)
 	status = sync_send_count(session, WIRE_CHUNKS_END, total);
 done:
 	free(window);
+	ZSTD_freeCCtx(deltas.context);
+	buffer_free(&deltas.base);
+	buffer_free(&deltas.delta);
 	buffer_free(&held);
+	buffer_free(&bases);
 	buffer_free(&wants);
 	return status;
 }

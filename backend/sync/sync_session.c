@@ -103,6 +103,15 @@ sync_session_init(struct sync_session *session, struct hearth *home,
 	session->progress = progress;
 	session->error = error;
 	session->protocol_floor = WIRE_PROTOCOL_MIN;
+	session->protocol_ceiling = WIRE_PROTOCOL_MAX;
+	/* HEARTH_SYNC_PROTOCOL_MAX speaks as an older hearth would (the tests
+	 * of a sync between versions). */
+	const char *ceiling = getenv("HEARTH_SYNC_PROTOCOL_MAX");
+	if (ceiling != NULL && *ceiling != '\0') {
+		long value = strtol(ceiling, NULL, 10);
+		if (value >= WIRE_PROTOCOL_MIN && value < WIRE_PROTOCOL_MAX)
+			session->protocol_ceiling = (uint32_t)value;
+	}
 	buffer_init(&session->out);
 	buffer_init(&session->in);
 	vv_init(&session->ours);
@@ -287,7 +296,7 @@ int
 sync_send_hello(struct sync_session *session, uint32_t flags)
 {
 	struct wire_hello hello = {
-		.protocol_min = session->protocol_floor, .protocol_max = WIRE_PROTOCOL_MAX,
+		.protocol_min = session->protocol_floor, .protocol_max = session->protocol_ceiling,
 		.flags = flags,
 		.replica = session->home->replica, .vv = session->ours,
 		.chains = session->our_chains,
@@ -378,7 +387,7 @@ sync_check_hello(struct sync_session *session)
 	const struct wire_hello *theirs = &session->theirs;
 	char reason[256], our_hex[ID_HEX], their_hex[ID_HEX];
 
-	if (!wire_negotiate(session->protocol_floor, WIRE_PROTOCOL_MAX, theirs->protocol_min,
+	if (!wire_negotiate(session->protocol_floor, session->protocol_ceiling, theirs->protocol_min,
 		theirs->protocol_max, &session->protocol, reason, sizeof reason))
 		return sync_fail(session, HEARTH_FAILED, "%s (%s): %s", session->peer,
 		    theirs->software, reason);

@@ -53,6 +53,7 @@ struct sync_session {
 	/* The oldest version this session can use (WIRE_PROTOCOL_MIN, or
 	 * WIRE_PROTOCOL_FETCH to fetch), sent in HELLO and negotiated with. */
 	uint32_t protocol_floor;
+	uint32_t protocol_ceiling;	/* the highest this side offers */
 	uint32_t protocol;
 	bool peer_failed;		/* the peer sent ERROR or vanished: do not answer */
 	bool refetch;			/* WIRE_REFETCH: send the peer's own ops too */
@@ -115,8 +116,10 @@ int sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_
     struct transport_address *address, struct hearth_error *error);
 
 /* Reads WANT frames up to WANT_END into wants (HASH_BYTES each), checking
- * the count WANT_END declares and the SYNC_WANTS_MAX bound. */
-int sync_read_wants(struct sync_session *session, struct buffer *wants);
+ * the count WANT_END declares and the SYNC_WANTS_MAX bound. With bases
+ * (a sync half in protocol 4) each WANT is followed by its BASES frame,
+ * read into bases (HASH_BYTES each, the zero hash for none). */
+int sync_read_wants(struct sync_session *session, struct buffer *wants, struct buffer *bases);
 
 /* The server's side of WIRE_FETCH (sync_fetch.c): reads the wants, answers
  * each with CHUNK or LACK, then CHUNKS_END. Reads only. */

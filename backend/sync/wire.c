@@ -37,6 +37,7 @@ wire_type_name(uint8_t type)
 		[WIRE_BLOB] = "BLOB", [WIRE_OPS_END] = "OPS_END", [WIRE_WANT] = "WANT",
 		[WIRE_WANT_END] = "WANT_END", [WIRE_CHUNK] = "CHUNK",
 		[WIRE_CHUNKS_END] = "CHUNKS_END", [WIRE_DONE] = "DONE", [WIRE_LACK] = "LACK",
+		[WIRE_BASES] = "BASES",
 	};
 
 	if (type == 0 || type > WIRE_TYPE_LAST)
@@ -499,18 +500,45 @@ wire_encode_chunk_header(struct buffer *out, const struct hash *chunk)
 	buffer_append_byte(out, WIRE_CODEC_RAW);
 }
 
+void
+wire_encode_delta_header(struct buffer *out, const struct hash *chunk, const struct hash *base)
+{
+	buffer_append(out, chunk->bytes, HASH_BYTES);
+	buffer_append_byte(out, WIRE_CODEC_DELTA);
+	buffer_append(out, base->bytes, HASH_BYTES);
+}
+
 bool
 wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
     const uint8_t **data, size_t *data_length, char *error, size_t error_size)
 {
+	if (length > HASH_BYTES && payload[HASH_BYTES] != WIRE_CODEC_RAW)
+		return wire_fail(error, error_size, "a CHUNK frame with unknown codec %u",
+		    payload[HASH_BYTES]);
+	uint8_t codec;
+	struct hash base;
+	return wire_decode_chunk_coded(payload, length, chunk, &codec, &base, data, data_length,
+	    error, error_size);
+}
+
+bool
+wire_decode_chunk_coded(const uint8_t *payload, size_t length, struct hash *chunk,
+    uint8_t *codec, struct hash *base, const uint8_t **data, size_t *data_length, char *error,
+    size_t error_size)
+{
 	if (length < HASH_BYTES + 1)
 		return wire_truncated("CHUNK", error, error_size);
 	memcpy(chunk->bytes, payload, HASH_BYTES);
-	if (payload[HASH_BYTES] != WIRE_CODEC_RAW)
-		return wire_fail(error, error_size, "a CHUNK frame with unknown codec %u",
-		    payload[HASH_BYTES]);
-	*data = payload + HASH_BYTES + 1;
-	*data_length = length - HASH_BYTES - 1;
+	*codec = payload[HASH_BYTES];
+	if (*codec != WIRE_CODEC_RAW && *codec != WIRE_CODEC_DELTA)
+		return wire_fail(error, error_size, "a CHUNK frame with unknown codec %u", *codec);
+	size_t header = HASH_BYTES + 1 + (*codec == WIRE_CODEC_DELTA ? HASH_BYTES : 0);
+	if (length < header)
+		return wire_truncated("CHUNK", error, error_size);
+	if (*codec == WIRE_CODEC_DELTA)
+		memcpy(base->bytes, payload + HASH_BYTES + 1, HASH_BYTES);
+	*data = payload + header;
+	*data_length = length - header;
 	if (*data_length > WIRE_CHUNK_DATA_MAX)
 		return wire_fail(error, error_size, "a CHUNK frame of %zu bytes (chunks are at most "
 		    "%u)", *data_length, WIRE_CHUNK_DATA_MAX);
@@ -604,7 +632,8 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 		struct wire_blob blob;
 		return wire_decode_blob(frame->payload, frame->length, &blob, error, error_size);
 	}
-	case WIRE_WANT: {
+	case WIRE_WANT:
+	case WIRE_BASES: {
 		const uint8_t *hashes;
 		size_t count;
 		return wire_decode_hashes(frame->payload, frame->length, &hashes, &count, error,
@@ -625,11 +654,12 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 		return wire_decode_count(frame->payload, frame->length, &count, error, error_size);
 	}
 	case WIRE_CHUNK: {
-		struct hash chunk;
+		struct hash chunk, base;
+		uint8_t codec;
 		const uint8_t *data;
 		size_t length;
-		return wire_decode_chunk(frame->payload, frame->length, &chunk, &data, &length, error,
-		    error_size);
+		return wire_decode_chunk_coded(frame->payload, frame->length, &chunk, &codec, &base,
+		    &data, &length, error, error_size);
 	}
 	case WIRE_DONE: {
 		struct vv vv;

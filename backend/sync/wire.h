@@ -35,10 +35,16 @@
  *      under one replica id find it before anything travels; OPS_END
  *      carries the chain at the last op sent of each replica, so the
  *      receiver proves every op it took in before it writes any. */
+/*   4  adds deltas: after each WANT frame the receiver sends a BASES frame
+ *      naming, for each wanted chunk, a chunk it holds that the wanted one
+ *      is likely near (the same chunk of the node's content it holds now),
+ *      or the zero hash; the sender may answer with a CHUNK of codec
+ *      WIRE_CODEC_DELTA against that base. */
 #define WIRE_PROTOCOL_MIN 1
-#define WIRE_PROTOCOL_MAX 3
+#define WIRE_PROTOCOL_MAX 4
 #define WIRE_PROTOCOL_FETCH 2	/* the first version that can fetch */
 #define WIRE_PROTOCOL_CHAINS 3	/* the first version with op hash chains */
+#define WIRE_PROTOCOL_DELTAS 4	/* the first version with BASES and delta chunks */
 
 #define WIRE_HEADER_SIZE 5
 #define WIRE_TRAILER_SIZE 4
@@ -62,8 +68,9 @@ enum wire_type {
 	WIRE_CHUNKS_END = 9,	/* sender: every wanted chunk was sent */
 	WIRE_DONE = 10,		/* server, last: its version vector after the sync */
 	WIRE_LACK = 11,		/* server, protocol 2: a wanted chunk it cannot give */
+	WIRE_BASES = 12,	/* receiver, protocol 4: a base per chunk of the WANT before */
 };
-#define WIRE_TYPE_LAST WIRE_LACK
+#define WIRE_TYPE_LAST WIRE_BASES
 
 /* HELLO flags: what the client asks for. */
 #define WIRE_PULL 1u	/* the server sends the ops the client lacks */
@@ -81,6 +88,9 @@ enum wire_type {
 
 /* CHUNK codecs; version 1 sends chunks raw (packs compress them). */
 #define WIRE_CODEC_RAW 0
+/* Protocol 4: the base's id[32], then the chunk as a delta against it
+ * (store/delta.h), the base one the receiver named in BASES. */
+#define WIRE_CODEC_DELTA 2
 
 const char *wire_type_name(uint8_t type);
 
@@ -211,10 +221,17 @@ bool wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count,
     char *error, size_t error_size);
 
 /* CHUNK: hash[32], u8 codec, then the chunk's bytes (at most
- * WIRE_CHUNK_DATA_MAX). The hash is checked by the receiver, not here. */
+ * WIRE_CHUNK_DATA_MAX). The hash is checked by the receiver, not here.
+ * wire_decode_chunk takes raw chunks only; wire_decode_chunk_coded also
+ * a delta (codec WIRE_CODEC_DELTA: *base its base, data the delta). */
 void wire_encode_chunk_header(struct buffer *out, const struct hash *chunk);
+void wire_encode_delta_header(struct buffer *out, const struct hash *chunk,
+    const struct hash *base);
 bool wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
     const uint8_t **data, size_t *data_length, char *error, size_t error_size);
+bool wire_decode_chunk_coded(const uint8_t *payload, size_t length, struct hash *chunk,
+    uint8_t *codec, struct hash *base, const uint8_t **data, size_t *data_length, char *error,
+    size_t error_size);
 
 /* LACK: hash[32], then bytes reason (at most WIRE_MESSAGE_MAX): why the
  * server cannot give that chunk (it does not hold it, or its copy is

@@ -1,0 +1,54 @@
+#!/bin/sh
+test_description='a small edit of a big file syncs as a delta against the base the receiver holds; older peers get whole chunks'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+
+# A sync of a one-line edit of a 10 MiB text file moved the whole changed
+# chunk (about 1 MiB) over the wire. In protocol 4 the receiver names, for
+# each chunk it wants, the same chunk of the node's content it holds now
+# (BASES), and the sender may send a delta against it.
+
+# wire_kib FILE: the KiB a sync's output says were received on the wire.
+wire_kib() {
+	sed -n 's/^  received .*; \([0-9.]*\) \([KMG]*i*B\) on the wire$/\1 \2/p' "$1" |
+	    awk '{ n = $1; if ($2 == "B") n /= 1024; if ($2 == "MiB") n *= 1024;
+		if ($2 == "GiB") n *= 1048576; printf "%d\n", n + 0.999 }'
+}
+
+test_expect_success 'setup: a Home with 10 MiB of text, and its clone' '
+	hearth init a >/dev/null && seq 1 900000 | sed "s/^/a line of text /" >a/big.txt &&
+	test $(wc -c <a/big.txt) -gt 10000000 &&
+	(cd a && hearth record -m big >/dev/null) && hearth clone a b >/dev/null
+'
+
+test_expect_success 'a one-line edit syncs in at most 64 KiB on the wire, and reads back whole' '
+	sed -i "450000s/.*/one edited line/" a/big.txt && (cd a && hearth record -m edit >/dev/null) &&
+	(cd b && hearth sync ../a) >sync.out && cat sync.out &&
+	test "$(wire_kib sync.out)" -le 64 &&
+	(cd b && hearth checkout >/dev/null) && cmp a/big.txt b/big.txt &&
+	(cd b && hearth stats) >stats.b && grep "^delta chunks  *[1-9]" stats.b &&
+	(cd b && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'the edit pushed the other way travels as a delta too' '
+	sed -i "10s/.*/edited on b/" b/big.txt && (cd b && hearth record -m "on b" >/dev/null) &&
+	(cd b && hearth sync ../a) >push.out &&
+	sent=$(sed -n "s/^  sent .*; \([0-9.]*\) \(K*i*B\) on the wire$/\1 \2/p" push.out) &&
+	echo "sent $sent" && case "$sent" in *MiB*) exit 1 ;; esac &&
+	(cd a && hearth checkout >/dev/null) && cmp a/big.txt b/big.txt &&
+	(cd a && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'with a peer speaking protocol 3, the same edit syncs whole chunks, and still reads' '
+	sed -i "800000s/.*/edited again/" a/big.txt && (cd a && hearth record -m again >/dev/null) &&
+	(cd b && HEARTH_SYNC_PROTOCOL_MAX=3 hearth sync ../a) >old.out && cat old.out &&
+	test "$(wire_kib old.out)" -gt 64 &&
+	(cd b && hearth checkout >/dev/null) && cmp a/big.txt b/big.txt &&
+	(cd b && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'a new node, with no base on the receiver, travels whole' '
+	seq 1 5000 >a/new.txt && (cd a && hearth record -m new >/dev/null) &&
+	(cd b && hearth sync ../a >/dev/null && hearth checkout >/dev/null) && cmp a/new.txt b/new.txt
+'
+
+test_done
