@@ -757,7 +757,8 @@ struct hearth_peer_list {
 };
 
 /* The config's peers in their order, then any other peer synced with by
- * URL, each with what its last sync did. Reads only. */
+ * URL, each with what its last sync did; a replica synced with by URL and
+ * named in the config since is one row, the configured one. Reads only. */
 int hearth_peers(hearth *home, struct hearth_peer_list *out, struct hearth_error *error);
 void hearth_peer_list_free(struct hearth_peer_list *list);
 

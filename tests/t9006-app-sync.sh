@@ -38,17 +38,21 @@ test_expect_success 'a records a new version' '
 	(cd a && hearth record -m "fresh from a" >/dev/null)
 '
 
-test_expect_success '4 lists the peers of the config, never synced' '
+test_expect_success '4 lists the peers of the config: a with the sync made by its path, slow never synced' '
 	cd b &&
+	APP_WIDTH=160 &&
 	app_start HEARTH_SSH="$TEST_ROOT/fake-ssh" HEARTH_REMOTE_COMMAND="$HEARTH_BIN" &&
 	app_wait "1 History" &&
 	app_keys 4 &&
 	app_wait "Last attempt" &&
 	app_screen >"$TEST_ROOT/screen" &&
-	grep -E "^  a +never +never" "$TEST_ROOT/screen" &&
+	grep -E "^  a +just now +ok just now +" "$TEST_ROOT/screen" &&
+	test "$(grep -c "^  /" "$TEST_ROOT/screen")" = 0 &&
 	grep -E "^  slow +never +never" "$TEST_ROOT/screen" &&
-	grep "Never synced: s syncs with it now." "$TEST_ROOT/screen" &&
-	grep "s sync  S sync all" "$TEST_ROOT/screen"
+	grep "s sync  S sync all" "$TEST_ROOT/screen" &&
+	app_keys j &&
+	app_wait "Never synced: s syncs with it now." &&
+	app_keys g
 '
 
 test_expect_success 's syncs the selected peer and the status line says what came in' '

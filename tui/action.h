@@ -78,7 +78,7 @@ enum action_scope {
 	X(HELP, "help", SCOPE_ANYWHERE, ACTION_KEYS('?'), "help", \
 	    "Show or hide every key binding") \
 	X(REFRESH, "refresh", SCOPE_TOP_VIEWS, ACTION_KEYS('R', ACTION_FN(KEY_F(5))), NULL, \
-	    "Reload the view and the status from the Home") \
+	    "Reload the view, the status and the config from the Home") \
 	X(REDRAW, "redraw", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_CTRL('l')), NULL, \
 	    "Redraw the screen") \
 	X(CANCEL, "cancel", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_ESCAPE), NULL, \

@@ -691,14 +691,45 @@ switch_tab(struct app *app, int step)
 	app_show_view(app, (enum view_id)tab);
 }
 
+/* R reads the config again (a peer added, a key rebound): the Home is
+ * opened anew, on the view it was on, when no job holds the old handle. */
+static bool
+reopen_home(struct app *app)
+{
+	struct worker_progress progress;
+	struct hearth_error error = { 0 };
+
+	if (app->worker != NULL && worker_progress(app->worker, &progress))
+		return false;
+	char *config_path = app->config_path ? memory_strdup(app->config_path) : NULL;
+	char *start_dir = app->start_dir ? memory_strdup(app->start_dir) : NULL;
+	struct hearth_open_options options = { .config_path = config_path, .start_dir = start_dir };
+	enum view_id current = app->current;
+	int code = app_open_home(app, &options, &error);
+	free(config_path);
+	free(start_dir);
+	if (code != HEARTH_OK) {
+		app_error(app, "Cannot read the config again", &error);
+		return true;
+	}
+	app->current = current;
+	return true;
+}
+
 static void
 reload(struct app *app)
 {
-	app_home_changed(app);
+	if (!reopen_home(app)) {
+		app_home_changed(app);
+		app_message(app, "Reloading from the Home; the config is read again once the "
+		    "running job ends (R again then)");
+		return;
+	}
 	/* A root that came back is watched again. */
 	if (app->summary.root_problem[0] == '\0')
 		start_watch(app);
-	app_message(app, "Reloading from the Home");
+	if (app->message[0] == '\0')
+		app_message(app, "Reloading from the Home and its config");
 }
 
 static void

@@ -22,6 +22,7 @@
 #define SYNC_TRAFFIC_WIDTH 13
 #define SYNC_AHEAD_WIDTH 11
 #define SYNC_ADDRESS_MIN 12
+#define SYNC_NAME_MAX 32
 #define SYNC_BAR_WIDTH 24
 #define SYNC_FAILURES_SHOWN 5
 
@@ -63,6 +64,7 @@ struct sync_job {
 
 struct sync_pane {
 	struct sync_job *job;		/* queued or running, or NULL */
+	int name_width, url_width;	/* the longest peer name and address, for layout */
 };
 
 /* ---- time and sizes ---------------------------------------------------------- */
@@ -200,8 +202,15 @@ sync_build(struct view *view)
 		app_error(view->app, "Cannot read the peers", &error);
 		return;
 	}
-	for (size_t i = 0; i < peers.count; i++)
-		list_append(view->list, NULL, row_new(&peers.items[i]));
+	struct sync_pane *pane = view->private;
+	pane->name_width = pane->url_width = 0;
+	for (size_t i = 0; i < peers.count; i++) {
+		struct peer_row *row = row_new(&peers.items[i]);
+		int name = draw_width(row->name), url = draw_width(row->url ? row->url : "");
+		pane->name_width = name > pane->name_width ? name : pane->name_width;
+		pane->url_width = url > pane->url_width ? url : pane->url_width;
+		list_append(view->list, NULL, row);
+	}
 	hearth_peer_list_free(&peers);
 	list_refresh(view->list);
 	list_move_to(view->list, keep);
@@ -614,18 +623,23 @@ struct sync_columns {
 	int name, success, attempt, traffic, ahead, address;	/* 0 hides a column */
 };
 
+/* Peer and Address as wide as the longest name and address (the peer is
+ * told by them): the traffic gives way to them (the panel under the rows
+ * shows it), and on a narrow screen the attempt too. */
 static struct sync_columns
-layout(int width)
+layout(const struct view *view, int width)
 {
+	const struct sync_pane *pane = view->private;
+	int name = pane->name_width > SYNC_NAME_WIDTH ? pane->name_width : SYNC_NAME_WIDTH;
 	struct sync_columns columns = {
-		.name = SYNC_NAME_WIDTH, .success = SYNC_SUCCESS_WIDTH, .attempt = SYNC_ATTEMPT_WIDTH,
-		.traffic = SYNC_TRAFFIC_WIDTH, .ahead = SYNC_AHEAD_WIDTH,
+		.name = name < SYNC_NAME_MAX ? name : SYNC_NAME_MAX, .success = SYNC_SUCCESS_WIDTH,
+		.attempt = SYNC_ATTEMPT_WIDTH, .traffic = SYNC_TRAFFIC_WIDTH, .ahead = SYNC_AHEAD_WIDTH,
 	};
+	int address = pane->url_width > SYNC_ADDRESS_MIN ? pane->url_width : SYNC_ADDRESS_MIN;
 	int used = 2 + columns.name + columns.success + columns.attempt + 2 * columns.traffic +
 	    columns.ahead + 6;
 
-	/* Narrow screens give up the traffic, then the attempt, before the name. */
-	if (used > width) {
+	if (used + address + 1 > width) {
 		used -= 2 * columns.traffic + 2;
 		columns.traffic = 0;
 	}
@@ -633,7 +647,12 @@ layout(int width)
 		used -= columns.attempt + 1;
 		columns.attempt = 0;
 	}
-	columns.address = width - used - 1 >= SYNC_ADDRESS_MIN ? width - used - 1 : 0;
+	if (used > width && columns.name > SYNC_NAME_WIDTH) {
+		used -= columns.name - SYNC_NAME_WIDTH;
+		columns.name = SYNC_NAME_WIDTH;
+	}
+	int room = width - used - 1;
+	columns.address = room >= SYNC_ADDRESS_MIN ? (room < address ? room : address) : 0;
 	return columns;
 }
 
@@ -656,7 +675,7 @@ draw_cells(int y, int x, const struct sync_columns *columns, const char *const c
 static void
 sync_draw_header(struct view *view, int y, int width)
 {
-	struct sync_columns columns = layout(width);
+	struct sync_columns columns = layout(view, width);
 	const char *const cells[6] = { "Peer", "Last sync", "Last attempt", "Received", "Sent",
 		"Ahead" };
 	const enum theme_role roles[6] = { THEME_HEADER, THEME_HEADER, THEME_HEADER, THEME_HEADER,
@@ -717,7 +736,7 @@ sync_draw_row(void *context, const struct list_item *item, int y, int x, int wid
 {
 	struct view *view = context;
 	const struct peer_row *row = item->data;
-	struct sync_columns columns = layout(width);
+	struct sync_columns columns = layout(view, width);
 	char success[32], attempt[48], received[32], sent[32], ahead[32];
 	const char *state = row_job_state(view, row);
 

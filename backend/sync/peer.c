@@ -123,6 +123,31 @@ peer_configured(const struct config *config, const char *name)
 	return false;
 }
 
+/* A peer synced with by URL that is a configured one too (the same
+ * replica, or the URL the config gives): one row, the configured one, with
+ * the newer of the two syncs. Returns whether item was folded in. */
+static bool
+peer_fold(struct hearth_peer_status *configured, size_t count,
+    const struct hearth_peer_status *item)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct hearth_peer_status *same = &configured[i];
+		bool same_replica = item->replica[0] != '\0' && strcmp(item->replica, same->replica) == 0;
+		bool same_url = item->url != NULL && same->url != NULL && strcmp(item->url, same->url) == 0;
+		if (!same_replica && !same_url)
+			continue;
+		if (item->last_attempt > same->last_attempt) {
+			const char *name = same->name, *url = same->url;
+			*same = *item;
+			same->name = name;
+			same->url = url;
+			same->configured = true;
+		}
+		return true;
+	}
+	return false;
+}
+
 int
 hearth_peers(hearth *home, struct hearth_peer_list *out, struct hearth_error *error)
 {
@@ -166,6 +191,8 @@ hearth_peers(hearth *home, struct hearth_peer_list *out, struct hearth_error *er
 		memset(item, 0, sizeof *item);
 		item->name = storage_strdup(out->storage, name);
 		peer_fill(out->storage, statement, item);
+		if (peer_fold(out->items, config->peer_count, item))
+			out->count--;
 	}
 	sqlite3_reset(statement);
 	store_end_read(&home->store);
