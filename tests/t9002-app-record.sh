@@ -46,6 +46,19 @@ test_expect_success 'the filter shows matching names only' '
 	app_wait "b.txt"
 '
 
+test_expect_success 'Esc clears the filter, and closes nothing' '
+	app_keys f &&
+	app_type "c.t" &&
+	app_keys Enter &&
+	app_wait "filter: c.t" &&
+	app_wait_gone "b.txt" &&
+	app_keys Escape &&
+	app_wait "Filter cleared" &&
+	app_wait "b.txt" &&
+	app_wait_gone "filter: c.t" &&
+	app_screen | grep "3 Home"
+'
+
 test_expect_success 'space marks a path and r records only the marked one' '
 	app_keys g &&
 	app_keys Space &&

@@ -82,7 +82,7 @@ enum action_scope {
 	X(REDRAW, "redraw", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_CTRL('l')), NULL, \
 	    "Redraw the screen") \
 	X(CANCEL, "cancel", SCOPE_ANYWHERE, ACTION_KEYS(ACTION_ESCAPE), NULL, \
-	    "Cancel the running job, or close the pane on top") \
+	    "Cancel the running job, clear the filter, or close the pane on top") \
 	X(QUIT, "quit", SCOPE_ANYWHERE, ACTION_KEYS('q'), "quit", \
 	    "Close the pane on top, or quit hearth") \
 	X(QUIT_NOW, "quit-now", SCOPE_ANYWHERE, ACTION_KEYS('Q'), NULL, "Quit hearth at once") \

@@ -779,10 +779,16 @@ app_handle(struct app *app, enum action action)
 			app_show_view(app, VIEW_HELP);
 		return true;
 	case ACTION_CANCEL:
-		if (app->worker != NULL && worker_cancel(app->worker))
+		if (app->worker != NULL && worker_cancel(app->worker)) {
 			app_message(app, "Cancelling...");
-		else
+		} else if (app->views[app->current].list != NULL &&
+		    app->views[app->current].list->filter != NULL) {
+			/* Esc takes a filter away before it closes anything. */
+			list_set_filter(app->views[app->current].list, NULL);
+			app_message(app, "Filter cleared: every loaded name shows");
+		} else {
 			app_close_view(app);
+		}
 		return true;
 	case ACTION_CLOSE:
 		app_close_view(app);
