@@ -41,7 +41,7 @@ test_expect_success 'a mistyped option: the closest option of that command is of
 	grep "unknown option --grpe=x; did you mean --grep?" err &&
 	test_expect_code 2 hearth sync --alll 2>err &&
 	grep "did you mean --all?" err &&
-	test_expect_code 2 hearth status --verbosity 2>err &&
+	test_expect_code 2 hearth status --colour-scheme 2>err &&
 	! grep "did you mean" err
 '
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "config/yaml_tree.h"
 #include "tui/app.h"
 #include "tui/manual.h"
 
@@ -42,7 +43,7 @@ suggest_command(const char *typed)
 
 	for (size_t i = 0; i < cli_command_count; i++)
 		names[i] = cli_commands[i]->name;
-	return cli_suggest(typed, names, cli_command_count);
+	return config_nearest_word(typed, names, cli_command_count);
 }
 
 #define CLI_OPTIONS_MAX 16
@@ -137,7 +138,7 @@ cli_fail_peer(struct cli *cli, const struct hearth_error *error, const char *pee
 		return status;
 	for (size_t i = 0; i < config->peer_count; i++)
 		names[i] = config->peers[i].name;
-	const char *near = cli_suggest(peer, names, config->peer_count);
+	const char *near = config_nearest_word(peer, names, config->peer_count);
 	if (near != NULL)
 		fprintf(stderr, "hearth: did you mean the peer %s?\n", near);
 	free(names);
@@ -201,7 +202,7 @@ suggest_option(const struct cli_command *command, const char *given)
 		names[count] = flags[count];
 		count++;
 	}
-	return cli_suggest(typed, names, count);
+	return config_nearest_word(typed, names, count);
 }
 
 int

@@ -55,10 +55,6 @@ int cli_run(int argc, char **argv);
  * for a bad one (give it to cli_option_error). Arguments start at optind. */
 int cli_next_option(struct cli *cli, int argc, char **argv);
 
-/* The closest of count names to typed, as a "did you mean" would offer
- * it, or NULL when none is close (tui/suggest.c). */
-const char *cli_suggest(const char *typed, const char *const *names, size_t count);
-
 /* Opens the Home for a command; prints the error and returns its exit
  * status on failure. */
 int cli_open(struct cli *cli);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/yaml_tree.h"
 #include "tui/action.h"
 #include "tui/cli.h"
 #include "tui/keys.h"
@@ -29,7 +30,7 @@ unknown_action(const struct config *config, const struct config_binding *binding
 
 	for (int action = ACTION_NONE + 1; action < ACTION_COUNT; action++)
 		names[count++] = action_info((enum action)action)->name;
-	const char *near = cli_suggest(binding->action, names, count);
+	const char *near = config_nearest_word(binding->action, names, count);
 	int used = where(config, binding, error, size);
 	if (used >= 0 && (size_t)used < size)
 		snprintf(error + used, size - (size_t)used, "unknown action '%s'%s%s%s (`?` in the app "
