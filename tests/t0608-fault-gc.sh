@@ -74,7 +74,7 @@ test_expect_success 'gc killed at every write-class call: every version as befor
 '
 
 for mode in group none; do
-	if [ $mode = group ]; then stride=2; else stride=4; fi
+	if [ $mode = group ]; then stride=3; else stride=6; fi
 	test_expect_success "durability $mode: power lost at every ${stride}th call of gc, every version kept" '
 		rm -rf template.'$mode' && cp -a template template.'$mode' &&
 		set_durability template.'$mode' '$mode' &&

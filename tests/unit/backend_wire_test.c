@@ -407,6 +407,39 @@ test_hashes_chunk_done_error(void)
 	buffer_free(&payload);
 }
 
+/* A delta CHUNK (protocol 4): its base travels beside it; the raw-only
+ * decoder refuses it, and a delta cut inside its base id is refused. */
+static void
+test_delta_chunk(void)
+{
+	struct buffer payload;
+	struct hash chunk = hash_of(8), base = hash_of(9), got, got_base;
+	const uint8_t *data;
+	size_t length;
+	uint8_t codec = 0;
+	char error[256] = "";
+
+	buffer_init(&payload);
+	wire_encode_delta_header(&payload, &chunk, &base);
+	buffer_append(&payload, "delta", 5);
+	ok(wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base, &data,
+	    &length, error, sizeof error) && codec == WIRE_CODEC_DELTA && hash_equal(&got, &chunk) &&
+	    hash_equal(&got_base, &base) && length == 5 && memcmp(data, "delta", 5) == 0,
+	    "a delta CHUNK round-trips with its base");
+	ok(!wire_decode_chunk(payload.data, payload.length, &got, &data, &length, error,
+	    sizeof error) && strstr(error, "codec 2") != NULL,
+	    "where only raw chunks may come, a delta is refused: %s", error);
+	ok(!wire_decode_chunk_coded(payload.data, HASH_BYTES + 1 + 10, &got, &codec, &got_base,
+	    &data, &length, error, sizeof error), "a delta cut inside its base id is refused");
+	buffer_reset(&payload);
+	wire_encode_chunk_header(&payload, &chunk);
+	buffer_append(&payload, "raw", 3);
+	ok(wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base, &data,
+	    &length, error, sizeof error) && codec == WIRE_CODEC_RAW && length == 3,
+	    "a raw CHUNK decodes there too");
+	buffer_free(&payload);
+}
+
 /* LACK (protocol 2): the chunk and the peer's reason, which reaches the
  * terminal without control bytes; anything short or trailing is refused. */
 static void
@@ -480,6 +513,7 @@ main(void)
 	test_ops();
 	test_blob();
 	test_hashes_chunk_done_error();
+	test_delta_chunk();
 	test_lack();
 	test_random_input();
 	return tap_done();
