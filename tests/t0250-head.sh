@@ -121,8 +121,12 @@ test_expect_success 'name conflicts: an older version by its id gives the tree i
 	! grep "^later " tree.m
 '
 
+# The pushed version is recorded a clock second after the receiver's own,
+# so log lists it first though the total order puts the receiver's own
+# last: head~1, status, show head and checkout must all mean log's first.
 test_expect_success 'a push leaves the receiver an unnamed head state: head is that state' '
 	echo own >r4/own && (cd r4 && hearth record -m own >/dev/null) &&
+	recorded=$(date +%s) && test_wait_for "test \$(date +%s) -gt $recorded" 5 &&
 	echo pushed >r3/pushed && (cd r3 && hearth record -m pushed >/dev/null) &&
 	(cd r3 && hearth sync --push ../r4 >/dev/null) &&
 	(cd r4 && hearth log --oneline) >log && head -n 1 log | grep "^head The head state: " &&

@@ -1355,16 +1355,18 @@ checkout_target(struct hearth *home, const char *spec, struct vv *vv, char id_he
 	struct history_version version;
 
 	if (spec == NULL) {
-		history_head_id(home, id_hex);
+		struct history_head head;
+		history_head(home, &head);
+		snprintf(id_hex, HASH_HEX, "%s", head.version);
 		return store_head_vv(&home->store, vv) == 0 ? 0
 		    : hearth_fail(error, HEARTH_FAILED, "cannot read the head");
 	}
 	if (history_resolve(home, spec, &version, error) != 0)
 		return error->code;
 	vv_copy(vv, &version.vv);
-	/* The unnamed head state: the tree is past the newest version. */
+	/* The unnamed head state: the tree is past the version head~1 names. */
 	if (version.unnamed)
-		history_head_id(home, id_hex);
+		history_head_base(home, id_hex);
 	else
 		hash_hex(&version.id, id_hex);
 	history_version_free(&version);

@@ -50,7 +50,7 @@ version_before(struct hearth *home, const struct history_version *version, struc
 	char hex[HASH_HEX];
 
 	if (version->unnamed) {
-		history_head_id(home, hex);
+		history_head_base(home, hex);
 		if (hex[0] == '\0')
 			return 0;
 		if (history_resolve(home, hex, &earlier, error) != 0)

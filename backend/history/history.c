@@ -243,6 +243,18 @@ history_head_id(struct hearth *home, char out[HASH_HEX])
 	sqlite3_reset(statement);
 }
 
+void
+history_head_base(struct hearth *home, char out[HASH_HEX])
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NTH_LISTED);
+
+	out[0] = '\0';
+	sqlite3_bind_int64(statement, 1, 0);
+	if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_bytes(statement, 0) == HASH_BYTES)
+		hex_encode(sqlite3_column_blob(statement, 0), HASH_BYTES, out);
+	sqlite3_reset(statement);
+}
+
 bool
 history_covers_head(struct hearth *home, const struct vv *vv)
 {
@@ -295,8 +307,15 @@ history_head(struct hearth *home, struct history_head *out)
 	} else if (hex_decode(out->version, newest.id.bytes, HASH_BYTES) &&
 	    history_version_vv(home, &newest.id, &newest, out->version, &ignored) == 0 &&
 	    !history_covers_head(home, &newest.vv)) {
+		/* Shown past the version head~1 names, log's first: that may be
+		 * another replica's, newer by its clock than the newest in total
+		 * order. */
 		out->named = false;
 		out->unnamed_ops = vv_ops_ahead(&newest.vv, &head);
+		history_head_base(home, out->version);
+		if (hex_decode(out->version, newest.id.bytes, HASH_BYTES) &&
+		    history_version_vv(home, &newest.id, &newest, out->version, &ignored) == 0)
+			out->unnamed_ops = vv_ops_ahead(&newest.vv, &head);
 	}
 	history_version_free(&newest);
 	vv_free(&head);

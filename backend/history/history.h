@@ -50,8 +50,12 @@ void history_version_free(struct history_version *version);
 int history_log_path(struct hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);
 
-/* The newest version's hex id, or "" when there is none. */
+/* The newest version's hex id in total order (the one a record or a merge
+ * made last), or "" when there is none. */
 void history_head_id(struct hearth *home, char out[HASH_HEX]);
+/* The version an unnamed head state is shown past, and that head~1 names:
+ * the first log lists (newest by time), or "" when there is none. */
+void history_head_base(struct hearth *home, char out[HASH_HEX]);
 uint64_t history_version_count(struct hearth *home);
 /* Who recorded an op and when: the author and time of its replica's first
  * version at or after it. 1 found, 0 when no version holds it yet (author

@@ -3,7 +3,7 @@
  * previous version), so each version shows the work recorded in it. A
  * merge version, which records no work of its own, shows what it took in
  * against its replica's version before it; the unnamed head state (see
- * history_head) shows what it holds past the newest version. */
+ * history_head) shows what it holds past the version head~1 names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
