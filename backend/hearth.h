@@ -58,13 +58,21 @@ void hearth_set_out_of_memory_hook(void (*hook)(void));
 struct hearth_progress_report {
 	const char *phase;	/* "scanning", "storing", "writing", ... */
 	uint64_t done, total;	/* items; total 0 when unknown */
+	/* Bytes of this phase so far (read and stored, written, or on the
+	 * wire), and how many it expects (0 when unknown). */
 	uint64_t bytes_done, bytes_total;
 	const char *path;	/* item being worked on, may be NULL */
+	/* sync: bytes on the wire each way since it began. */
+	uint64_t bytes_in, bytes_out;
 };
 
-/* Long calls report through report (from the calling thread) and stop at the
- * next safe point once *cancel is nonzero, returning HEARTH_CANCELLED with
- * the store as it was before the call. Either member may be NULL. */
+/* Long calls report through report (from the calling thread) as they go,
+ * every chunk's bytes counted, at most about ten times a second and at
+ * least at each new phase; they stop at the next safe point once *cancel
+ * is nonzero (within a file: between its chunks), returning
+ * HEARTH_CANCELLED with the store as it was before the call (a sync keeps
+ * the chunks it made durable; hearth_sync says how). Either member may be
+ * NULL. */
 struct hearth_progress {
 	void (*report)(void *context, const struct hearth_progress_report *report);
 	void *context;
@@ -668,6 +676,9 @@ void hearth_watch_stop(struct hearth_watch *watch);
 
 /* ---- sync (docs/DESIGN.md §8) ------------------------------------------------------ */
 
+/* One more than the last enum hearth_conflict_kind (see conflicts). */
+#define HEARTH_CONFLICT_KINDS 8
+
 /* Which ways a sync goes; both by default. */
 enum hearth_sync_direction {
 	HEARTH_SYNC_BOTH = 0,
@@ -710,6 +721,11 @@ struct hearth_sync_result {
 	 * `checkout` would write, remove or move for them; sync itself never
 	 * touches the tree. */
 	uint64_t head_ahead, head_changes;
+	/* Conflicts listed after the sync that were not listed before it
+	 * (hearth_conflicts lists them): all, and by kind, indexed by enum
+	 * hearth_conflict_kind. */
+	uint64_t conflicts_new;
+	uint64_t conflicts_new_by_kind[HEARTH_CONFLICT_KINDS];
 };
 
 /* Syncs with a peer in one connection: takes in the ops this replica
@@ -807,6 +823,8 @@ struct hearth_conflict_list {
 };
 
 int hearth_conflicts(hearth *home, struct hearth_conflict_list *out, struct hearth_error *error);
+/* "content", "move", "cycle", "edit-revived", "revived", "name", "invalid-op". */
+const char *hearth_conflict_kind_name(enum hearth_conflict_kind kind);
 void hearth_conflict_list_free(struct hearth_conflict_list *list);
 
 /* A content conflict as a three-way merge sees it: the base its sides

@@ -25,6 +25,7 @@
 #include "tui/draw.h"
 #include "tui/keys.h"
 #include "tui/memory.h"
+#include "tui/progress.h"
 
 #define APP_PAGES_PER_ROUND 8		/* then keys get a turn */
 #define APP_PROGRESS_INTERVAL_MS 50	/* progress repaints at most this often */
@@ -52,6 +53,7 @@ struct app {
 	bool follow_end;		/* G: keep going to the last row as pages come */
 	double last_draw_ms;
 	bool progress_dirty;
+	struct progress_clock progress_clock;	/* the job's phase on show, for its rate */
 	struct theme *theme;
 	FILE *timings;
 	bool first_screen_done;
@@ -513,26 +515,24 @@ draw_progress(struct app *app, const struct worker_progress *progress, int y)
 	snprintf(text, sizeof text, " %s%s ", progress->title,
 	    progress->cancelling ? " (cancelling)" : "");
 	x += draw_text(y, x, COLS - x, THEME_STATUS_LINE, text, 0);
-	if (progress->total > 0 && x + BAR + 8 < COLS) {
-		double fraction = (double)progress->done / (double)progress->total;
-		int filled = fraction > 1 ? BAR : (int)(BAR * fraction);
+	struct hearth_progress_report report = {
+		.phase = progress->phase, .done = progress->done, .total = progress->total,
+		.bytes_done = progress->bytes_done, .bytes_total = progress->bytes_total,
+	};
+	/* By bytes when they are known: a 2 GB file is not one step of many. */
+	double fraction = progress_fraction(&report);
+	if (fraction >= 0 && x + BAR + 8 < COLS) {
+		int filled = (int)(BAR * fraction);
 		bool unicode = draw_unicode();
 		for (int cell = 0; cell < BAR; cell++)
 			draw_text(y, x + cell, 1, cell < filled ? THEME_PROGRESS : THEME_STATUS_LINE,
 			    cell < filled ? (unicode ? "\u2588" : "#") : (unicode ? "\u2591" : "-"), 0);
 		x += BAR + 1;
-		snprintf(text, sizeof text, "%3d%% %llu/%llu ", (int)(fraction * 100 > 100 ? 100 :
-		    fraction * 100), (unsigned long long)progress->done,
-		    (unsigned long long)progress->total);
-	} else {
-		snprintf(text, sizeof text, "%llu ", (unsigned long long)progress->done);
 	}
-	char bytes[16] = "";
-	if (progress->bytes_done > 0)
-		draw_format_size(progress->bytes_done, bytes, sizeof bytes);
-	char tail[sizeof text + sizeof progress->phase + sizeof progress->path + 64];
-	snprintf(tail, sizeof tail, "%s%s%s%s %s%s", text, progress->phase, bytes[0] ? " " : "",
-	    bytes, progress->path, progress->queued ? " (more queued)" : "");
+	progress_line(&app->progress_clock, &report, text, sizeof text);
+	char tail[sizeof text + sizeof progress->path + 64];
+	snprintf(tail, sizeof tail, "%s %s%s", text, progress->path,
+	    progress->queued ? " (more queued)" : "");
 	x += draw_text(y, x, COLS - x, THEME_STATUS_LINE, tail, 0);
 	if (COLS - x > 12)
 		draw_text(y, COLS - 12, 12, THEME_STATUS_LINE, "Esc cancels ", DRAW_ALIGN_RIGHT);
@@ -599,6 +599,8 @@ draw_status(struct app *app, int y)
 		draw_progress(app, &progress, y);
 		return;
 	}
+	/* The next job's rate starts from its own beginning. */
+	memset(&app->progress_clock, 0, sizeof app->progress_clock);
 	draw_fill(y, 0, COLS, THEME_STATUS_LINE);
 	if (app->message[0] == '\0') {
 		draw_text(y, 1, COLS - 1, app->summary.root_problem[0] ? THEME_ERROR : THEME_STATUS_LINE,

@@ -4,7 +4,9 @@
 #include "tui/cli.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include "config/yaml_tree.h"
 #include "tui/app.h"
 #include "tui/manual.h"
+#include "tui/progress.h"
 
 const struct cli_option cli_no_options[] = { { 0 } };
 
@@ -328,21 +331,70 @@ cli_colour_reset(const struct cli *cli)
 	return cli->colour ? "\033[m" : "";
 }
 
+/* Set by the first Ctrl-C: long commands stop at their next safe point. */
+static atomic_int cli_cancel;
+
+static void
+cli_interrupted(int signal_number)
+{
+	static const char text[] = "\nhearth: cancelling at the next safe point "
+	    "(Ctrl-C again stops at once)\n";
+
+	if (atomic_exchange(&cli_cancel, 1) != 0) {
+		struct sigaction action = { .sa_handler = SIG_DFL };
+		sigaction(signal_number, &action, NULL);
+		raise(signal_number);
+		return;
+	}
+	ssize_t ignored = write(STDERR_FILENO, text, sizeof text - 1);
+	(void)ignored;
+}
+
+/* The first Ctrl-C cancels (hearth(1): the store stays as it was), the
+ * second ends the program as usual. */
+static void
+catch_interrupt(void)
+{
+	static bool caught;
+	struct sigaction action = { .sa_handler = cli_interrupted };
+
+	if (caught)
+		return;
+	caught = true;
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGINT, &action, NULL);
+}
+
+/* "[######......] storing 41% 12/30, 103.2 MiB of 250.0 MiB, 12.3 MiB/s,
+ * 12 s left" on one line of stderr, redrawn as reports come (the backend
+ * sends about ten a second). */
 static void
 show_progress(void *context, const struct hearth_progress_report *report)
 {
-	(void)context;
-	if (report->total > 0)
-		fprintf(stderr, "\r%s: %llu/%llu\033[K", report->phase,
-		    (unsigned long long)report->done, (unsigned long long)report->total);
-	else
-		fprintf(stderr, "\r%s: %llu\033[K", report->phase, (unsigned long long)report->done);
+	enum { BAR = 20 };
+	struct cli *cli = context;
+	char line[512], bar[BAR + 3] = "";
+	double fraction = progress_fraction(report);
+
+	progress_line(&cli->clock, report, line, sizeof line);
+	if (fraction >= 0) {
+		int filled = (int)(fraction * BAR);
+		bar[0] = '[';
+		for (int i = 0; i < BAR; i++)
+			bar[i + 1] = i < filled ? '#' : '.';
+		bar[BAR + 1] = ']';
+		bar[BAR + 2] = '\0';
+	}
+	fprintf(stderr, "\r%s%s%s\033[K", bar, bar[0] ? " " : "", line);
+	fflush(stderr);
 }
 
 struct hearth_progress
 cli_progress(struct cli *cli)
 {
-	struct hearth_progress progress = { 0 };
+	struct hearth_progress progress = { .context = cli, .cancel = &cli_cancel };
+
+	catch_interrupt();
 	if (cli->progress)
 		progress.report = show_progress;
 	return progress;
@@ -353,6 +405,7 @@ cli_progress_done(struct cli *cli)
 {
 	if (cli->progress)
 		fputs("\r\033[K", stderr);
+	memset(&cli->clock, 0, sizeof cli->clock);
 }
 
 int

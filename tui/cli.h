@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "backend/hearth.h"
+#include "tui/progress.h"
 
 struct cli_command;
 
@@ -20,6 +21,7 @@ struct cli {
 	bool progress;			/* stderr is a terminal */
 	const char *program;
 	const struct cli_command *command;	/* the one running */
+	struct progress_clock clock;	/* the phase on show, for its rate */
 };
 
 /* One option of a command, read by its help, the option parser, the
@@ -89,7 +91,9 @@ void cli_print_path(FILE *out, const char *path, bool raw);
 const char *cli_colour(const struct cli *cli, char kind);
 const char *cli_colour_reset(const struct cli *cli);
 
-/* A progress reporter for long commands when stderr is a terminal. */
+/* A progress reporter for long commands: a line on stderr when it is a
+ * terminal, and Ctrl-C as the cancel flag (the first cancels at the next
+ * safe point, the second ends the program). */
 struct hearth_progress cli_progress(struct cli *cli);
 void cli_progress_done(struct cli *cli);
 

@@ -12,26 +12,6 @@
 /* What a sync does with what it brings (auto_checkout, --checkout, --yes). */
 enum apply_mode { APPLY_NONE, APPLY_LIMITED, APPLY_WITH_DELETES };
 
-/* "312 B", "4.0 KiB", "1.2 MiB". */
-static void
-format_bytes(uint64_t bytes, char *out, size_t size)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double value = (double)bytes;
-	size_t unit = 0;
-
-	if (bytes < 1024) {
-		snprintf(out, size, "%llu B", (unsigned long long)bytes);
-		return;
-	}
-	value /= 1024;
-	while (value >= 1024 && unit + 1 < sizeof units / sizeof *units) {
-		value /= 1024;
-		unit++;
-	}
-	snprintf(out, size, "%.1f %s", value, units[unit]);
-}
-
 static const char *
 plural(uint64_t count)
 {
@@ -62,6 +42,12 @@ print_porcelain(const struct hearth_sync_result *result, const struct hearth_err
 	    (unsigned long long)result->local_ahead, (unsigned long long)result->remote_ahead,
 	    (unsigned long long)result->head_ahead, (unsigned long long)result->head_changes,
 	    (unsigned long long)result->files_merged);
+	printf("conflicts_new %llu\n", (unsigned long long)result->conflicts_new);
+	for (int kind = 1; kind < HEARTH_CONFLICT_KINDS; kind++)
+		if (result->conflicts_new_by_kind[kind] > 0)
+			printf("conflicts_new_%s %llu\n",
+			    hearth_conflict_kind_name((enum hearth_conflict_kind)kind),
+			    (unsigned long long)result->conflicts_new_by_kind[kind]);
 }
 
 static void
@@ -70,8 +56,8 @@ print_direction(const char *verb, uint64_t ops, uint64_t versions, uint64_t chun
 {
 	char content[32], wire[32];
 
-	format_bytes(chunk_bytes, content, sizeof content);
-	format_bytes(wire_bytes, wire, sizeof wire);
+	progress_format_bytes(chunk_bytes, content, sizeof content);
+	progress_format_bytes(wire_bytes, wire, sizeof wire);
 	printf("  %s %llu op%s (%llu version%s), %llu chunk%s (%s); %s on the wire\n", verb,
 	    (unsigned long long)ops, plural(ops), (unsigned long long)versions, plural(versions),
 	    (unsigned long long)chunks, plural(chunks), content, wire);
@@ -96,26 +82,16 @@ print_human(const struct hearth_sync_result *result, bool applying)
 		printf("Still apart (a record ran meanwhile?): this replica has %llu op%s the peer "
 		       "lacks, the peer %llu.\n", (unsigned long long)result->local_ahead,
 		    plural(result->local_ahead), (unsigned long long)result->remote_ahead);
+	char conflicts[256];
+	progress_new_conflicts(result->conflicts_new, result->conflicts_new_by_kind, conflicts,
+	    sizeof conflicts);
+	if (conflicts[0] != '\0')
+		printf("The sync brought %s: `hearth conflicts` lists them, `hearth resolve` "
+		       "settles them.\n", conflicts);
 	if (result->head_changes > 0 && !applying)
 		printf("Head has %llu change%s the working tree lacks: `hearth checkout` applies "
 		       "%s.\n", (unsigned long long)result->head_changes, plural(result->head_changes),
 		    result->head_changes == 1 ? "it" : "them");
-}
-
-/* Progress on stderr, with the bytes so far, when it is a terminal. */
-static void
-show_sync_progress(void *context, const struct hearth_progress_report *report)
-{
-	char bytes[32];
-
-	(void)context;
-	format_bytes(report->bytes_done, bytes, sizeof bytes);
-	if (report->total > 0)
-		fprintf(stderr, "\r%s: %llu/%llu, %s\033[K", report->phase,
-		    (unsigned long long)report->done, (unsigned long long)report->total, bytes);
-	else
-		fprintf(stderr, "\r%s: %llu, %s\033[K", report->phase,
-		    (unsigned long long)report->done, bytes);
 }
 
 /* auto_checkout: bring head into the tree, recording local changes first;
@@ -152,12 +128,12 @@ sync_one(struct cli *cli, const char *peer, enum hearth_sync_direction direction
     bool porcelain, int apply)
 {
 	struct hearth_sync_options options = { .peer = peer, .direction = direction };
-	struct hearth_progress progress = { 0 };
+	struct hearth_progress progress = cli_progress(cli);
 	struct hearth_sync_result result;
 	struct hearth_error error;
 
-	if (cli->progress && !porcelain)
-		progress.report = show_sync_progress;
+	if (porcelain)
+		progress.report = NULL;
 	int status = hearth_sync(cli->home, &options, &progress, &result, &error);
 	cli_progress_done(cli);
 	if (porcelain)
@@ -315,8 +291,8 @@ print_peer(const struct hearth_peer_status *peer)
 		return;
 	}
 	format_when(peer->last_success, when, sizeof when);
-	format_bytes(peer->bytes_sent, sent, sizeof sent);
-	format_bytes(peer->bytes_received, received, sizeof received);
+	progress_format_bytes(peer->bytes_sent, sent, sizeof sent);
+	progress_format_bytes(peer->bytes_received, received, sizeof received);
 	printf("  last success: %s", when);
 	if (peer->last_success != 0)
 		printf("; sent %llu op%s (%s), received %llu op%s (%s)",

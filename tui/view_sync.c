@@ -14,6 +14,7 @@
 #include "tui/app.h"
 #include "tui/dialog.h"
 #include "tui/memory.h"
+#include "tui/progress.h"
 #include "tui/view.h"
 
 #define SYNC_NAME_WIDTH 12
@@ -46,10 +47,10 @@ struct sync_job {
 	const struct hearth_progress *outer;	/* the worker's, to forward to */
 	_Atomic size_t current;		/* the peer being synced */
 	_Atomic(const char *) phase;	/* the backend's phase names are static */
-	_Atomic uint64_t done, total;
+	_Atomic uint64_t done, total, phase_bytes, phase_bytes_total;
 	_Atomic uint64_t ops_in, ops_out, chunks_in, chunks_out, bytes_in, bytes_out;
 	_Atomic int64_t started_ms;
-	uint64_t wire_bytes;		/* worker thread only: the last total seen */
+	struct progress_clock clock;	/* main thread only: the phase's rate */
 	struct hearth_sync_result *results;
 	int *codes;
 	struct hearth_error *errors;
@@ -241,20 +242,18 @@ raise_to(_Atomic uint64_t *counter, uint64_t value)
 }
 
 /* On the worker thread: keeps the counters each way and forwards a report
- * whose text says them. Bytes count for the way the phase moves content;
- * the few bytes of requests going the other way count with them. */
+ * whose text says them. */
 static void
 job_report(void *context, const struct hearth_progress_report *report)
 {
 	struct sync_job *job = context;
 	const char *phase = report->phase ? report->phase : "";
-	bool sending = strncmp(phase, "sending", 7) == 0;
-	uint64_t delta = report->bytes_done > job->wire_bytes ?
-	    report->bytes_done - job->wire_bytes : 0;
 	char summary[160];
 
-	job->wire_bytes = report->bytes_done;
-	atomic_fetch_add(sending ? &job->bytes_out : &job->bytes_in, delta);
+	atomic_store(&job->bytes_in, report->bytes_in);
+	atomic_store(&job->bytes_out, report->bytes_out);
+	atomic_store(&job->phase_bytes, report->bytes_done);
+	atomic_store(&job->phase_bytes_total, report->bytes_total);
 	/* Counts come every so many items; integrating names all that came. */
 	if (strcmp(phase, "receiving ops") == 0)
 		raise_to(&job->ops_in, report->done);
@@ -290,8 +289,9 @@ job_reset_counters(struct sync_job *job, size_t index)
 	atomic_store(&job->done, 0);
 	atomic_store(&job->total, 0);
 	atomic_store(&job->phase, "connecting");
+	atomic_store(&job->phase_bytes, 0);
+	atomic_store(&job->phase_bytes_total, 0);
 	atomic_store(&job->started_ms, monotonic_ms());
-	job->wire_bytes = 0;
 	atomic_store(&job->current, index);
 }
 
@@ -346,7 +346,7 @@ job_free(void *context)
 
 /* "Synced a: received 3 ops (1 version), sent 0 ops; ..." on the status line. */
 static void
-report_success(struct view *view, struct sync_job *job, size_t succeeded)
+report_success(struct view *view, struct sync_job *job, size_t succeeded, const char *lead)
 {
 	uint64_t received = 0, versions = 0, sent = 0, head_changes = 0;
 	const char *only = NULL;
@@ -362,11 +362,11 @@ report_success(struct view *view, struct sync_job *job, size_t succeeded)
 	}
 	char *who = succeeded == 1 ? memory_strdup(only) : memory_printf("%zu peers", succeeded);
 	if (received == 0)
-		app_message(view->app, "Synced %s: nothing new came in; sent %llu op%s", who,
+		app_message(view->app, "Synced %s: %snothing new came in; sent %llu op%s", who, lead,
 		    (unsigned long long)sent, sent == 1 ? "" : "s");
 	else
-		app_message(view->app, "Synced %s: received %llu op%s (%llu version%s), sent %llu%s",
-		    who, (unsigned long long)received, received == 1 ? "" : "s",
+		app_message(view->app, "Synced %s: %sreceived %llu op%s (%llu version%s), sent %llu%s",
+		    who, lead, (unsigned long long)received, received == 1 ? "" : "s",
 		    (unsigned long long)versions, versions == 1 ? "" : "s", (unsigned long long)sent,
 		    head_changes > 0 ? "; checkout brings them into the tree" : "");
 	free(who);
@@ -396,12 +396,14 @@ report_failures(struct view *view, struct sync_job *job, size_t failed)
 	free(text);
 }
 
-/* "Synced and checked out ...", or after a confirm "Checked out ...". */
+/* "Synced and checked out ...", or after a confirm "Checked out ...";
+ * lead goes first after the colon (what the sync brought to settle). */
 static void
-report_applied(struct view *view, const char *what, const struct hearth_checkout_result *result)
+report_applied(struct view *view, const char *what, const char *lead,
+    const struct hearth_checkout_result *result)
 {
-	app_message(view->app, "%s %.8s: %llu written, %llu removed, %llu moved", what,
-	    result->version, (unsigned long long)result->written,
+	app_message(view->app, "%s %.8s: %s%llu written, %llu removed, %llu moved", what,
+	    result->version, lead, (unsigned long long)result->written,
 	    (unsigned long long)result->removed, (unsigned long long)result->moved);
 }
 
@@ -435,7 +437,7 @@ apply_done(void *context, int code, const struct hearth_error *error)
 	struct apply_job *job = context;
 
 	if (code == HEARTH_OK)
-		report_applied(job->view, "Checked out", &job->result);
+		report_applied(job->view, "Checked out", "", &job->result);
 	else
 		app_error(job->view->app, "Checkout failed", error);
 	app_home_changed(job->view->app);
@@ -490,14 +492,27 @@ sync_done(void *context, int code, const struct hearth_error *error)
 	bool guarded = false;
 
 	pane->job = NULL;
+	uint64_t conflicts = 0, by_kind[HEARTH_CONFLICT_KINDS] = { 0 };
 	for (size_t i = 0; i < job->finished; i++) {
 		if (job->codes[i] == HEARTH_OK)
 			succeeded++;
 		else if (job->codes[i] != HEARTH_CANCELLED)
 			failed++;
+		/* A failed sync may have taken in its first half, and with it
+		 * conflicts. */
+		conflicts += job->results[i].conflicts_new;
+		for (int kind = 0; kind < HEARTH_CONFLICT_KINDS; kind++)
+			by_kind[kind] += job->results[i].conflicts_new_by_kind[kind];
 	}
+	/* What came in to settle ends the line: it is what the user has to
+	 * act on (2 shows the Conflicts view). */
+	char brought[256], lead[300] = "";
+	progress_new_conflicts(conflicts, by_kind, brought, sizeof brought);
+	if (brought[0] != '\0')
+		snprintf(lead, sizeof lead, "%s, 2 opens them; ", brought);
 	if (code == HEARTH_CANCELLED)
-		app_message(view->app, "Sync cancelled: both sides are valid; s again completes it");
+		app_message(view->app, "Sync cancelled: %sboth sides are valid; s again completes it",
+		    lead);
 	else if (code != HEARTH_OK)
 		app_error(view->app, "Sync failed", error);
 	else if (job->applied && job->apply_code == HEARTH_REFUSED && job->apply_result.guard.refused)
@@ -505,9 +520,9 @@ sync_done(void *context, int code, const struct hearth_error *error)
 	else if (job->applied && job->apply_code != HEARTH_OK)
 		app_error(view->app, "Synced, but the checkout stopped", &job->apply_error);
 	else if (job->applied)
-		report_applied(view, "Synced and checked out", &job->apply_result);
+		report_applied(view, "Synced and checked out", lead, &job->apply_result);
 	else if (succeeded > 0)
-		report_success(view, job, succeeded);
+		report_success(view, job, succeeded, lead);
 	if (failed > 0)
 		report_failures(view, job, failed);
 	/* Asked last: a dialog of failures would hide the question. */
@@ -796,8 +811,7 @@ panel_bar(struct panel *panel, uint64_t done, uint64_t total)
 	for (int cell = 0; cell < SYNC_BAR_WIDTH; cell++)
 		draw_text(y, 4 + cell, 1, cell < filled ? THEME_PROGRESS : THEME_DIM,
 		    cell < filled ? (unicode ? "\u2588" : "#") : (unicode ? "\u2591" : "-"), 0);
-	snprintf(count, sizeof count, "%3d%%  %llu/%llu", (int)(done >= total ? 100 :
-	    100 * done / total), (unsigned long long)done, (unsigned long long)total);
+	snprintf(count, sizeof count, "%3d%%", (int)(done >= total ? 100 : 100 * done / total));
 	draw_text(y, 5 + SYNC_BAR_WIDTH, panel->width - 7 - SYNC_BAR_WIDTH, THEME_NORMAL, count, 0);
 	panel->line++;
 }
@@ -816,7 +830,21 @@ draw_progress_panel(struct panel *panel, struct sync_job *job)
 	    phase);
 	panel_text(panel, 0, THEME_TITLE, title);
 	free(title);
-	panel_bar(panel, atomic_load(&job->done), atomic_load(&job->total));
+	struct hearth_progress_report report = {
+		.phase = phase, .done = atomic_load(&job->done), .total = atomic_load(&job->total),
+		.bytes_done = atomic_load(&job->phase_bytes),
+		.bytes_total = atomic_load(&job->phase_bytes_total),
+	};
+	double fraction = progress_fraction(&report);
+	/* By bytes when the phase knows how many it moves: a chunk of 4 MiB
+	 * and one of 4 KiB are not the same step. */
+	if (fraction >= 0)
+		panel_bar(panel, (uint64_t)(fraction * 1000), 1000);
+	else
+		panel_bar(panel, report.done, 0);
+	char now[256];
+	progress_line(&job->clock, &report, now, sizeof now);
+	panel_text(panel, 2, THEME_NORMAL, now);
 	format_bytes(bytes_in, in, sizeof in);
 	format_bytes(bytes_out, out, sizeof out);
 	char *line = memory_printf("received  %llu ops, %llu chunks, %s",

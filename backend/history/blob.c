@@ -95,9 +95,8 @@ sink_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_co
 }
 
 static bool
-chunk_known(void *context, const struct hash *chunk)
+chunk_known(struct hearth *home, const struct hash *chunk)
 {
-	struct hearth *home = context;
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_CHUNK_HAS);
 	bool found;
 
@@ -105,6 +104,23 @@ chunk_known(void *context, const struct hash *chunk)
 	found = sqlite3_step(statement) == SQLITE_ROW;
 	sqlite3_reset(statement);
 	return found;
+}
+
+/* Each chunk cut from a file being stored: counted, the cancel flag read
+ * (between chunks is a safe point: nothing commits before the end). */
+static int
+writer_chunk(void *context, const struct hash *chunk, size_t length)
+{
+	struct blob_writer *writer = context;
+
+	if (writer->meter != NULL) {
+		meter_add(writer->meter, 0, length, NULL);
+		if (meter_cancelled(writer->meter)) {
+			writer->cancelled = true;
+			return -1;
+		}
+	}
+	return chunk_known(writer->home, chunk) ? 1 : 0;
 }
 
 bool
@@ -161,6 +177,7 @@ index_blob(struct blob_writer *writer, const struct content_result *result,
  * content-defined cuts keep an edit's chunks where they were. */
 struct blob_bases {
 	struct hearth *home;
+	struct blob_writer *writer;	/* whose meter counts each chunk */
 	struct hash single;		/* a one-chunk previous version */
 	struct buffer list;		/* or its chunk list */
 	const struct hash *chunks;
@@ -169,12 +186,14 @@ struct blob_bases {
 };
 
 static void
-blob_bases_open(struct blob_bases *bases, struct hearth *home, const struct hash *previous)
+blob_bases_open(struct blob_bases *bases, struct blob_writer *writer, const struct hash *previous)
 {
+	struct hearth *home = writer->home;
 	uint64_t size;
 
 	memset(bases, 0, sizeof *bases);
 	bases->home = home;
+	bases->writer = writer;
 	buffer_init(&bases->list);
 	buffer_init(&bases->bytes);
 	if (previous == NULL)
@@ -196,11 +215,11 @@ blob_bases_close(struct blob_bases *bases)
 	buffer_free(&bases->bytes);
 }
 
-static bool
-bases_known(void *context, const struct hash *chunk)
+static int
+bases_known(void *context, const struct hash *chunk, size_t length)
 {
 	const struct blob_bases *bases = context;
-	return chunk_known(bases->home, chunk);
+	return writer_chunk(bases->writer, chunk, length);
 }
 
 /* A base that cannot be read (damaged) is no base: the chunk goes whole. */
@@ -233,12 +252,13 @@ blob_store_fd(struct blob_writer *writer, int fd, const struct hash *previous,
 	struct blob_bases bases;
 
 	ensure_pack(writer);
-	blob_bases_open(&bases, writer->home, previous);
+	blob_bases_open(&bases, writer, previous);
 	int status = content_store_fd_based(writer->pack, fd, bases_known, bases_offer, &bases,
 	    out, message, sizeof message);
 	blob_bases_close(&bases);
 	if (status != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+		return writer->cancelled ? hearth_fail(error, HEARTH_CANCELLED, "cancelled")
+					 : hearth_fail(error, HEARTH_FAILED, "%s", message);
 	writer->bytes_stored += out->size;
 	return index_blob(writer, out, error);
 }
@@ -250,9 +270,10 @@ blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
 	char message[1024];
 
 	ensure_pack(writer);
-	if (content_store_bytes(writer->pack, data, length, chunk_known, writer->home, out,
+	if (content_store_bytes(writer->pack, data, length, writer_chunk, writer, out,
 		message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+		return writer->cancelled ? hearth_fail(error, HEARTH_CANCELLED, "cancelled")
+					 : hearth_fail(error, HEARTH_FAILED, "%s", message);
 	writer->bytes_stored += out->size;
 	return index_blob(writer, out, error);
 }
@@ -405,6 +426,7 @@ struct sparse_target {
 	int fd;
 	uint64_t offset;	/* of the next byte in the file */
 	bool ends_in_hole;
+	struct meter *meter;	/* may be NULL */
 	struct hearth_error *error;
 };
 
@@ -449,21 +471,25 @@ emit_sparse(void *context, const uint8_t *data, size_t length)
 			return hearth_fail_errno(target->error, "cannot write");
 		target->ends_in_hole = false;
 	}
-	return 0;
+	if (target->meter == NULL)
+		return 0;
+	meter_add(target->meter, 0, length, NULL);
+	return meter_cancelled(target->meter) ? hearth_fail(target->error, HEARTH_CANCELLED,
+	    "cancelled") : 0;
 }
 
 int
-blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
+blob_write_sparse(struct hearth *home, const struct hash *blob, int fd, struct meter *meter,
     struct hearth_error *error)
 {
-	return blob_write_sparse_placed(home, blob, NULL, fd, error);
+	return blob_write_sparse_placed(home, blob, NULL, fd, meter, error);
 }
 
 int
 blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
-    const struct blob_place *place, int fd, struct hearth_error *error)
+    const struct blob_place *place, int fd, struct meter *meter, struct hearth_error *error)
 {
-	struct sparse_target target = { .fd = fd, .error = error };
+	struct sparse_target target = { .fd = fd, .meter = meter, .error = error };
 	int status = each_chunk(home, blob, place, emit_sparse, &target, error);
 
 	if (status == 0 && target.ends_in_hole && io_ftruncate(fd, (off_t)target.offset) != 0)

@@ -10,6 +10,7 @@
 
 #include "backend/store/content.h"
 #include "backend/disk/home.h"
+#include "backend/disk/meter.h"
 #include "model/buffer.h"
 
 /* One per writing command, used inside its transaction. */
@@ -20,6 +21,11 @@ struct blob_writer {
 	uint64_t bytes_new;		/* of which new to the store (written) */
 	uint64_t chunks_written;
 	struct hearth_error *error;	/* where sink failures are reported */
+	/* The caller's progress, NULL for none: blob_store_fd counts each
+	 * chunk's bytes there as it is read, and stops between chunks when
+	 * the caller cancels (HEARTH_CANCELLED). */
+	struct meter *meter;
+	bool cancelled;
 };
 
 void blob_writer_begin(struct hearth *home, struct blob_writer *writer);
@@ -50,12 +56,14 @@ int blob_place_compare(const struct blob_place *a, const struct blob_place *b);
 int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
     struct hearth_error *error);
 /* The same into a new, empty regular file, leaving its blocks of zeros as
- * holes: a sparse file stays sparse (checkout, export). */
-int blob_write_sparse(struct hearth *home, const struct hash *blob, int fd,
+ * holes: a sparse file stays sparse (checkout, export). meter (or NULL)
+ * counts each chunk's bytes as written and stops between chunks when the
+ * caller cancels (HEARTH_CANCELLED). */
+int blob_write_sparse(struct hearth *home, const struct hash *blob, int fd, struct meter *meter,
     struct hearth_error *error);
 /* The same from a place blob_locate found (NULL: look it up). */
 int blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
-    const struct blob_place *place, int fd, struct hearth_error *error);
+    const struct blob_place *place, int fd, struct meter *meter, struct hearth_error *error);
 /* Reads up to max bytes of a blob into out; *truncated when there was more. */
 int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
     bool *truncated, struct hearth_error *error);

@@ -693,26 +693,39 @@ needs_content(const struct step *step)
 }
 
 static int
-stage_one(struct checkout *checkout, const struct checkout_placed *item, bool sync)
+fail_cancelled(struct checkout *checkout)
 {
-	struct checkout_write_how how = { .place = &item->place, .sync = sync, .stamp = true };
+	return hearth_fail(checkout->error, HEARTH_CANCELLED,
+	    "checkout cancelled; the working tree was not changed");
+}
+
+static int
+stage_one(struct checkout *checkout, const struct checkout_placed *item, bool sync,
+    struct meter *meter)
+{
+	struct checkout_write_how how = { .place = &item->place, .sync = sync, .stamp = true,
+		.meter = meter };
 	const struct step *step = item->owner;
 	char name[64];
 
 	staged_name(item->node->id, "", name);
 	io_unlink(checkout->staging_fds[step->root], name);
-	if (checkout_write_content(checkout->home, checkout->staging_fds[step->root], name,
-		item->node, &how, checkout->error) != 0)
-		return checkout->error->code;
-	return 0;
+	int status = checkout_write_content(checkout->home, checkout->staging_fds[step->root],
+	    name, item->node, &how, checkout->error);
+	if (status == HEARTH_CANCELLED)
+		return fail_cancelled(checkout);
+	return status != 0 ? checkout->error->code : 0;
 }
 
-/* Writes every new content into staging, in pack order. */
+/* Writes every new content into staging, in pack order, counting files and
+ * their bytes as each chunk is written: a cancel stops between chunks,
+ * before the tree is touched. */
 static int
 stage_contents(struct checkout *checkout)
 {
 	bool sync = config_durability_rules(checkout->home->config->durability).sync_each_file;
 	size_t total = 0;
+	uint64_t bytes = 0;
 	int status = 0;
 
 	struct checkout_placed *order = array_alloc(checkout->step_count + 1, sizeof *order);
@@ -721,23 +734,21 @@ stage_contents(struct checkout *checkout)
 			order[total++] = (struct checkout_placed){ .node = checkout->steps[i].target,
 				.owner = &checkout->steps[i] };
 	checkout_place_and_sort(checkout->home, order, total);
+	for (size_t i = 0; i < total; i++)
+		bytes += order[i].node->size;
+	struct meter meter;
+	meter_init(&meter, checkout->progress);
+	meter_phase(&meter, "writing", total, bytes);
 	for (size_t done = 0; done < total && status == 0; done++) {
-		if (checkout->progress && checkout->progress->cancel &&
-		    atomic_load(checkout->progress->cancel)) {
-			status = hearth_fail(checkout->error, HEARTH_CANCELLED,
-			    "checkout cancelled; the working tree was not changed");
+		if (meter_cancelled(&meter)) {
+			status = fail_cancelled(checkout);
 			break;
 		}
-		status = stage_one(checkout, &order[done], sync);
-		if (status == 0 && checkout->progress && checkout->progress->report &&
-		    ((done + 1) % 64 == 0 || done + 1 == total)) {
-			struct hearth_progress_report report = {
-				.phase = "writing", .done = done + 1, .total = total,
-				.path = tree_path(&checkout->target, order[done].node),
-			};
-			checkout->progress->report(checkout->progress->context, &report);
-		}
+		status = stage_one(checkout, &order[done], sync, &meter);
+		if (status == 0)
+			meter_add(&meter, 1, 0, tree_path(&checkout->target, order[done].node));
 	}
+	meter_flush(&meter);
 	free(order);
 	return status;
 }

@@ -26,18 +26,6 @@ export_folder(struct tree *tree, struct tree_node *node, int dir_fd, struct hear
 	return status == 0 ? 0 : hearth_fail_errno(error, "cannot make %s", path);
 }
 
-static void
-export_report(const struct hearth_progress *progress, size_t done, size_t total,
-    const char *path)
-{
-	if (progress == NULL || progress->report == NULL || (done % 256 != 1 && done != total))
-		return;
-	struct hearth_progress_report report = {
-		.phase = "exporting", .done = done, .total = total, .path = path,
-	};
-	progress->report(progress->context, &report);
-}
-
 /* Folders first, shallowest first, so each has its parent; then files and
  * links in pack order, carrying no node id. */
 static int
@@ -63,21 +51,28 @@ export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
 		qsort(folders, folder_count, sizeof *folders, checkout_compare_nodes_by_depth);
 		checkout_place_and_sort(home, files, file_count);
 	}
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < file_count; i++)
+		bytes += files[i].node->size;
+	struct meter meter;
+	meter_init(&meter, progress);
+	meter_phase(&meter, "exporting", tree->count, bytes);
 	for (size_t i = 0; status == 0 && i < folder_count + file_count; i++) {
 		bool folder = i < folder_count;
 		struct tree_node *node = folder ? folders[i] : files[i - folder_count].node;
-		if (progress && progress->cancel && atomic_load(progress->cancel)) {
-			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
-			break;
-		}
 		struct checkout_write_how how = {
 			.place = folder ? NULL : &files[i - folder_count].place, .folders = &cache,
+			.meter = &meter,
 		};
-		status = folder ? export_folder(tree, node, dir_fd, error)
+		status = meter_cancelled(&meter) ? HEARTH_CANCELLED
+		    : folder ? export_folder(tree, node, dir_fd, error)
 		    : checkout_write_content(home, dir_fd, node->path, node, &how, error);
-		export_report(progress, i + 1, tree->count, node->path);
+		if (status == HEARTH_CANCELLED)
+			status = hearth_fail(error, HEARTH_CANCELLED, "export cancelled");
+		meter_add(&meter, 1, 0, node->path);
 	}
 	checkout_folder_cache_close(&cache);
+	meter_flush(&meter);
 	free(folders);
 	free(files);
 	return status;

@@ -37,6 +37,9 @@ struct checkout_write_how {
 	bool sync;
 	bool stamp;
 	struct checkout_folder_cache *folders;	/* NULL: each folder opened anew */
+	/* Counts each chunk's bytes as written, and stops between chunks
+	 * when the caller cancels (HEARTH_CANCELLED); may be NULL. */
+	struct meter *meter;
 };
 
 /* The folder the last file was written in, kept open for the next: a

@@ -27,6 +27,71 @@ conflicts_count(struct hearth *home)
 
 static const char KIND_LETTERS[] = "?cmyerni";
 
+/* ---- which are new ------------------------------------------------------------- */
+
+const char *
+hearth_conflict_kind_name(enum hearth_conflict_kind kind)
+{
+	return conflict_kind_name((enum conflict_kind)kind);
+}
+
+#define CONFLICT_KEY_BYTES (1 + ID_BYTES)
+
+static const char SQL_CONFLICT_KEYS[] =
+    "SELECT DISTINCT kind, node FROM conflict ORDER BY kind, node";
+
+static bool
+conflict_key(sqlite3_stmt *statement, uint8_t key[CONFLICT_KEY_BYTES])
+{
+	if (sqlite3_column_bytes(statement, 1) != ID_BYTES)
+		return false;
+	key[0] = (uint8_t)sqlite3_column_int(statement, 0);
+	memcpy(key + 1, sqlite3_column_blob(statement, 1), ID_BYTES);
+	return true;
+}
+
+void
+head_conflict_keys(struct hearth *home, struct buffer *out)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_CONFLICT_KEYS);
+	uint8_t key[CONFLICT_KEY_BYTES];
+
+	buffer_reset(out);
+	while (sqlite3_step(statement) == SQLITE_ROW)
+		if (conflict_key(statement, key))
+			buffer_append(out, key, sizeof key);
+	sqlite3_reset(statement);
+}
+
+/* Both lists are in key order (a kind below 256 sorts as its byte, a node
+ * as its bytes), so one walk of each tells the new ones. */
+uint64_t
+head_conflicts_new(struct hearth *home, const struct buffer *before, uint64_t *counts,
+    size_t kinds)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_CONFLICT_KEYS);
+	uint8_t key[CONFLICT_KEY_BYTES];
+	size_t at = 0, count = before->length / CONFLICT_KEY_BYTES;
+	uint64_t fresh = 0;
+
+	memset(counts, 0, kinds * sizeof *counts);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		if (!conflict_key(statement, key))
+			continue;
+		int order = 1;
+		while (at < count &&
+		    (order = memcmp(before->data + at * CONFLICT_KEY_BYTES, key, sizeof key)) < 0)
+			at++;
+		if (at < count && order == 0)
+			continue;
+		fresh++;
+		if (key[0] < kinds)
+			counts[key[0]]++;
+	}
+	sqlite3_reset(statement);
+	return fresh;
+}
+
 /* ---- listing -------------------------------------------------------------------- */
 
 struct lister {

@@ -10,6 +10,7 @@
 
 #include "backend/disk/home.h"
 #include "model/arena.h"
+#include "model/buffer.h"
 #include "model/op.h"
 #include "model/state.h"
 
@@ -61,5 +62,15 @@ void head_encode_seen(struct hearth *home, const struct op_id *place, size_t pla
 int head_decode_seen(struct hearth *home, const uint8_t *data, size_t length,
     struct op_id **place, size_t *place_count, struct op_id **content, size_t *content_count,
     struct arena *arena);
+
+/* The conflicts the head state lists now, as keys (a kind byte, then the
+ * node's id) in order, into out: what a sync compares with afterwards to
+ * tell which conflicts it brought. */
+void head_conflict_keys(struct hearth *home, struct buffer *out);
+/* Conflicts listed now that before (head_conflict_keys) did not list, by
+ * kind: counts[kind] for kind 1 to kinds - 1 (enum hearth_conflict_kind);
+ * returns their number. */
+uint64_t head_conflicts_new(struct hearth *home, const struct buffer *before, uint64_t *counts,
+    size_t kinds);
 
 #endif

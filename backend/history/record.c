@@ -37,7 +37,8 @@ struct recorder {
 	struct author author;
 	struct arena arena;		/* scratch for the change in hand */
 	struct buffer seen;
-	uint64_t files_stored, bytes_stored;
+	struct meter meter;		/* files and their bytes as they are stored */
+	uint64_t files_stored;
 	int64_t now_ns;
 	bool leave_restores;
 };
@@ -50,24 +51,11 @@ wall_clock_ns(void)
 	return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-static bool
-cancelled(const struct recorder *recorder)
+static int
+fail_cancelled(struct recorder *recorder)
 {
-	return recorder->progress != NULL && recorder->progress->cancel != NULL &&
-	    atomic_load(recorder->progress->cancel) != 0;
-}
-
-static void
-report(struct recorder *recorder, const char *phase, uint64_t done, uint64_t total,
-    const char *path)
-{
-	if (recorder->progress == NULL || recorder->progress->report == NULL)
-		return;
-	struct hearth_progress_report report = {
-		.phase = phase, .done = done, .total = total, .bytes_done = recorder->bytes_stored,
-		.path = path,
-	};
-	recorder->progress->report(recorder->progress->context, &report);
+	return hearth_fail(recorder->error, HEARTH_CANCELLED,
+	    "record cancelled; nothing was recorded");
 }
 
 /* ---- content ---------------------------------------------------------------- */
@@ -513,25 +501,33 @@ compare_for_recording(const void *a, const void *b)
 static int
 record_changes(struct recorder *recorder, struct scan_result *scan)
 {
-	uint64_t total = 0, done = 0;
+	uint64_t total = 0, bytes = 0;
 
 	if (scan->count > 1)
 		qsort(scan->changes, scan->count, sizeof *scan->changes, compare_for_recording);
-	for (size_t i = 0; i < scan->count; i++)
+	for (size_t i = 0; i < scan->count; i++) {
 		total += scan->changes[i].needs_content;
+		if (scan->changes[i].needs_content)
+			bytes += scan->changes[i].stamp.size;
+	}
+	/* Bytes as each chunk is read (blob_writer's meter): a 2 GB file moves
+	 * the bar while it is stored, and a cancel stops inside it. */
+	meter_phase(&recorder->meter, "storing", total, bytes);
 	for (size_t i = 0; i < scan->count; i++) {
 		struct scan_change *change = &scan->changes[i];
 		if (recorder->leave_restores && change->kind == SCAN_RESTORE)
 			continue;
-		/* The first, then every 64th, and the last. */
-		if (change->needs_content && (++done % 64 == 1 || done == total))
-			report(recorder, "storing", done, total, change->path);
-		if (cancelled(recorder))
-			return hearth_fail(recorder->error, HEARTH_CANCELLED,
-			    "record cancelled; nothing was recorded");
-		if (record_change(recorder, scan, change) != 0)
+		if (meter_cancelled(&recorder->meter))
+			return fail_cancelled(recorder);
+		int status = record_change(recorder, scan, change);
+		if (status == HEARTH_CANCELLED)
+			return fail_cancelled(recorder);
+		if (status != 0)
 			return recorder->error->code;
+		if (change->needs_content)
+			meter_add(&recorder->meter, 1, 0, change->path);
 	}
+	meter_flush(&recorder->meter);
 	return author_flush(&recorder->author);
 }
 
@@ -785,6 +781,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	arena_init(&recorder.arena, 64 * 1024);
 	buffer_init(&recorder.seen);
 	blob_writer_begin(home, &recorder.blobs);
+	meter_init(&recorder.meter, progress);
+	recorder.blobs.meter = &recorder.meter;
 	recorder.now_ns = wall_clock_ns();
 	char message[1024];
 	if (store_begin(&home->store, message, sizeof message) != 0) {

@@ -73,9 +73,10 @@ content_take_chunk(struct content_stream *stream, const uint8_t *data, size_t le
 	hash_bytes(data, length, &chunk);
 	stream->out->size += length;
 	content_remember_chunk(stream, &chunk);
-	if (pack_writer_holds(stream->writer, &chunk))
-		return 0;
-	if (stream->known != NULL && stream->known(stream->context, &chunk))
+	int held = stream->known != NULL ? stream->known(stream->context, &chunk, length) : 0;
+	if (held < 0)
+		return error_put(stream->error, stream->error_size, "stopped");
+	if (held > 0 || pack_writer_holds(stream->writer, &chunk))
 		return 0;
 	struct pack_base base;
 	bool based = stream->base != NULL &&

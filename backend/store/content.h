@@ -18,8 +18,10 @@ struct content_result {
 	struct hash *chunks;	/* malloc'd; chunks[0] == blob when chunk_count == 1 */
 };
 
-/* Whether the store already holds a chunk; held chunks are not written. */
-typedef bool (*content_known_fn)(void *context, const struct hash *chunk);
+/* Called for every chunk cut, with its length (a caller's progress goes
+ * with it): 1 when the store already holds it (held chunks are not
+ * written), 0 when not, negative to stop the store there (it fails). */
+typedef int (*content_known_fn)(void *context, const struct hash *chunk, size_t length);
 
 /* Offers a base for the chunk at index (in the file) that the store lacks:
  * 1 with *base filled (its bytes valid until the next call), 0 for none. */

@@ -254,16 +254,31 @@ hearth_sync(hearth *home, const struct hearth_sync_options *options,
 	sync_session_init(&session, home, progress, error);
 	session.peer = out->peer_name;
 	vv_init(&theirs_after);
+	struct buffer conflicts_before;
+	buffer_init(&conflicts_before);
+	store_begin_read(&home->store);
+	head_conflict_keys(home, &conflicts_before);
+	store_end_read(&home->store);
 	status = transport_open(&session.transport, &address, options->program,
 	    home->config->ssh_command, error);
 	if (status == 0) {
-		session.transport.cancel = progress != NULL ? progress->cancel : NULL;
+		sync_watch_transport(&session);
 		status = sync_finish(&session,
 		    sync_client_run(&session, sync_flags(options->direction), &theirs_after));
 	}
+	/* Ctrl-C reaches the ssh beside us too: a peer gone because the user
+	 * cancelled is a cancel, not a broken connection. */
+	if (status != 0 && status != HEARTH_CANCELLED && sync_cancelled(&session))
+		status = sync_fail(&session, HEARTH_CANCELLED, "sync cancelled");
 	sync_fill_result(&session, out);
 	if (session.have_theirs)
 		sync_fill_ahead(&session, status == 0 ? &theirs_after : &session.theirs.vv, out);
+	/* A failed sync may still have taken in its first half. */
+	store_begin_read(&home->store);
+	out->conflicts_new = head_conflicts_new(home, &conflicts_before, out->conflicts_new_by_kind,
+	    HEARTH_CONFLICT_KINDS);
+	store_end_read(&home->store);
+	buffer_free(&conflicts_before);
 	sync_save_outcome(&session, out, status);
 	home_unlock(home);
 	vv_free(&theirs_after);

@@ -194,7 +194,7 @@ sync_fetch(struct hearth *home, const char *peer, const char *program,
 
 	if (status != 0)
 		return status;
-	session.transport.cancel = progress != NULL ? progress->cancel : NULL;
+	sync_watch_transport(&session);
 	status = sync_finish(&session, sync_fetch_run(&session, chunks, count, sink));
 	sync_session_free(&session);
 	return status;

@@ -68,6 +68,7 @@ struct sync_incoming {
 	struct sync_table want_index;	/* chunk id -> index in wants */
 	struct sync_check *checks;
 	size_t check_count, check_capacity;
+	uint64_t want_bytes;		/* what the wants should hold, as far as known */
 	struct sync_table kinds;	/* node (padded to a hash) -> kind, made in this batch */
 	struct blob_writer writer;
 	bool writer_started, in_transaction;
@@ -579,6 +580,7 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 			return 0;
 		sync_add_want(incoming, blob_id, op->u.set.size);
 		sync_name_base(session, incoming, incoming->want_count - 1, op, 0);
+		incoming->want_bytes += op->u.set.size;
 		return 0;
 	}
 	struct sync_blob *blob = &incoming->blobs[index];
@@ -604,6 +606,9 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 		else
 			sync_name_base(session, incoming, incoming->want_count - 1, op, (size_t)i);
 	}
+	/* The chunks' own sizes come with them: the blob's share is the guess. */
+	if (blob->total > 0)
+		incoming->want_bytes += blob->size / blob->total * (incoming->want_count - first);
 	if (all_new) {
 		incoming->checks = array_grow(incoming->checks, &incoming->check_capacity,
 		    incoming->check_count + 1, sizeof *incoming->checks);
@@ -693,6 +698,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 	char reason[256], hex[HASH_HEX], asked[HASH_HEX];
 	int status = 0;
 
+	sync_phase(session, "receiving chunks", incoming->want_count, incoming->want_bytes);
 	for (size_t i = 0; i < incoming->want_count && status == 0; i++) {
 		if ((status = sync_read(session)) != 0)
 			break;
@@ -767,8 +773,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			}
 			blob->verified = true;
 		}
-		if (i % 256 == 0)
-			sync_report(session, "receiving chunks", i, incoming->want_count);
+		sync_report(session, "receiving chunks", i + 1, incoming->want_count);
 	}
 	if (whole != NULL) {
 		struct hash ignored;

@@ -523,8 +523,7 @@ sync_send_chunks(struct sync_session *session)
 			if ((status = sync_send_chunk(session, &deltas, &chunks[want], base,
 				 held.data + window[i].offset, window[i].where.length)) != 0)
 				goto done;
-			if (window[i].want % 256 == 0)
-				sync_report(session, "sending chunks", window[i].want, total);
+			sync_report(session, "sending chunks", window[i].want + 1, total);
 		}
 		first += count;
 	}

@@ -116,6 +116,7 @@ sync_session_init(struct sync_session *session, struct hearth *home,
 	buffer_init(&session->in);
 	vv_init(&session->ours);
 	vv_init(&session->theirs.vv);
+	meter_init(&session->meter, progress);
 }
 
 void
@@ -136,16 +137,48 @@ sync_cancelled(const struct sync_session *session)
 	    atomic_load(session->progress->cancel) != 0;
 }
 
+/* The wire's counts into the meter's report, then a report if one is due. */
+static void
+sync_tick(void *context)
+{
+	struct sync_session *session = context;
+	struct hearth_progress_report *report = &session->meter.report;
+
+	report->bytes_in = session->transport.bytes_read;
+	report->bytes_out = session->transport.bytes_written;
+	uint64_t moved = session->phase_sends ? report->bytes_out : report->bytes_in;
+	report->bytes_done = moved > session->phase_start ? moved - session->phase_start : 0;
+	meter_tick(&session->meter);
+}
+
+void
+sync_phase(struct sync_session *session, const char *phase, uint64_t total,
+    uint64_t bytes_total)
+{
+	session->phase_sends = strncmp(phase, "sending", 7) == 0;
+	session->phase_start = session->phase_sends ? session->transport.bytes_written
+						    : session->transport.bytes_read;
+	meter_phase(&session->meter, phase, total, bytes_total);
+}
+
 void
 sync_report(struct sync_session *session, const char *phase, uint64_t done, uint64_t total)
 {
-	if (session->progress == NULL || session->progress->report == NULL)
-		return;
-	struct hearth_progress_report report = {
-		.phase = phase, .done = done, .total = total,
-		.bytes_done = session->transport.bytes_read + session->transport.bytes_written,
-	};
-	session->progress->report(session->progress->context, &report);
+	const char *now = session->meter.report.phase;
+
+	if (now == NULL || strcmp(now, phase) != 0)
+		sync_phase(session, phase, total, 0);
+	session->meter.report.done = done;
+	session->meter.report.total = total;
+	sync_tick(session);
+}
+
+void
+sync_watch_transport(struct sync_session *session)
+{
+	session->transport.cancel = session->progress != NULL ? session->progress->cancel : NULL;
+	session->transport.tick = sync_tick;
+	session->transport.tick_context = session;
 }
 
 /* ---- frames ---------------------------------------------------------------------------- */

@@ -11,13 +11,14 @@
 #include <stdint.h>
 
 #include "backend/disk/home.h"
+#include "backend/disk/meter.h"
 #include "backend/sync/transport.h"
 #include "backend/sync/wire.h"
 
 /* A receiver asking for more chunks than this, or a sender listing more,
  * is broken (32 bytes each in memory). */
 #define SYNC_WANTS_MAX (8u * 1024 * 1024)
-#define SYNC_REPORT_EVERY 4096
+#define SYNC_REPORT_EVERY 64
 
 /* ---- a hash table of chunk and blob ids ---------------------------------------------- */
 
@@ -62,6 +63,11 @@ struct sync_session {
 	uint64_t versions_sent, versions_received;
 	uint64_t chunks_sent, chunks_received, chunk_bytes_sent, chunk_bytes_received;
 	uint64_t files_merged;		/* by line, after what came in (automerge.h) */
+	/* Progress: the phase's items, and its bytes on the wire in the way
+	 * it moves content, counted from phase_start. */
+	struct meter meter;
+	bool phase_sends;
+	uint64_t phase_start;
 };
 
 void sync_session_init(struct sync_session *session, struct hearth *home,
@@ -72,7 +78,15 @@ void sync_session_free(struct sync_session *session);
 int sync_fail(struct sync_session *session, enum hearth_code code, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
 bool sync_cancelled(const struct sync_session *session);
+/* A new phase of the sync, reported at once: bytes_total is what it
+ * expects to move (0 when unknown). */
+void sync_phase(struct sync_session *session, const char *phase, uint64_t total,
+    uint64_t bytes_total);
+/* Items done in the phase (a new phase when phase is not the current
+ * one), reported at the meter's pace. */
 void sync_report(struct sync_session *session, const char *phase, uint64_t done, uint64_t total);
+/* Hooks the session's progress and cancel flag to its open transport. */
+void sync_watch_transport(struct sync_session *session);
 
 /* Frames go out through session->out: wire_begin, the payload, then
  * sync_queued, which closes the frame and writes the queue once it is big;

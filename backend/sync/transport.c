@@ -212,6 +212,13 @@ transport_cancelled(const struct transport *transport)
 	return transport->cancel != NULL && atomic_load(transport->cancel) != 0;
 }
 
+static void
+transport_tick(struct transport *transport)
+{
+	if (transport->tick != NULL)
+		transport->tick(transport->tick_context);
+}
+
 /* Waits until fd is ready for events, the timeout passes or the caller
  * cancels. Hang-ups count as ready: the read or write that follows says
  * what happened. */
@@ -234,6 +241,7 @@ transport_wait(struct transport *transport, int fd, short events, struct hearth_
 		};
 		int slice = left < TRANSPORT_POLL_SLICE_MS ? (int)left : TRANSPORT_POLL_SLICE_MS;
 		int ready = poll(fds, transport->errors_fd >= 0 ? 2 : 1, slice);
+		transport_tick(transport);
 		if (ready < 0 && errno != EINTR)
 			return hearth_fail_errno(error, "cannot wait for %s", transport->peer);
 		if (ready <= 0)
@@ -565,6 +573,7 @@ transport_read(struct transport *transport, void *out, size_t length, struct hea
 				     : read(transport->read_fd, transport->ahead.data, TRANSPORT_READ_AHEAD);
 		if (got > 0) {
 			transport->bytes_read += (uint64_t)got;
+			transport_tick(transport);
 			if (direct) {
 				done += (size_t)got;
 			} else {
@@ -602,6 +611,7 @@ transport_write(struct transport *transport, const void *data, size_t length,
 		if (put > 0) {
 			done += (size_t)put;
 			transport->bytes_written += (uint64_t)put;
+			transport_tick(transport);
 			continue;
 		}
 		if (put < 0 && errno == EINTR)

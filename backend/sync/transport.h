@@ -53,6 +53,11 @@ struct transport {
 	struct buffer child_errors;	/* what it wrote there (the first TRANSPORT_ERRORS_MAX) */
 	int timeout_ms;
 	const atomic_int *cancel;	/* may be NULL */
+	/* Called after bytes move and at each poll slice while waiting (a
+	 * tenth of a second), so progress moves inside a big frame and while
+	 * the peer is slow; may be NULL. */
+	void (*tick)(void *context);
+	void *tick_context;
 	char peer[4200];		/* how messages name the other end */
 	uint64_t bytes_read, bytes_written;
 	/* Bytes read ahead of what was asked: small frames come many to a

@@ -96,16 +96,17 @@ test_file_name(void *context, int64_t pack, char *out, size_t out_size)
 	return 0;
 }
 
-static bool
-test_known(void *context, const struct hash *chunk)
+static int
+test_known(void *context, const struct hash *chunk, size_t length)
 {
 	struct test_store *store = context;
 
+	(void)length;
 	store->known_calls++;
 	for (size_t i = 0; i < store->known_count; i++)
 		if (hash_equal(&store->known[i], chunk))
-			return true;
-	return false;
+			return 1;
+	return 0;
 }
 
 static struct pack_writer *

@@ -1,0 +1,34 @@
+/* Progress as the CLI and the app show it: one line from a report (phase,
+ * share done, items, bytes, rate and time left), with the rate measured
+ * from when the phase began. */
+#ifndef HEARTH_TUI_PROGRESS_H
+#define HEARTH_TUI_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/hearth.h"
+
+/* When the phase in hand began, to measure its rate. */
+struct progress_clock {
+	char phase[64];
+	int64_t started_ms;
+};
+
+/* "312 B", "4.0 KiB", "1.2 MiB". */
+void progress_format_bytes(uint64_t bytes, char *out, size_t size);
+int64_t progress_now_ms(void);
+/* The share done, 0 to 1, by bytes when their total is known, else by
+ * items; -1 when neither total is. */
+double progress_fraction(const struct hearth_progress_report *report);
+/* "storing 41% 12/30, 103.2 MiB of 250.0 MiB, 12.3 MiB/s, 12 s left"; a
+ * new phase restarts the clock. */
+void progress_line(struct progress_clock *clock, const struct hearth_progress_report *report,
+    char *out, size_t size);
+
+/* What a sync brought to settle: "5 new conflicts (3 content, 2 name)"
+ * from hearth_sync_result's counts by kind; "" when none came. */
+void progress_new_conflicts(uint64_t count, const uint64_t by_kind[HEARTH_CONFLICT_KINDS],
+    char *out, size_t size);
+
+#endif
