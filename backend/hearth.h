@@ -124,8 +124,10 @@ struct hearth_init_options {
 	/* The Home's id, hex: set by clone (a new replica of an existing
 	 * Home); NULL makes a new Home. */
 	const char *home_id;
-	/* Set by clone: the source, written into the config as peer "origin". */
+	/* Set by clone: the source, written into the config as peer "origin",
+	 * with the remote_command and ssh_command it needed (NULL: none). */
 	const char *origin;
+	const char *origin_remote_command, *origin_ssh_command;
 };
 
 /* Makes a working single-root Home at dir with its state in dir/.hearth/,
@@ -695,6 +697,11 @@ struct hearth_sync_options {
 	/* The program a local peer runs as `PROGRAM serve PATH`; NULL: this
 	 * program (/proc/self/exe). */
 	const char *program;
+	/* The caller owns the terminal (the app): ssh runs without one, with
+	 * BatchMode, so it never asks there; a question it needed fails the
+	 * sync with a message that says to make the first contact from a
+	 * shell. */
+	bool batch;
 };
 
 struct hearth_sync_result {

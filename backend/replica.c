@@ -239,6 +239,14 @@ clone_undo(const char *dir, struct hearth_error *error)
  * replica id, the source's Home id), take in all it has, adopt what the
  * folder already holds, write what is missing, and record the rest as this
  * replica's own changes. */
+/* An environment variable's value when set and not empty, else NULL. */
+static const char *
+clone_setting(const char *name)
+{
+	const char *value = getenv(name);
+	return value != NULL && value[0] != '\0' ? value : NULL;
+}
+
 int
 hearth_clone(const struct hearth_clone_options *options, const struct hearth_progress *progress,
     struct hearth_clone_result *out, struct hearth_error *error)
@@ -262,6 +270,12 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 	/* A joined replica's config is the user's own: its peers stay theirs. */
 	struct hearth_init_options init = { .dir = options->dir, .home_id = home_hex,
 		.origin = origin, .config_path = options->config_path };
+	/* What it took to reach an ssh source is kept in the config, so every
+	 * later sync, and the app's, reaches it the same way. */
+	if (strncmp(options->source, "ssh://", 6) == 0) {
+		init.origin_remote_command = clone_setting("HEARTH_REMOTE_COMMAND");
+		init.origin_ssh_command = clone_setting("HEARTH_SSH");
+	}
 	if ((status = hearth_init(&init, error)) != 0)
 		return status;
 	struct hearth_open_options open = { .start_dir = options->dir,

@@ -32,6 +32,10 @@ struct config_root {
 struct config_peer {
 	char *name;
 	char *url;	/* a path or ssh://[user@]host[:port]/path */
+	/* ssh peers: the program to run there in place of `hearth`, and the
+	 * ssh command for this peer alone; NULL when not set. */
+	char *remote_command;
+	char *ssh_command;
 };
 
 /* One line of keys: (an action of the app and the keys it takes instead of
@@ -103,13 +107,13 @@ void config_print(const struct config *config, FILE *out);
  * temporary file and renamed over path, so a reader sees the old file or
  * the new one. Returns 0, or -1 with error filled. */
 int config_write_single_root(const char *path, const char *top, const char *state,
-    const char *origin, char *error, size_t error_size);
+    const struct config_peer *origin, char *error, size_t error_size);
 /* The text config_write_single_root writes there, checked to load back, for
  * a caller that puts the file in place itself (hearth init does, through
  * the backend's I/O seam). Returns it (the caller frees it) with its length
  * in *length, or NULL with error filled. */
 char *config_format_single_root(const char *path, const char *top, const char *state,
-    const char *origin, size_t *length, char *error, size_t error_size);
+    const struct config_peer *origin, size_t *length, char *error, size_t error_size);
 
 const char *config_durability_name(enum config_durability durability);
 

@@ -26,7 +26,9 @@
 	    "theme file (a value holding '/' or ending in .yaml).") \
 	X(peers, "list of {name, url}", "[]", \
 	    "Machines to sync with: a name as for roots and a url, either " \
-	    "ssh://[user@]host[:port]/path or a path.") \
+	    "ssh://[user@]host[:port]/path or a path; an ssh peer may add " \
+	    "remote_command (the program to run there, when hearth is not on its " \
+	    "PATH) and ssh_command (for it alone).") \
 	X(ignore, "list of patterns", "[\"*.swp\", \"*~\", \".cache/\"]", \
 	    "Paths never recorded, as gitignore-style patterns. The state folder " \
 	    ".hearth/ never is, whatever this says.") \
@@ -50,7 +52,9 @@
 	    "The largest share of a root's files a record or checkout deletes unasked " \
 	    "(beyond it, or every file of a root, needs --yes).") \
 	X(ssh_command, "command", "ssh", \
-	    "The command that reaches a peer over SSH; HEARTH_SSH overrides it.") \
+	    "The command that reaches a peer over SSH, split into words as a shell " \
+	    "would (quotes and backslashes); a peer's own ssh_command and " \
+	    "HEARTH_SSH override it.") \
 	X(author, "string", "\"\"", \
 	    "Who records versions; empty means user@host.") \
 	X(keys, "map of action: key or list of keys", "{}", \
@@ -276,11 +280,12 @@ config_allocate(size_t count, size_t size)
 	return calloc(count > 0 ? count : 1, size);
 }
 
-/* An entry of a list of maps: a map with exactly the fields, all present. */
+/* An entry of a list of maps: a map of the fields alone, the first
+ * required of them present (the others NULL in values when left out). */
 static bool
-config_entry(struct config_load *load, yaml_node_t *item,
-    const struct config_yaml_fields *fields, const char *shape, const char *entry,
-    yaml_node_t **values)
+config_entry_some(struct config_load *load, yaml_node_t *item,
+    const struct config_yaml_fields *fields, size_t required, const char *shape,
+    const char *entry, yaml_node_t **values)
 {
 	if (item == NULL)
 		return config_fail(load, NULL, "a list item is missing");
@@ -289,10 +294,19 @@ config_entry(struct config_load *load, yaml_node_t *item,
 		    config_yaml_kind(item));
 	if (!config_yaml_collect(&load->yaml, item, fields, values))
 		return false;
-	for (size_t i = 0; i < fields->count; i++)
+	for (size_t i = 0; i < required; i++)
 		if (values[i] == NULL)
 			return config_fail(load, item, "%s needs a '%s'", entry, fields->names[i]);
 	return true;
+}
+
+/* An entry of a list of maps: a map with exactly the fields, all present. */
+static bool
+config_entry(struct config_load *load, yaml_node_t *item,
+    const struct config_yaml_fields *fields, const char *shape, const char *entry,
+    yaml_node_t **values)
+{
+	return config_entry_some(load, item, fields, fields->count, shape, entry, values);
 }
 
 void
@@ -319,6 +333,8 @@ config_free_peers(struct config_peer *peers, size_t count)
 	for (size_t i = 0; i < count; i++) {
 		free(peers[i].name);
 		free(peers[i].url);
+		free(peers[i].remote_command);
+		free(peers[i].ssh_command);
 	}
 	free(peers);
 }
@@ -617,9 +633,12 @@ config_print_theme(const struct config *config, FILE *out)
 
 /* ---- peers ------------------------------------------------------------------ */
 
-static const char *const config_peer_field_names[] = { "name", "url" };
+/* name and url, then what an ssh peer may add. */
+static const char *const config_peer_field_names[] = {
+	"name", "url", "remote_command", "ssh_command",
+};
 static const struct config_yaml_fields config_peer_fields = {
-	config_peer_field_names, 2, "key", " in a peer",
+	config_peer_field_names, 4, "key", " in a peer",
 };
 
 /* A url with a scheme is kept as written, and so is scp's host:path (a ':'
@@ -643,11 +662,18 @@ config_copy_url(struct config_load *load, yaml_node_t *node, char **out)
 	return true;
 }
 
+/* A peer's remote_command or ssh_command, when its map has one. */
+static bool
+config_copy_peer_command(struct config_load *load, yaml_node_t *node, char **out)
+{
+	return node == NULL || config_copy_string(load, node, "a command", false, out);
+}
+
 static bool
 config_parse_peers(struct config_load *load, yaml_node_t *value)
 {
 	static const char expected[] = "a list of {name, url} maps";
-	yaml_node_t *values[2];
+	yaml_node_t *values[4];
 	size_t count, done = 0;
 
 	if (!config_list(load, value, expected, CONFIG_MAX_PEERS, "peers", &count))
@@ -657,10 +683,12 @@ config_parse_peers(struct config_load *load, yaml_node_t *value)
 		return config_fail(load, value, "out of memory");
 	for (; done < count; done++) {
 		struct config_peer *peer = &peers[done];
-		bool ok = config_entry(load, config_list_item(load, value, done),
-		    &config_peer_fields, "{name, url}", "a peer", values) &&
+		bool ok = config_entry_some(load, config_list_item(load, value, done),
+		    &config_peer_fields, 2, "{name, url}", "a peer", values) &&
 		    config_copy_name(load, values[0], "peer", &peer->name) &&
-		    config_copy_url(load, values[1], &peer->url);
+		    config_copy_url(load, values[1], &peer->url) &&
+		    config_copy_peer_command(load, values[2], &peer->remote_command) &&
+		    config_copy_peer_command(load, values[3], &peer->ssh_command);
 		for (size_t i = 0; ok && i < done; i++)
 			if (strcmp(peers[i].name, peer->name) == 0)
 				ok = config_fail(load, values[0], "duplicate peer name '%s'",
@@ -690,6 +718,16 @@ config_print_peers(const struct config *config, FILE *out)
 		fprintf(out, "\n    url: ");
 		config_print_quoted(out, config->peers[i].url);
 		fprintf(out, "\n");
+		if (config->peers[i].remote_command != NULL) {
+			fprintf(out, "    remote_command: ");
+			config_print_quoted(out, config->peers[i].remote_command);
+			fprintf(out, "\n");
+		}
+		if (config->peers[i].ssh_command != NULL) {
+			fprintf(out, "    ssh_command: ");
+			config_print_quoted(out, config->peers[i].ssh_command);
+			fprintf(out, "\n");
+		}
 	}
 }
 

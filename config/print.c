@@ -145,7 +145,8 @@ config_write_fail(char *error, size_t error_size, const char *path, const char *
 }
 
 static char *
-config_single_root_text(const char *top, const char *state, const char *origin, size_t *length)
+config_single_root_text(const char *top, const char *state, const struct config_peer *origin,
+    size_t *length)
 {
 	char *text = NULL;
 	FILE *out = open_memstream(&text, length);
@@ -176,8 +177,19 @@ config_single_root_text(const char *top, const char *state, const char *origin, 
 		    "peers:\n"
 		    "  - name: origin\n"
 		    "    url: ");
-		config_print_quoted(out, origin);
+		config_print_quoted(out, origin->url);
 		fprintf(out, "\n");
+		/* What the clone needed to reach it, kept for every later sync. */
+		if (origin->remote_command != NULL) {
+			fprintf(out, "    remote_command: ");
+			config_print_quoted(out, origin->remote_command);
+			fprintf(out, "\n");
+		}
+		if (origin->ssh_command != NULL) {
+			fprintf(out, "    ssh_command: ");
+			config_print_quoted(out, origin->ssh_command);
+			fprintf(out, "\n");
+		}
 	}
 	if (fclose(out) != 0) {
 		free(text);
@@ -264,7 +276,7 @@ config_replace_file(const char *path, const char *text, size_t length, char *err
 
 char *
 config_format_single_root(const char *path, const char *top, const char *state,
-    const char *origin, size_t *length, char *error, size_t error_size)
+    const struct config_peer *origin, size_t *length, char *error, size_t error_size)
 {
 	if (path == NULL || path[0] == '\0') {
 		config_write_fail(error, error_size, "(config)", "no file named", NULL);
@@ -282,7 +294,9 @@ config_format_single_root(const char *path, const char *top, const char *state,
 	if (folder == NULL)
 		config_write_fail(error, error_size, path, "out of memory", NULL);
 	else if (!config_utf8_is_valid(top) || !config_utf8_is_valid(state) ||
-	    (origin != NULL && !config_utf8_is_valid(origin)))
+	    (origin != NULL && (!config_utf8_is_valid(origin->url) ||
+		(origin->remote_command != NULL && !config_utf8_is_valid(origin->remote_command)) ||
+		(origin->ssh_command != NULL && !config_utf8_is_valid(origin->ssh_command)))))
 		config_write_fail(error, error_size, path,
 		    "the root, state and peer paths must be valid UTF-8 to be written as YAML", NULL);
 	else if ((text = config_single_root_text(top, state, origin, length)) == NULL)
@@ -302,7 +316,7 @@ config_format_single_root(const char *path, const char *top, const char *state,
 
 int
 config_write_single_root(const char *path, const char *top, const char *state,
-    const char *origin, char *error, size_t error_size)
+    const struct config_peer *origin, char *error, size_t error_size)
 {
 	size_t length;
 	char *text = config_format_single_root(path, top, state, origin, &length, error,

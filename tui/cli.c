@@ -385,7 +385,15 @@ show_progress(void *context, const struct hearth_progress_report *report)
 		bar[BAR + 1] = ']';
 		bar[BAR + 2] = '\0';
 	}
-	fprintf(stderr, "\r%s%s%s\033[K", bar, bar[0] ? " " : "", line);
+	char drawn[sizeof line + sizeof bar + 2];
+	snprintf(drawn, sizeof drawn, "%s%s%s", bar, bar[0] ? " " : "", line);
+	/* The same line again is not drawn: while ssh asks for a password
+	 * or a host key on this terminal, nothing moves and nothing is
+	 * written over its question. */
+	if (strcmp(drawn, cli->last_progress) == 0)
+		return;
+	snprintf(cli->last_progress, sizeof cli->last_progress, "%s", drawn);
+	fprintf(stderr, "\r%s\033[K", drawn);
 	fflush(stderr);
 }
 
@@ -406,6 +414,7 @@ cli_progress_done(struct cli *cli)
 	if (cli->progress)
 		fputs("\r\033[K", stderr);
 	memset(&cli->clock, 0, sizeof cli->clock);
+	cli->last_progress[0] = '\0';
 }
 
 int

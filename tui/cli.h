@@ -22,6 +22,7 @@ struct cli {
 	const char *program;
 	const struct cli_command *command;	/* the one running */
 	struct progress_clock clock;	/* the phase on show, for its rate */
+	char last_progress[600];	/* the progress line last drawn */
 };
 
 /* One option of a command, read by its help, the option parser, the

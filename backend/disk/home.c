@@ -471,7 +471,8 @@ choose_home_id(const char *given, uint8_t out[ID_BYTES], struct hearth_error *er
 /* The config of a single-root Home, at path (top/.hearth/config.yaml),
  * through the I/O seam like every other write of init. */
 static int
-write_single_root_config(const char *path, const char *origin, struct hearth_error *error)
+write_single_root_config(const char *path, const struct config_peer *origin,
+    struct hearth_error *error)
 {
 	char message[4096], folder[PATH_MAX + 64];
 	size_t length;
@@ -531,7 +532,7 @@ single_root_before(const char *top, const char *path, enum setup_kind kind,
 }
 
 static int
-init_single_root(const char *dir, const char *given_id, const char *origin,
+init_single_root(const char *dir, const char *given_id, const struct config_peer *origin,
     struct hearth_error *error)
 {
 	char top[PATH_MAX], path[PATH_MAX + 64], found[4096];
@@ -706,7 +707,13 @@ hearth_init(const struct hearth_init_options *options, struct hearth_error *erro
 		return init_joined(options->config_path, options->home_id, error);
 	if (options->dir == NULL || options->dir[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "init needs a folder");
-	return init_single_root(options->dir, options->home_id, options->origin, error);
+	struct config_peer origin = {
+		.name = (char *)"origin", .url = (char *)options->origin,
+		.remote_command = (char *)options->origin_remote_command,
+		.ssh_command = (char *)options->origin_ssh_command,
+	};
+	return init_single_root(options->dir, options->home_id,
+	    options->origin != NULL ? &origin : NULL, error);
 }
 
 /* ---- opening a Home --------------------------------------------------------------- */

@@ -124,6 +124,23 @@ sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_resu
 	return 0;
 }
 
+void
+sync_peer_command(struct hearth *home, const char *name, bool batch,
+    struct transport_command *out)
+{
+	const struct config *config = home->config;
+
+	*out = (struct transport_command){ .ssh = config->ssh_command, .batch = batch };
+	for (size_t i = 0; i < config->peer_count; i++) {
+		if (strcmp(config->peers[i].name, name) != 0)
+			continue;
+		out->peer_name = config->peers[i].name;
+		out->remote = config->peers[i].remote_command;
+		if (config->peers[i].ssh_command != NULL)
+			out->ssh = config->peers[i].ssh_command;
+	}
+}
+
 static uint32_t
 sync_flags(enum hearth_sync_direction direction)
 {
@@ -259,8 +276,9 @@ hearth_sync(hearth *home, const struct hearth_sync_options *options,
 	store_begin_read(&home->store);
 	head_conflict_keys(home, &conflicts_before);
 	store_end_read(&home->store);
-	status = transport_open(&session.transport, &address, options->program,
-	    home->config->ssh_command, error);
+	struct transport_command command;
+	sync_peer_command(home, out->peer_name, options->batch, &command);
+	status = transport_open(&session.transport, &address, options->program, &command, error);
 	if (status == 0) {
 		sync_watch_transport(&session);
 		status = sync_finish(&session,
@@ -289,7 +307,7 @@ hearth_sync(hearth *home, const struct hearth_sync_options *options,
 /* ---- asking a peer whose Home it is ------------------------------------------------------ */
 
 int
-sync_probe(const char *url, const char *program, const char *ssh_command,
+sync_probe(const char *url, const char *program, const struct transport_command *command,
     struct sync_identity *out, struct hearth_error *error)
 {
 	struct transport_address address;
@@ -307,7 +325,7 @@ sync_probe(const char *url, const char *program, const char *ssh_command,
 	sync_session_init(&session, none, NULL, error);
 	session.peer = url;
 	vv_init(&done_vv);
-	status = transport_open(&session.transport, &address, program, ssh_command, error);
+	status = transport_open(&session.transport, &address, program, command, error);
 	if (status == 0) {
 		if ((status = sync_send_hello(&session, 0)) == 0 &&
 		    (status = sync_read_hello(&session)) == 0 &&

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "backend/disk/home.h"
+#include "backend/sync/transport.h"
 #include "model/id.h"
 
 /* Who a peer is, as its HELLO says. */
@@ -18,10 +19,10 @@ struct sync_identity {
 
 /* Asks the peer at url (a path or an ssh:// URL) whose Home it serves,
  * without a Home of our own: what clone needs before it can make the new
- * replica's store. program and ssh_command as for transport_open (NULL:
- * this program; the default ssh, or HEARTH_SSH). Changes nothing on
- * either side. */
-int sync_probe(const char *url, const char *program, const char *ssh_command,
+ * replica's store. program and command as for transport_open (NULL: this
+ * program; the defaults, or HEARTH_SSH and HEARTH_REMOTE_COMMAND).
+ * Changes nothing on either side. */
+int sync_probe(const char *url, const char *program, const struct transport_command *command,
     struct sync_identity *out, struct hearth_error *error);
 
 /* What sync_fetch hands its caller, per chunk asked for, in the order

@@ -175,8 +175,9 @@ open_fetch_session(struct hearth *home, const char *peer, const char *program, u
 	sync_session_init(session, home, progress, error);
 	session->peer = named->peer_name;
 	session->protocol_floor = floor;
-	status = transport_open(&session->transport, &address, program,
-	    home->config->ssh_command, error);
+	struct transport_command command;
+	sync_peer_command(home, named->peer_name, false, &command);
+	status = transport_open(&session->transport, &address, program, &command, error);
 	if (status != 0)
 		sync_session_free(session);
 	return status;

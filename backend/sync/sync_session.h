@@ -129,6 +129,12 @@ int sync_start(struct sync_session *session, uint32_t flags);
 int sync_resolve_peer(struct hearth *home, const char *peer, struct hearth_sync_result *out,
     struct transport_address *address, struct hearth_error *error);
 
+/* How to reach the peer a config names name (or the URL name, with the
+ * config's defaults): its own ssh_command and remote_command over the
+ * config's; batch as in struct transport_command. */
+void sync_peer_command(struct hearth *home, const char *name, bool batch,
+    struct transport_command *out);
+
 /* Reads WANT frames up to WANT_END into wants (HASH_BYTES each), checking
  * the count WANT_END declares and the SYNC_WANTS_MAX bound. With bases
  * (a sync half in protocol 4) each WANT is followed by its BASES frame,

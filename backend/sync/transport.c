@@ -287,6 +287,35 @@ transport_reap(struct transport *transport, int wait_ms)
 	transport_drain_errors(transport);
 }
 
+/* What to do about an ssh peer's failure, or "": status 127 is the far
+ * side's shell finding no such program, 255 ssh's own failure, which in
+ * batch is most often a question it was not allowed to ask. */
+static const char *
+transport_hint(struct transport *transport, int status)
+{
+	static char hint[1400];
+	const char *name = transport->peer_name[0] ? transport->peer_name : "NAME";
+
+	if (!transport->ssh)
+		return "";
+	if (status == 127) {
+		snprintf(hint, sizeof hint, "; the far side has no '%s' on the PATH its "
+		    "non-interactive shell gets: give its full path as remote_command under "
+		    "this peer in the config (peers: - name: %s ... remote_command: "
+		    "~/.local/bin/hearth; hearth.yaml(5)), or set HEARTH_REMOTE_COMMAND",
+		    transport->remote, name);
+		return hint;
+	}
+	if (status == 255 && transport->batch) {
+		snprintf(hint, sizeof hint, "; the app runs ssh with no terminal (BatchMode), "
+		    "so it cannot ask for a password or whether to trust a new host key: "
+		    "make the first contact from a shell (`hearth sync %s`), or use a key "
+		    "ssh-agent holds", name);
+		return hint;
+	}
+	return "";
+}
+
 /* ", and its ssh exited with status 255: ssh: connect to host..." or "". */
 static void
 transport_describe_child(struct transport *transport, bool had_child, char *out, size_t size)
@@ -314,8 +343,9 @@ transport_describe_child(struct transport *transport, bool had_child, char *out,
 		snprintf(out, size, "; the peer's process was killed by signal %d%s%s",
 		    WTERMSIG(status), kept ? ": " : "", trimmed);
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		snprintf(out, size, "; the peer's process exited with status %d%s%s",
-		    WEXITSTATUS(status), kept ? ": " : "", trimmed);
+		snprintf(out, size, "; the peer's process exited with status %d%s%s%s",
+		    WEXITSTATUS(status), kept ? ": " : "", trimmed,
+		    transport_hint(transport, WEXITSTATUS(status)));
 	else if (kept > 0)
 		snprintf(out, size, "; it said: %s", trimmed);
 }
@@ -356,11 +386,50 @@ transport_shell_quote(struct buffer *out, const char *word)
 	buffer_append_byte(out, '\'');
 }
 
-/* argv for the peer: local `PROGRAM serve PATH`, or `SSH... [-p PORT]
- * [USER@]HOST 'REMOTE serve PATH'`. Strings live in storage. */
+int
+transport_split_words(const char *line, struct buffer *storage, size_t *offsets, size_t max,
+    size_t *count, struct hearth_error *error)
+{
+	const char *at = line;
+
+	*count = 0;
+	for (;;) {
+		at += strspn(at, " \t\n");
+		if (*at == '\0')
+			return 0;
+		if (*count == max)
+			return hearth_fail(error, HEARTH_USAGE, "the ssh command '%s' has too many words",
+			    line);
+		offsets[(*count)++] = storage->length;
+		char quote = '\0';
+		for (; *at != '\0' && (quote != '\0' || strchr(" \t\n", *at) == NULL); at++) {
+			if (quote == '\'' && *at != '\'') {
+				buffer_append_byte(storage, (uint8_t)*at);
+			} else if (*at == quote) {
+				quote = '\0';
+			} else if (quote == '\0' && (*at == '\'' || *at == '"')) {
+				quote = *at;
+			} else if (*at == '\\' && at[1] != '\0' &&
+			    (quote == '\0' || strchr("\"\\$`", at[1]) != NULL)) {
+				buffer_append_byte(storage, (uint8_t)*++at);
+			} else {
+				buffer_append_byte(storage, (uint8_t)*at);
+			}
+		}
+		if (quote != '\0')
+			return hearth_fail(error, HEARTH_USAGE, "the ssh command '%s' has an unclosed %s "
+			    "quote", line, quote == '\'' ? "single" : "double");
+		buffer_append_byte(storage, '\0');
+	}
+}
+
+/* argv for the peer: local `PROGRAM serve PATH`, or `SSH... [-o
+ * BatchMode=yes] [-p PORT] [USER@]HOST 'REMOTE serve PATH'`. Strings live
+ * in storage. */
 static int
-transport_arguments(const struct transport_address *address, const char *program,
-    const char *ssh_command, char **argv, struct buffer *storage, struct hearth_error *error)
+transport_arguments(struct transport *transport, const struct transport_address *address,
+    const char *program, const struct transport_command *how, char **argv,
+    struct buffer *storage, struct hearth_error *error)
 {
 	size_t count = 0;
 
@@ -377,22 +446,20 @@ transport_arguments(const struct transport_address *address, const char *program
 	size_t offsets[TRANSPORT_ARGUMENTS_MAX];
 	const char *command = getenv("HEARTH_SSH");
 	if (command == NULL || command[0] == '\0')
-		command = ssh_command != NULL && ssh_command[0] != '\0' ? ssh_command : "ssh";
+		command = how->ssh != NULL && how->ssh[0] != '\0' ? how->ssh : "ssh";
 	buffer_reset(storage);
-	for (const char *at = command; *at != '\0';) {
-		at += strspn(at, " \t\n");
-		size_t length = strcspn(at, " \t\n");
-		if (length == 0)
-			break;
-		if (count + 5 >= TRANSPORT_ARGUMENTS_MAX)
-			return hearth_fail(error, HEARTH_USAGE, "the ssh command has too many words");
-		offsets[count++] = storage->length;
-		buffer_append(storage, at, length);
-		buffer_append_byte(storage, '\0');
-		at += length;
-	}
+	int status = transport_split_words(command, storage, offsets, TRANSPORT_ARGUMENTS_MAX - 8,
+	    &count, error);
+	if (status != 0)
+		return status;
 	if (count == 0)
 		return hearth_fail(error, HEARTH_USAGE, "the ssh command is empty");
+	if (how->batch) {
+		offsets[count++] = storage->length;
+		buffer_append(storage, "-o", 3);
+		offsets[count++] = storage->length;
+		buffer_append(storage, "BatchMode=yes", 14);
+	}
 	if (address->port[0] != '\0') {
 		offsets[count++] = storage->length;
 		buffer_append(storage, "-p", 3);
@@ -408,7 +475,9 @@ transport_arguments(const struct transport_address *address, const char *program
 	offsets[count++] = storage->length;
 	const char *remote = getenv("HEARTH_REMOTE_COMMAND");
 	if (remote == NULL || remote[0] == '\0')
-		remote = "hearth";
+		remote = how->remote != NULL && how->remote[0] != '\0' ? how->remote : "hearth";
+	snprintf(transport->remote, sizeof transport->remote, "%s", remote);
+	/* The remote command is a line for the far side's shell, as written. */
 	buffer_append(storage, remote, strlen(remote));
 	buffer_append(storage, " serve ", 7);
 	transport_shell_quote(storage, address->path);
@@ -437,8 +506,9 @@ transport_init(struct transport *transport)
 
 int
 transport_open(struct transport *transport, const struct transport_address *address,
-    const char *program, const char *ssh_command, struct hearth_error *error)
+    const char *program, const struct transport_command *command, struct hearth_error *error)
 {
+	static const struct transport_command no_command = { 0 };
 	char self[PATH_MAX];
 	char *argv[TRANSPORT_ARGUMENTS_MAX];
 	struct buffer storage;
@@ -458,8 +528,14 @@ transport_open(struct transport *transport, const struct transport_address *addr
 		self[length] = '\0';
 		program = self;
 	}
+	if (command == NULL)
+		command = &no_command;
+	transport->ssh = address->kind == TRANSPORT_SSH;
+	transport->batch = command->batch && transport->ssh;
+	snprintf(transport->peer_name, sizeof transport->peer_name, "%s",
+	    command->peer_name != NULL ? command->peer_name : "");
 	buffer_init(&storage);
-	if ((status = transport_arguments(address, program, ssh_command, argv, &storage,
+	if ((status = transport_arguments(transport, address, program, command, argv, &storage,
 		 error)) != 0) {
 		buffer_free(&storage);
 		return status;
@@ -484,7 +560,11 @@ transport_open(struct transport *transport, const struct transport_address *addr
 	sigemptyset(&defaults);
 	sigaddset(&defaults, SIGPIPE);
 	posix_spawnattr_setsigdefault(&attributes, &defaults);
-	posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+	/* In batch, a session of its own: no controlling terminal, so ssh
+	 * (or anything it runs) cannot open /dev/tty and write on the app's
+	 * screen or read its keys. */
+	posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF |
+	    (transport->batch ? POSIX_SPAWN_SETSID : 0));
 	int spawned = address->kind == TRANSPORT_LOCAL
 	    ? posix_spawn(&transport->child, argv[0], &actions, &attributes, argv, environ)
 	    : posix_spawnp(&transport->child, argv[0], &actions, &attributes, argv, environ);

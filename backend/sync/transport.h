@@ -1,10 +1,12 @@
 /* Transports (docs/DESIGN.md §8): the byte pipe a sync runs over. A peer is a path
  * on this machine, reached by running this same program as
  * `hearth serve PATH` with pipes, or ssh://[user@]host[:port]/path, reached
- * by running the ssh command (config ssh_command, or HEARTH_SSH, split at
- * whitespace) as `SSH [-p PORT] [USER@]HOST hearth serve 'PATH'`; the
- * remote program's name is HEARTH_REMOTE_COMMAND when set. `hearth serve`
- * itself attaches a transport to its standard input and output.
+ * by running the ssh command (HEARTH_SSH, else the peer's or the config's
+ * ssh_command, split into words as a shell would) as
+ * `SSH [-p PORT] [USER@]HOST hearth serve 'PATH'`; the remote program is
+ * HEARTH_REMOTE_COMMAND, else the peer's remote_command, else `hearth`.
+ * `hearth serve` itself attaches a transport to its standard input and
+ * output.
  *
  * Every read and write waits at most timeout_ms for the peer and stops at
  * once when the caller's cancel flag is set. Closing reaps the child and,
@@ -59,6 +61,11 @@ struct transport {
 	void (*tick)(void *context);
 	void *tick_context;
 	char peer[4200];		/* how messages name the other end */
+	/* An ssh peer: the program run there and the config's name for the
+	 * peer, for the hint when it is not found; whether it ran in batch. */
+	bool ssh, batch;
+	char remote[512];
+	char peer_name[128];
 	uint64_t bytes_read, bytes_written;
 	/* Bytes read ahead of what was asked: small frames come many to a
 	 * read(2), not two reads each. */
@@ -66,10 +73,29 @@ struct transport {
 	size_t ahead_offset;
 };
 
+/* How an ssh peer is reached (each NULL for the default). */
+struct transport_command {
+	const char *ssh;	/* the peer's or the config's ssh_command */
+	const char *remote;	/* the peer's remote_command */
+	const char *peer_name;	/* as the config names it, for the hints; may be NULL */
+	/* No questions (the app owns the terminal): ssh runs with BatchMode
+	 * and without a controlling terminal, so it cannot prompt there. */
+	bool batch;
+};
+
 /* Starts the peer's `hearth serve`. program is this program's path for a
- * local peer (NULL: /proc/self/exe); ssh_command is the config's. */
+ * local peer (NULL: /proc/self/exe); command says how to reach an ssh
+ * peer (NULL: the defaults). */
 int transport_open(struct transport *transport, const struct transport_address *address,
-    const char *program, const char *ssh_command, struct hearth_error *error);
+    const char *program, const struct transport_command *command, struct hearth_error *error);
+
+/* Splits a command line into words as a POSIX shell would, without
+ * expanding anything: single quotes keep everything, double quotes keep all
+ * but \" \\ \$ \` and a backslash outside quotes keeps the next byte. Each
+ * word goes into storage with its NUL, its offset into offsets (at most
+ * max). HEARTH_USAGE for an unclosed quote or too many words. */
+int transport_split_words(const char *line, struct buffer *storage, size_t *offsets, size_t max,
+    size_t *count, struct hearth_error *error);
 /* Uses fds someone else opened (serve: standard input and output). */
 void transport_attach(struct transport *transport, int read_fd, int write_fd, const char *peer);
 
