@@ -2,10 +2,12 @@
 test_description='sync refuses other Homes, copied replicas, other protocol versions and bad frames, changing nothing'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 
-# What a Home holds, to compare before and after a refused sync.
+# What a Home holds, to compare before and after a refused sync. Chunks
+# that came whole before the refusal may stay (checked, and not asked for
+# again by the rerun): content no op names yet, so no count of them here.
 snapshot() {
 	(cd "$1" && { hearth log --oneline; hearth ls -l head 2>&1; true; } &&
-	 hearth stats | grep -E "^(ops|versions|nodes|chunks|blobs|packs) ")
+	 hearth stats | grep -E "^(ops|versions|nodes|blobs) ")
 }
 
 # No pack file the store does not list (once a lock has collected them).

@@ -70,8 +70,13 @@ struct sync_incoming {
 	size_t check_count, check_capacity;
 	uint64_t want_bytes;		/* what the wants should hold, as far as known */
 	struct sync_table kinds;	/* node (padded to a hash) -> kind, made in this batch */
+	/* The batch of chunks in hand: its pack and its transaction, open
+	 * while writer_started (see sync_batch_close). */
 	struct blob_writer writer;
 	bool writer_started, in_transaction;
+	uint64_t batch_bytes;
+	bool store_failed;		/* the store, not the peer, failed: keep nothing */
+	int idle_status;		/* a batch closed while waiting that failed */
 };
 
 static void
@@ -688,6 +693,74 @@ sync_undelta(struct sync_session *session, struct sync_incoming *incoming, size_
 	return 0;
 }
 
+/* ---- durable batches ------------------------------------------------------------ */
+
+/* Chunks are made durable in batches apart from the ops that name them:
+ * each batch is a pack of its own, sealed (packs are written once) and
+ * synced, then its chunk rows commit in a transaction of their own. A
+ * cancel, a failure, a kill or a dropped connection loses at most the
+ * batch in hand; the chunks kept are held like any other, so the rerun's
+ * plan (sync_want) does not ask for them again. Until ops name them they
+ * are content no version uses, which costs space and nothing else. */
+#define SYNC_BATCH_BYTES (16u * 1024 * 1024)
+
+static int
+sync_batch_open(struct sync_session *session, struct sync_incoming *incoming)
+{
+	char message[1024];
+
+	if (incoming->writer_started)
+		return 0;
+	if (store_begin(&session->home->store, message, sizeof message) != 0) {
+		incoming->store_failed = true;
+		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	}
+	blob_writer_begin(session->home, &incoming->writer);
+	incoming->writer_started = true;
+	incoming->batch_bytes = 0;
+	return 0;
+}
+
+/* Seals the batch's pack, then commits its chunk rows; on failure takes
+ * both back. error gets why (the session's own, or a scratch one when the
+ * sync already failed for another reason). */
+static int
+sync_batch_close(struct sync_session *session, struct sync_incoming *incoming,
+    struct hearth_error *error)
+{
+	char message[1024];
+
+	if (!incoming->writer_started)
+		return 0;
+	incoming->writer_started = false;
+	int status = blob_writer_finish(&incoming->writer, error);
+	if (status == 0 && store_commit(&session->home->store, message, sizeof message) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status != 0) {
+		store_rollback(&session->home->store);
+		blob_writer_abort(&incoming->writer);
+		incoming->store_failed = true;
+		return status;
+	}
+	home_count_writes(session->home, incoming->writer.bytes_new);
+	if (incoming->writer.pack != NULL)
+		pack_writer_free(incoming->writer.pack);
+	incoming->writer.pack = NULL;
+	return 0;
+}
+
+/* The sender went quiet (sync_session.h, idle): what arrived so far is
+ * made durable, so a connection that stalls and dies keeps it. */
+static void
+sync_batch_idle(void *context)
+{
+	struct sync_session *session = ((void **)context)[0];
+	struct sync_incoming *incoming = ((void **)context)[1];
+
+	if (incoming->writer_started && incoming->batch_bytes > 0 && incoming->idle_status == 0)
+		incoming->idle_status = sync_batch_close(session, incoming, session->error);
+}
+
 /* Takes the wanted chunks, in the order asked, into the pack. */
 static int
 sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming)
@@ -699,8 +772,14 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 	int status = 0;
 
 	sync_phase(session, "receiving chunks", incoming->want_count, incoming->want_bytes);
+	void *idle_context[2] = { session, incoming };
+	session->idle = sync_batch_idle;
+	session->idle_context = idle_context;
 	for (size_t i = 0; i < incoming->want_count && status == 0; i++) {
-		if ((status = sync_read(session)) != 0)
+		status = sync_read(session);
+		if (incoming->idle_status != 0)
+			status = incoming->idle_status;
+		if (status != 0)
 			break;
 		if (session->frame.type != WIRE_CHUNK) {
 			status = sync_unexpected(session, "CHUNK");
@@ -738,12 +817,11 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			    (unsigned long long)incoming->want_sizes[i]);
 			break;
 		}
-		if (!incoming->writer_started) {
-			blob_writer_begin(session->home, &incoming->writer);
-			incoming->writer_started = true;
-		}
+		if ((status = sync_batch_open(session, incoming)) != 0)
+			break;
 		if ((status = blob_store_chunk(&incoming->writer, &chunk, data, length,
 			 based ? &base : NULL, session->error)) != 0) {
+			incoming->store_failed = status != HEARTH_DAMAGED;
 			if (status == HEARTH_DAMAGED) {
 				char why[512];
 				snprintf(why, sizeof why, "%.400s", session->error->message);
@@ -754,6 +832,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		}
 		session->chunks_received++;
 		session->chunk_bytes_received += traveled;
+		incoming->batch_bytes += length;
 		/* The whole-blob check of a blob whose chunks all travel. */
 		if (check < incoming->check_count && i == incoming->checks[check].first)
 			whole = hash_begin();
@@ -774,7 +853,10 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			blob->verified = true;
 		}
 		sync_report(session, "receiving chunks", i + 1, incoming->want_count);
+		if (incoming->batch_bytes >= SYNC_BATCH_BYTES)
+			status = sync_batch_close(session, incoming, session->error);
 	}
+	session->idle = NULL;
 	if (whole != NULL) {
 		struct hash ignored;
 		hash_finish(whole, &ignored);
@@ -875,24 +957,31 @@ static int
 sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool merge)
 {
 	char message[1024];
-	int status;
+	int status = 0;
 
-	if (store_begin(&session->home->store, message, sizeof message) != 0)
-		return sync_fail(session, HEARTH_FAILED, "%s", message);
-	incoming->in_transaction = true;
 	size_t sets = 0;
 	for (size_t i = 0; i < incoming->count; i++)
 		sets += incoming->ops[i].kind == OP_SET;
 	sync_table_reserve(&incoming->want_index, sets);
-	for (size_t i = 0; i < incoming->count; i++) {
-		if (incoming->ops[i].kind != OP_SET)
-			continue;
-		if ((status = sync_plan_content(session, incoming, &incoming->ops[i])) != 0)
-			return status;
-	}
+	/* The plan reads only, in one snapshot; chunks a cancelled or broken
+	 * sync kept are held now, and not asked for. */
+	store_begin_read(&session->home->store);
+	for (size_t i = 0; i < incoming->count && status == 0; i++)
+		if (incoming->ops[i].kind == OP_SET)
+			status = sync_plan_content(session, incoming, &incoming->ops[i]);
+	store_end_read(&session->home->store);
+	if (status != 0)
+		return status;
 	if ((status = sync_send_wants(session, incoming)) != 0 ||
 	    (status = sync_receive_chunks(session, incoming)) != 0 ||
-	    (status = sync_store_lists(session, incoming)) != 0)
+	    (status = sync_batch_close(session, incoming, session->error)) != 0)
+		return status;
+	/* The ops, their lists, the head state and history: one transaction
+	 * over chunks already durable. */
+	if (store_begin(&session->home->store, message, sizeof message) != 0)
+		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	incoming->in_transaction = true;
+	if ((status = sync_store_lists(session, incoming)) != 0)
 		return status;
 	sync_report(session, "integrating", 0, incoming->count);
 	struct integrate_result result = { 0 };
@@ -901,9 +990,6 @@ sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool 
 		return status;
 	session->ops_new = result.ops_new;
 	if (merge && (status = sync_merge(session)) != 0)
-		return status;
-	if (incoming->writer_started &&
-	    (status = blob_writer_finish(&incoming->writer, session->error)) != 0)
 		return status;
 	if ((status = sync_check_lists(session, incoming)) != 0)
 		return status;
@@ -914,7 +1000,6 @@ sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool 
 		return sync_fail(session, HEARTH_FAILED, "%s", message);
 	}
 	incoming->in_transaction = false;
-	home_count_writes(session->home, incoming->writer.bytes_new);
 	return 0;
 }
 
@@ -940,11 +1025,14 @@ sync_receive(struct sync_session *session, bool lock)
 	}
 	if (incoming.in_transaction)
 		store_rollback(&session->home->store);
-	if (incoming.writer_started) {
-		if (status != 0)
-			blob_writer_abort(&incoming.writer);
-		else if (incoming.writer.pack != NULL)
-			pack_writer_free(incoming.writer.pack);
+	/* A sync that stopped keeps the chunks that came whole (they are
+	 * checked, and held like any other), unless the store failed. */
+	if (incoming.writer_started && !incoming.store_failed) {
+		struct hearth_error kept;
+		sync_batch_close(session, &incoming, &kept);
+	} else if (incoming.writer_started) {
+		store_rollback(&session->home->store);
+		blob_writer_abort(&incoming.writer);
 	}
 	/* What came in is kept; now the line merges it allows (automerge.h),
 	 * before the client pushes, so the peer gets the merge in this sync. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Queued frames are written once they pass this. */
 #define SYNC_FLUSH_SIZE (1024u * 1024)
@@ -149,6 +150,17 @@ sync_tick(void *context)
 	uint64_t moved = session->phase_sends ? report->bytes_out : report->bytes_in;
 	report->bytes_done = moved > session->phase_start ? moved - session->phase_start : 0;
 	meter_tick(&session->meter);
+	struct timespec clock;
+	clock_gettime(CLOCK_MONOTONIC, &clock);
+	int64_t now = (int64_t)clock.tv_sec * 1000 + clock.tv_nsec / 1000000;
+	uint64_t both = report->bytes_in + report->bytes_out;
+	if (both != session->idle_bytes || session->idle == NULL) {
+		session->idle_bytes = both;
+		session->idle_since = now;
+	} else if (now - session->idle_since >= SYNC_IDLE_MS) {
+		session->idle_since = now;
+		session->idle(session->idle_context);
+	}
 }
 
 void

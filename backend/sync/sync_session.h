@@ -68,7 +68,15 @@ struct sync_session {
 	struct meter meter;
 	bool phase_sends;
 	uint64_t phase_start;
+	/* Called when no byte moved either way for SYNC_IDLE_MS while the
+	 * session waits for the peer (NULL: nothing to do then). */
+	void (*idle)(void *context);
+	void *idle_context;
+	uint64_t idle_bytes;		/* bytes moved, as of idle_since */
+	int64_t idle_since;
 };
+
+#define SYNC_IDLE_MS 1000
 
 void sync_session_init(struct sync_session *session, struct hearth *home,
     const struct hearth_progress *progress, struct hearth_error *error);
