@@ -291,16 +291,17 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 /* A version's row against its COMMIT: what log and show read is what the
  * op says (the op itself is proven by check_ops). */
 static bool
-version_agrees(sqlite3_stmt *statement, const struct op *commit, uint64_t previous)
+version_agrees(struct store *store, sqlite3_stmt *statement, const struct op *commit,
+    uint64_t previous)
 {
 	const struct op_commit *c = &commit->u.commit;
 	struct hash id;
 	const char *author = (const char *)sqlite3_column_text(statement, 7);
 	const char *message = (const char *)sqlite3_column_text(statement, 8);
 
-	hash_bytes(sqlite3_column_blob(statement, 10), (size_t)sqlite3_column_bytes(statement, 10),
-	    &id);
-	return sqlite3_column_bytes(statement, 0) == HASH_BYTES &&
+	/* The id from the chains check_ops proves: it commits to every op. */
+	return store_version_id(store, commit, &id) == 0 &&
+	    sqlite3_column_bytes(statement, 0) == HASH_BYTES &&
 	    memcmp(sqlite3_column_blob(statement, 0), id.bytes, HASH_BYTES) == 0 &&
 	    (uint64_t)sqlite3_column_int64(statement, 2) == commit->id.counter &&
 	    (uint64_t)sqlite3_column_int64(statement, 3) == commit->lamport &&
@@ -317,7 +318,8 @@ version_agrees(sqlite3_stmt *statement, const struct op *commit, uint64_t previo
 }
 
 /* Every version has its COMMIT and every column of its row is what that
- * COMMIT says, its id the hash of it; every COMMIT has its version. */
+ * COMMIT says, its id what it and the ops it names give (store_version_id);
+ * every COMMIT has its version. */
 static void
 check_versions(struct fsck *fsck)
 {
@@ -349,7 +351,7 @@ check_versions(struct fsck *fsck)
 		}
 		if (op_decode(sqlite3_column_blob(statement, 10),
 			(size_t)sqlite3_column_bytes(statement, 10), &commit, &arena, reason,
-			sizeof reason) && !version_agrees(statement, &commit, previous)) {
+			sizeof reason) && !version_agrees(&home->store, statement, &commit, previous)) {
 			char replica_hex[ID_HEX];
 			replica_id_hex(commit.id.replica, replica_hex);
 			problem(fsck, "version %.12s (commit %.8s/%llu): its row in the history is "

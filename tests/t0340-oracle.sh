@@ -7,14 +7,14 @@ test_description='the end-to-end oracle: every view of every version is the mode
 # of head and of every version give the tree the pure model derives from
 # the replica's ops (hearth-test-tool derive), equal across replicas.
 # make check runs ORACLE_SEEDS; `make oracle ORACLE_COUNT=2000` the long run
-# (tests/RELIABILITY.md). ORACLE_KNOWN names the known breakages left out of
-# the scenarios (see oracle.pl); each has a seed of its own below, marked as
-# a known breakage while it lasts.
+# (tests/RELIABILITY.md). ORACLE_KNOWN names known breakages to leave out
+# of the scenarios (see oracle.pl; none is known now); each finding has a
+# seed of its own below.
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/manifest.sh"
 
-ORACLE_SEEDS=${ORACLE_SEEDS:-1 2 3 4}
-ORACLE_KNOWN=${ORACLE_KNOWN-resolve}
+ORACLE_SEEDS=${ORACLE_SEEDS:-1 2}
+ORACLE_KNOWN=${ORACLE_KNOWN-}
 
 oracle() {
 	perl "$HEARTH_SOURCE_DIR/tests/lib/oracle.pl" --work "$TEST_ROOT/oracle" "$@"
@@ -56,9 +56,9 @@ test_expect_success 'the oracle finds an export or a show --cat that is wrong' '
 	fi
 	EOF
 	chmod +x lying-hearth &&
-	LIE=export HEARTH_BIN=$PWD/lying-hearth test_must_fail oracle --seed 1 --known $ORACLE_KNOWN >out &&
+	LIE=export HEARTH_BIN=$PWD/lying-hearth test_must_fail oracle --seed 1 --known "$ORACLE_KNOWN" >out &&
 	grep "MISMATCH at step 0: export" out &&
-	LIE=show HEARTH_BIN=$PWD/lying-hearth test_must_fail oracle --seed 1 --known $ORACLE_KNOWN >out &&
+	LIE=show HEARTH_BIN=$PWD/lying-hearth test_must_fail oracle --seed 1 --known "$ORACLE_KNOWN" >out &&
 	grep "MISMATCH at step 0: ls -l + show --cat" out
 '
 
@@ -68,29 +68,26 @@ for seed in $ORACLE_SEEDS; do
 	"
 done
 
-# The known breakages (issue 12), each shown by a seed, until fixed. Head
-# after a sync was one (seed 1 without --known head); it holds now, and the
-# scenarios above check head.
+# The oracle's findings (issue 12), each shown by the seed that found it,
+# all fixed now. Head after a sync was one (seed 1 without --known head);
+# the scenarios above check head.
 # A copy given a new id converges with its original (issue 12): a copy
-# takes its own id at its first write (t0330); seed 4 shows it.
-test_expect_success 'a copy given a new id converges with its original (seed 4)' '
-	oracle --seed 4 --known resolve
+# takes its own id at its first write (t0330). A resolve that removed a
+# folder in a tree behind head left the rows below it without a parent
+# (t0260). Seed 4 met both; they hold now.
+test_expect_success 'a copy given a new id converges; a resolve behind head keeps the rest (seed 4)' '
+	oracle --seed 4
 '
-# A resolve that removed a folder in a tree behind head left the rows below
-# it without a parent (t0260); that holds now (seed 4). A move kept --mine
-# that brought back a folder this replica had deleted wrote the folder but
-# not its index row, so the last checkout found an unrecorded add (seed
-# 22; t0260); that holds now too.
-test_expect_success 'resolve in a tree behind head keeps what it did not write (seed 4)' '
-	oracle --seed 4 --known reid
-'
+# A move kept --mine that brought back a folder this replica had deleted
+# wrote the folder but not its index row, so the last checkout found an
+# unrecorded add (t0260); that holds now.
 test_expect_success 'resolve in a tree behind head: a move kept as mine (seed 22)' '
-	oracle --seed 22 --known reid
+	oracle --seed 22
 '
 # A folder made where one was moved away was not recorded, and what was
 # made in it went into the moved folder (t0135); that holds now.
 test_expect_success 'a folder made where one was moved away is recorded (seed 1047)' '
-	oracle --seed 1047 --steps 8 --depth 0 --known reid,resolve
+	oracle --seed 1047 --steps 8 --depth 0
 '
 # Rare in the scenarios (none of seeds 1-112 meets it), so shown directly;
 # it holds now (t0245 has the class: the name freed by a rename, a move or

@@ -116,4 +116,28 @@ test_expect_success 'an op the peer lacks stays damaged, and the repair says so'
 	test_tool flip $db op $((n - 1)) body 25 && (cd h && hearth fsck >/dev/null)
 '
 
+# A version's id commits to the bytes of the ops it names (store format 7):
+# two stores that hold one op id with other bytes (here a copy whose PLACE
+# names the file otherwise, its chain then made anew from those bytes, as
+# a store of an older build or a replica that reused an id could hold)
+# give the version two ids, and fsck finds each one right (only the copy's
+# materialized head, made before, disagrees). With an id of the COMMIT
+# alone they showed one id for two trees.
+test_expect_success 'one version id never names two trees' '
+	hearth init same >/dev/null && echo x >same/name-a &&
+	(cd same && hearth record -m one >/dev/null) && cp -a same other &&
+	test_tool ops other >ops.other &&
+	name=$(printf name-a | od -An -tx1 | tr -d " \n") &&
+	n=$(grep -n "$name" ops.other | head -n 1 | cut -d: -f1) && test -n "$n" &&
+	at=$(sed -n "${n}p" ops.other | perl -ne "print index(\$_, qq($name)) / 2") &&
+	test_tool flip other/.hearth/store.db op $((n - 1)) body $((at + 5)) &&
+	test_tool store-format other/.hearth/store.db 3 &&
+	(cd other && ! hearth fsck) >fsck.out && ! grep "^version" fsck.out &&
+	test_tool derive same >tree.same && test_tool derive other >tree.other &&
+	! test_cmp tree.same tree.other &&
+	(cd same && hearth log) | sed -n "s/^version //p" >id.same &&
+	(cd other && hearth log) | sed -n "s/^version //p" >id.other &&
+	test $(wc -l <id.same) = 1 && ! test_cmp id.same id.other
+'
+
 test_done

@@ -19,6 +19,22 @@ test_expect_success 'setup: the earlier build'"'"'s Homes, unpacked with their x
 	test_tool store-schema homes/a/.hearth/store.db >schema.then && grep "^format 3$" schema.then
 '
 
+# named_as_then HOME LOG [sorted]: the ids LOG (an earlier build's log)
+# shows each still name a version of HOME (store format 7 gave versions
+# new ids, the old ones kept as aliases), and those are the versions log
+# lists now, in LOG's order (or either sorted).
+named_as_then() {
+	sed -n "s/^version //p" "$2" >"$TEST_ROOT/ids.then" && test -s "$TEST_ROOT/ids.then" &&
+	(cd "$1" && while read -r id; do hearth show "$id" | sed -n "1s/^version //p" || exit 1
+	    done) <"$TEST_ROOT/ids.then" >"$TEST_ROOT/ids.named" &&
+	(cd "$1" && hearth log) | sed -n "s/^version //p" >"$TEST_ROOT/ids.now" &&
+	if [ -n "${3:-}" ]; then
+		sort -o "$TEST_ROOT/ids.named" "$TEST_ROOT/ids.named" &&
+		sort -o "$TEST_ROOT/ids.now" "$TEST_ROOT/ids.now"
+	fi &&
+	test_cmp "$TEST_ROOT/ids.named" "$TEST_ROOT/ids.now"
+}
+
 # markers DIR: "ID PATH" for every .hearth-id marker file below DIR (hearth's
 # own .hearth folders aside), PATH the folder holding it.
 markers() {
@@ -89,10 +105,7 @@ test_expect_success 'no marker file is left in any folder of the three Homes' '
 
 test_expect_success 'the log lists the same versions, and fsck finds nothing wrong' '
 	for name in a b; do
-		(cd homes/$name && hearth log) | sed -n "s/^version //p" >ids.now &&
-		sed -n "s/^version //p" homes/expected/$name/log >ids.then &&
-		sort ids.now >ids.now.sorted && sort ids.then >ids.then.sorted &&
-		test_cmp ids.then.sorted ids.now.sorted &&
+		named_as_then homes/$name homes/expected/$name/log sorted &&
 		(cd homes/$name && hearth fsck) >fsck.out && grep "no problems" fsck.out || exit 1
 	done &&
 	hearth -c homes/j/config.yaml fsck >fsck.out && grep "no problems" fsck.out
@@ -101,7 +114,7 @@ test_expect_success 'the log lists the same versions, and fsck finds nothing wro
 # Format 4 adds each op's hash chain: computed on open for the ops held,
 # every op's bytes as they were, and from then on what fsck checks.
 test_expect_success 'the store is migrated to the current format, every op byte for byte as it was' '
-	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 6$" schema.now &&
+	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 7$" schema.now &&
 	test_tool ops homes/a >ops.a.now && test_cmp ops.a.then ops.a.now
 '
 
@@ -184,11 +197,9 @@ test_expect_success 'a Home of format 4 opens as the current format and lists it
 	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
 	grep "^format 4$" schema.four &&
 	test_tool ops four/homes/a >ops.four.then &&
-	(cd four/homes/a && hearth log) | sed -n "s/^version //p" >ids.four.now &&
-	sed -n "s/^version //p" four/homes/expected/a/log >ids.four.then &&
-	test_cmp ids.four.then ids.four.now &&
+	named_as_then four/homes/a four/homes/expected/a/log &&
 	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
-	grep "^format 6$" schema.four &&
+	grep "^format 7$" schema.four &&
 	test_tool ops four/homes/a >ops.four.now && test_cmp ops.four.then ops.four.now &&
 	(cd four/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
@@ -207,12 +218,12 @@ exports_as_then() {
 		test_cmp "../expected/$2/$id" "$TEST_ROOT/now" || exit 1; done)
 }
 
-test_expect_success 'a Home of format 5 opens: migrated to 6, every version exports as it did' '
+test_expect_success 'a Home of format 5 opens: migrated, every version exports as it did' '
 	mkdir v5 && (cd v5 && tar --xattrs --xattrs-include="user.*" -xzf "$fixture5") &&
 	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v5 && grep "^format 5$" schema.v5 &&
 	(cd v5/homes/a/.hearth/packs && sha256sum *.pack) >packs.then &&
 	exports_as_then v5/homes/a a && exports_as_then v5/homes/b b &&
-	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v6 && grep "^format 6$" schema.v6 &&
+	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v6 && grep "^format 7$" schema.v6 &&
 	(cd v5/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
 
@@ -232,6 +243,39 @@ test_expect_success 'the delta travels to the replica as whole bytes, and reads 
 	(cd v5/homes/b && hearth checkout >/dev/null) &&
 	cmp v5/homes/a/Documents/long.txt v5/homes/b/Documents/long.txt &&
 	(cd v5/homes/b && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+# Format 7: a version's id commits to the bytes of every op it names
+# (store_version_id); the Homes of 3df0f15, the last build of format 6,
+# open with every version under its new id, each id that build showed
+# still naming it, every version exporting as it did, and a version made
+# after the upgrade named alike on both replicas.
+fixture6=$HEARTH_SOURCE_DIR/tests/fixtures/homes-3df0f15.tar.gz
+
+test_expect_success 'a Home of format 6 opens: new version ids, the old ones still name them' '
+	mkdir v6 && (cd v6 && tar --xattrs --xattrs-include="user.*" -xzf "$fixture6") &&
+	test_tool store-schema v6/homes/a/.hearth/store.db >schema.six && grep "^format 6$" schema.six &&
+	test_tool ops v6/homes/a >ops.six.then &&
+	exports_as_then v6/homes/a a && exports_as_then v6/homes/b b &&
+	named_as_then v6/homes/a v6/homes/expected/a/log &&
+	named_as_then v6/homes/b v6/homes/expected/b/log &&
+	sed -n "s/^version //p" v6/homes/expected/a/log >ids.six.then &&
+	(cd v6/homes/a && hearth log) | sed -n "s/^version //p" >ids.six.now &&
+	! grep -x -f ids.six.then ids.six.now &&
+	test_tool store-schema v6/homes/a/.hearth/store.db >schema.seven &&
+	grep "^format 7$" schema.seven && grep "^table version_alias$" schema.seven &&
+	test_tool ops v6/homes/a >ops.six.now && test_cmp ops.six.then ops.six.now &&
+	(cd v6/homes/a && hearth status) >status.six && grep "^At version " status.six &&
+	(cd v6/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out &&
+	(cd v6/homes/b && hearth fsck) >fsck.out && grep "no problems" fsck.out
+'
+
+test_expect_success 'after the upgrade both replicas give every version one id' '
+	echo after >v6/homes/b/after.txt && (cd v6/homes/b && hearth record -m after >/dev/null) &&
+	(cd v6/homes/a && hearth sync ../b >/dev/null) &&
+	(cd v6/homes/a && hearth log) | sed -n "s/^version //p" | sort >ids.a &&
+	(cd v6/homes/b && hearth log) | sed -n "s/^version //p" | sort >ids.b &&
+	test_cmp ids.a ids.b
 '
 
 test_done

@@ -31,7 +31,12 @@ static const char SQL_NTH_LISTED[] = "SELECT id FROM version " HISTORY_ORDER " L
 static const char SQL_LISTED_ABOVE[] =
     "SELECT count(*) FROM version WHERE (time, lamport, replica_id, counter) > "
     "(SELECT time, lamport, replica_id, counter FROM version WHERE id = ?1)";
-static const char SQL_PREFIX[] = "SELECT id FROM version WHERE id >= ?1 AND id <= ?2 LIMIT 2";
+/* A version by a prefix of its id, or of the id an older build gave it
+ * (version_alias, store format 7). */
+static const char SQL_PREFIX[] =
+    "SELECT id FROM version WHERE id >= ?1 AND id <= ?2 "
+    "UNION SELECT id FROM version_alias WHERE old >= ?1 AND old <= ?2 LIMIT 2";
+static const char SQL_ALIAS_ADD[] = "INSERT OR REPLACE INTO version_alias(old, id) VALUES(?1, ?2)";
 static const char SQL_VERSION_ROW[] =
     "SELECT replica, counter, previous FROM version WHERE id = ?1";
 static const char SQL_VERSION_LIST[] =
@@ -55,8 +60,19 @@ history_add_version(struct hearth *home, const struct op *commit, const struct b
 	sqlite3_stmt *statement;
 	uint64_t previous = 0;
 
-	hash_bytes(encoded->data, encoded->length, &id);
+	struct hash alias;
+	if (store_version_id(&home->store, commit, &id) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "cannot name the version of commit %llu: the "
+		    "ops it names are not all held", (unsigned long long)commit->id.counter);
 	hash_hex(&id, id_hex);
+	/* The id an older build gives it still names it here. */
+	store_version_id_1(encoded, &alias);
+	statement = store_statement(&home->store, SQL_ALIAS_ADD);
+	sqlite3_bind_blob(statement, 1, alias.bytes, HASH_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, id.bytes, HASH_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return hearth_fail(error, HEARTH_FAILED, "cannot add the version: %s",
+		    sqlite3_errmsg(home->store.db));
 	int64_t replica = store_replica_number(&home->store, commit->id.replica, true);
 	statement = store_statement(&home->store, SQL_PREVIOUS);
 	sqlite3_bind_int64(statement, 1, replica);

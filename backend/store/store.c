@@ -229,6 +229,13 @@ static const char SCHEMA_5[] =
  * are: the reader takes both versions. */
 static const char SCHEMA_6[] = "ALTER TABLE chunk ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;";
 
+/* Version 7: a version's id commits to the bytes of every op it names
+ * (store_version_id); the id older builds gave it (the hash of its COMMIT
+ * alone) stays an alias, so any id once shown still names the version.
+ * Filled by store_version_ids_migrate in the same transaction. */
+static const char SCHEMA_7[] =
+    "CREATE TABLE version_alias(old BLOB PRIMARY KEY, id BLOB NOT NULL) WITHOUT ROWID;";
+
 static int load_replicas(struct store *store);
 
 void
@@ -324,6 +331,7 @@ create_schema(struct store *store, char *error, size_t error_size)
 	    store_exec(store, SCHEMA_4, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_5, error, error_size) != 0 ||
 	    store_exec(store, SCHEMA_6, error, error_size) != 0 ||
+	    store_exec(store, SCHEMA_7, error, error_size) != 0 ||
 	    store_exec(store, pragmas, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -344,6 +352,7 @@ migrate_step(struct store *store, const char *schema, int to, char *error, size_
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", to);
 	if (store_exec(store, schema, error, error_size) != 0 ||
 	    (to == 4 && store_chain_migrate(store, error, error_size) != 0) ||
+	    (to == 7 && store_version_ids_migrate(store, error, error_size) != 0) ||
 	    store_exec(store, pragma, error, error_size) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -371,6 +380,8 @@ migrate(struct store *store, int64_t from, char *error, size_t error_size)
 	if (from < 5 && migrate_step(store, SCHEMA_5, 5, error, error_size) != 0)
 		return -1;
 	if (from < 6 && migrate_step(store, SCHEMA_6, 6, error, error_size) != 0)
+		return -1;
+	if (from < 7 && migrate_step(store, SCHEMA_7, 7, error, error_size) != 0)
 		return -1;
 	return 0;
 }

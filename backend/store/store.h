@@ -20,7 +20,7 @@ struct hash_state;
 
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 /* How long a writer waits for another's transaction before giving up. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -148,6 +148,19 @@ int store_chain_extend(struct store *store, int64_t replica_number, uint64_t cou
 void store_chain_forget(struct store *store);
 /* Schema 4's migration: the chain of every op held. Inside its transaction. */
 int store_chain_migrate(struct store *store, char *error, size_t error_size);
+/* A version's id (schema 7): SHA-256 of a tag, the chain of its COMMIT
+ * (which hashes the COMMIT's own bytes, its version vector among them, and
+ * every op its replica made before it) and the chain at each entry of its
+ * version vector, so the id commits to every byte of every op the version
+ * names: two stores that give one version one id hold one tree for it.
+ * The ops must be held (and chained); -1 when one is not. */
+int store_version_id(struct store *store, const struct op *commit, struct hash *out);
+/* The id older builds gave a version: SHA-256 of its COMMIT's encoding
+ * alone; kept in version_alias so an id they showed still names it. */
+void store_version_id_1(const struct buffer *encoded, struct hash *out);
+/* Schema 7's migration: every version takes its new id, its old one kept
+ * as an alias (and the tree's version follows). Inside its transaction. */
+int store_version_ids_migrate(struct store *store, char *error, size_t error_size);
 /* Loads and decodes one op into arena. Returns 1 found, 0 missing, -1 error. */
 int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
     char *error, size_t error_size);

@@ -162,3 +162,114 @@ store_chain_migrate(struct store *store, char *error, size_t error_size)
 	free(rows);
 	return status;
 }
+
+/* ---- version ids (schema 7) --------------------------------------------------------- */
+
+static const char VERSION_ID_TAG[] = "hearth version id 2";
+
+int
+store_version_id(struct store *store, const struct op *commit, struct hash *out)
+{
+	const struct op_commit *c = &commit->u.commit;
+	struct hash chain;
+	int64_t number = store_replica_number(store, commit->id.replica, false);
+
+	if (commit->kind != OP_COMMIT || number <= 0 ||
+	    store_op_chain(store, number, commit->id.counter, &chain) != 0)
+		return -1;
+	struct hash_state *hasher = hash_begin();
+	hash_update(hasher, VERSION_ID_TAG, sizeof VERSION_ID_TAG);
+	hash_update(hasher, chain.bytes, HASH_BYTES);
+	int status = 0;
+	for (size_t i = 0; status == 0 && i < c->vv_count; i++) {
+		int64_t entry = store_replica_number(store, c->vv_entries[i].replica, false);
+		if (c->vv_entries[i].counter == 0)
+			memset(chain.bytes, 0, HASH_BYTES);
+		else if (entry <= 0 || store_op_chain(store, entry, c->vv_entries[i].counter, &chain) != 0)
+			status = -1;
+		hash_update(hasher, c->vv_entries[i].replica.bytes, ID_BYTES);
+		hash_update(hasher, chain.bytes, HASH_BYTES);
+	}
+	hash_digest(hasher, out);
+	hash_free(hasher);
+	return status;
+}
+
+void
+store_version_id_1(const struct buffer *encoded, struct hash *out)
+{
+	hash_bytes(encoded->data, encoded->length, out);
+}
+
+struct version_rename {
+	struct hash old, id;
+};
+
+/* Every version's new id, from its COMMIT and the chains schema 4 keeps.
+ * A version whose ops are not all held keeps its id (fsck names it). */
+static int
+version_renames(struct store *store, struct version_rename **out, size_t *count)
+{
+	sqlite3_stmt *rows;
+	size_t capacity = 0;
+	struct arena arena;
+	char reason[128];
+
+	*out = NULL;
+	*count = 0;
+	if (sqlite3_prepare_v2(store->db, "SELECT v.id, o.body FROM version v JOIN op o ON "
+		"o.replica = v.replica AND o.counter = v.counter AND o.kind = 3", -1, &rows,
+		NULL) != SQLITE_OK)
+		return -1;
+	arena_init(&arena, 16 * 1024);
+	while (sqlite3_step(rows) == SQLITE_ROW) {
+		struct op commit;
+		struct version_rename rename;
+		if (sqlite3_column_bytes(rows, 0) != HASH_BYTES ||
+		    !op_decode(sqlite3_column_blob(rows, 1), (size_t)sqlite3_column_bytes(rows, 1),
+			&commit, &arena, reason, sizeof reason) ||
+		    store_version_id(store, &commit, &rename.id) != 0)
+			continue;
+		memcpy(rename.old.bytes, sqlite3_column_blob(rows, 0), HASH_BYTES);
+		*out = array_grow(*out, &capacity, *count + 1, sizeof **out);
+		(*out)[(*count)++] = rename;
+		if (arena.allocated > (1u << 20)) {
+			arena_free(&arena);
+			arena_init(&arena, 16 * 1024);
+		}
+	}
+	arena_free(&arena);
+	return sqlite3_finalize(rows) == SQLITE_OK ? 0 : -1;
+}
+
+int
+store_version_ids_migrate(struct store *store, char *error, size_t error_size)
+{
+	static const char *const STEPS[] = {
+		"UPDATE version SET id = ?2 WHERE id = ?1",
+		"INSERT OR IGNORE INTO version_alias(old, id) VALUES(?1, ?2)",
+		"UPDATE meta SET value = ?2 WHERE key = 'tree_version' AND value = ?1",
+	};
+	struct version_rename *renames;
+	size_t count;
+	int status = version_renames(store, &renames, &count);
+
+	for (size_t s = 0; status == 0 && s < sizeof STEPS / sizeof *STEPS; s++) {
+		sqlite3_stmt *statement;
+		if (sqlite3_prepare_v2(store->db, STEPS[s], -1, &statement, NULL) != SQLITE_OK) {
+			status = -1;
+			break;
+		}
+		for (size_t i = 0; status == 0 && i < count; i++) {
+			sqlite3_bind_blob(statement, 1, renames[i].old.bytes, HASH_BYTES, SQLITE_STATIC);
+			sqlite3_bind_blob(statement, 2, renames[i].id.bytes, HASH_BYTES, SQLITE_STATIC);
+			if (sqlite3_step(statement) != SQLITE_DONE)
+				status = -1;
+			sqlite3_reset(statement);
+		}
+		sqlite3_finalize(statement);
+	}
+	free(renames);
+	return status == 0 ? 0 : store_fail(store, "cannot give the versions their new ids", error,
+	    error_size);
+}

@@ -984,22 +984,28 @@ tool_marks(int argc, char **argv)
 	return 0;
 }
 
-/* store-format DB N: makes a store look like format N: for 1 to 5,
+/* store-format DB N: makes a store look like format N: for 1 to 6,
  * without what later formats added (as earlier hearths left it); else only
  * the number. */
 static int
 tool_store_format(int argc, char **argv)
 {
-	static const char DOWN_TO_5[] = "ALTER TABLE chunk DROP COLUMN depth; PRAGMA user_version=5;";
-	static const char DOWN_TO_4[] = "ALTER TABLE chunk DROP COLUMN depth;"
+	static const char DOWN_TO_6[] = "DROP TABLE IF EXISTS version_alias; PRAGMA user_version=6;";
+	static const char DOWN_TO_5[] = "DROP TABLE IF EXISTS version_alias;"
+	    "ALTER TABLE chunk DROP COLUMN depth; PRAGMA user_version=5;";
+	static const char DOWN_TO_4[] = "DROP TABLE IF EXISTS version_alias;"
+	    "ALTER TABLE chunk DROP COLUMN depth;"
 	    "DROP INDEX IF EXISTS version_time; PRAGMA user_version=4;";
-	static const char DOWN_TO_3[] = "ALTER TABLE chunk DROP COLUMN depth;"
+	static const char DOWN_TO_3[] = "DROP TABLE IF EXISTS version_alias;"
+	    "ALTER TABLE chunk DROP COLUMN depth;"
 	    "DROP INDEX IF EXISTS version_time;"
 	    "ALTER TABLE op DROP COLUMN chain; PRAGMA user_version=3;";
-	static const char DOWN_TO_2[] = "ALTER TABLE chunk DROP COLUMN depth;"
+	static const char DOWN_TO_2[] = "DROP TABLE IF EXISTS version_alias;"
+	    "ALTER TABLE chunk DROP COLUMN depth;"
 	    "DROP INDEX IF EXISTS version_time;"
 	    "ALTER TABLE op DROP COLUMN chain; DROP INDEX entry_listing; PRAGMA user_version=2;";
-	static const char DOWN_TO_1[] = "ALTER TABLE chunk DROP COLUMN depth;"
+	static const char DOWN_TO_1[] = "DROP TABLE IF EXISTS version_alias;"
+	    "ALTER TABLE chunk DROP COLUMN depth;"
 	    "DROP INDEX IF EXISTS version_time;"
 	    "ALTER TABLE op DROP COLUMN chain; DROP INDEX entry_listing;"
 	    "DROP TABLE folder; DROP TABLE dirty; DROP TABLE watch; DROP INDEX entry_untrusted;"
@@ -1017,7 +1023,8 @@ tool_store_format(int argc, char **argv)
 	snprintf(sql, sizeof sql, "PRAGMA user_version=%d;", format);
 	char *message = NULL;
 	int status = sqlite3_exec(db, format == 1 ? DOWN_TO_1 : format == 2 ? DOWN_TO_2 :
-	    format == 3 ? DOWN_TO_3 : format == 4 ? DOWN_TO_4 : format == 5 ? DOWN_TO_5 : sql,
+	    format == 3 ? DOWN_TO_3 : format == 4 ? DOWN_TO_4 : format == 5 ? DOWN_TO_5 :
+	    format == 6 ? DOWN_TO_6 : sql,
 	    NULL, NULL, &message);
 	if (status != SQLITE_OK)
 		fprintf(stderr, "hearth-test-tool: %s\n", message ? message : "SQLite error");

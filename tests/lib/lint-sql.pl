@@ -18,7 +18,8 @@ my $folder = shift // 'backend';
 # The owner of each table, as a path under FOLDER.
 my %owner = (
 	meta => 'store/store.c', replica => 'store/store.c', op => 'store/store.c',
-	version => 'history/history.c', node => 'history/integrate.c',
+	version => 'history/history.c', version_alias => 'history/history.c',
+	node => 'history/integrate.c',
 	conflict => 'history/conflicts.c', peer => 'sync/peer.c',
 	entry => 'disk/scan.c', pack => 'history/blob.c', chunk => 'history/blob.c',
 	blob => 'history/blob.c', folder => 'disk/reconcile.c', dirty => 'disk/reconcile.c',
