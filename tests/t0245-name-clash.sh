@@ -77,6 +77,24 @@ test_expect_success 'a folder made on the freed name: the tree shows what head s
 	grep "^Moved 2 in the tree" made/out
 '
 
+# In a tree behind head (the oracle's seed 40824): a peer renamed the
+# folder and another made n.txt in it; this replica, not checked out,
+# makes its own n.txt there, which loses the name. The record moves it,
+# and the folder above it that head renamed along, index and all: once
+# the move left the folder unrecorded and the next checkout refused.
+test_expect_success 'behind head: the file that loses the name, and its folder, follow head' '
+	mkdir behind && hearth init behind/a >/dev/null && mkdir behind/a/src &&
+	(cd behind/a && hearth record -m src >/dev/null) &&
+	hearth clone behind/a behind/b >/dev/null && hearth clone behind/a behind/c >/dev/null &&
+	mv behind/b/src behind/b/docs && (cd behind/b && hearth record -m rename >/dev/null) &&
+	echo c >behind/c/src/n.txt && (cd behind/c && hearth record -m c >/dev/null) &&
+	(cd behind/a && hearth sync ../b >/dev/null && hearth sync ../c >/dev/null) &&
+	echo a >behind/a/src/n.txt && (cd behind/a && hearth record -m a >/dev/null) &&
+	(cd behind/a && hearth status --porcelain) | sed "/^#/d" >st && test_cmp /dev/null st &&
+	(cd behind/a && hearth checkout --yes >/dev/null) && model_is_tree behind/a &&
+	test "$(ls behind/a/docs | wc -l)" = 2
+'
+
 # The move comes after the record's commit, kept as pending paths in it:
 # a move that fails fails the record with its version named, and the next
 # record finishes it (each rename of the record is failed in turn; each

@@ -13,7 +13,8 @@
 # --count runs N scenarios from seed N, N+1, ...; one that fails prints its
 # transcript (every command it ran, as shell lines to replay by hand) and
 # the mismatch, keeps its folder, and the run goes on (--stop: ends there)
-# and exits 1. A run of several ends with a tally of what its scenarios did.
+# and exits 1. A run of several ends with a tally of what its scenarios did
+# (also when stopped by SIGTERM, then exiting 2 if nothing failed).
 # A seed replays the same commands; replica and node ids are random, so
 # which side of a concurrent change wins may differ from run to run.
 #
@@ -648,7 +649,18 @@ sub scenario {
 
 make_path($top);
 my @failed;
+my $current;
+# A long run stopped by SIGTERM says how far it got: the scenarios done
+# (the one under way is not counted), their tally and the seeds failed.
+$SIG{TERM} = sub {
+	$| = 1;
+	print "# stopped at seed $current: ", $tally{scenarios} // 0, " scenarios done\n";
+	print map { "# tally: $_ $tally{$_}\n" } sort keys %tally;
+	print "# failed seeds: @failed\n" if @failed;
+	exit(@failed ? 1 : 2);
+};
 for my $seed ($opt{seed} .. $opt{seed} + $opt{count} - 1) {
+	$current = $seed;
 	my $versions = eval { scenario($seed) };
 	if (!defined $versions) {
 		my $why = $@;
