@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='exact metadata: mtimes of any year the filesystem holds; sparse files stay sparse on export and checkout; a path past PATH_MAX is said and left out, the rest recorded; show --cat and log -n validate as documented'
+test_description='exact metadata: mtimes of any year the filesystem holds; sparse files stay sparse on export and checkout; a path past PATH_MAX is said and left out, the rest recorded, and nothing is lost when a folder above it is renamed or deleted; show --cat and log -n validate as documented'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 
 # Kilobytes a file takes on disk (its blocks, not its size).
@@ -42,13 +42,14 @@ test_expect_success SPARSE 'checkout writes them back sparse too' '
 	hearth checkout --yes >/dev/null && hearth fsck >../out && grep "no problems" ../out
 '
 
-# 25 folders of 201 to 202 bytes under long/: past 4096 bytes at the 21st.
-# The shell cannot cd that deep, so python walks with openat.
+# 25 folders (or $2) of 201 to 202 bytes under $1, an f.txt in each
+# ("level N"): past 4096 bytes at the 21st. The shell cannot cd that deep,
+# so python walks with openat.
 make_long_tree() {
-	python3 - "$1" <<-\EOF
+	python3 - "$1" "${2:-25}" <<-\EOF
 	import os, sys
 	fd = os.open(sys.argv[1], os.O_RDONLY)
-	for i in range(25):
+	for i in range(int(sys.argv[2])):
 	    name = "d" * 200 + str(i)
 	    os.mkdir(name, dir_fd=fd)
 	    inner = os.open(name, os.O_RDONLY, dir_fd=fd)
@@ -78,6 +79,58 @@ test_expect_success 'what was left out is kept on disk and the tree under PATH_M
 	hearth export head ../long-export &&
 	test -f ../long-export/beside.txt &&
 	find ../long-export/long -name f.txt | wc -l >../count && test "$(cat ../count)" -ge 19
+'
+
+# What every f.txt under $1 holds, sorted: os.fwalk walks by folder fds,
+# where a path past PATH_MAX cannot be named whole.
+long_levels() {
+	python3 -c '
+import os, sys
+for top, folders, files, fd in os.fwalk(sys.argv[1]):
+    if "f.txt" in files:
+        with open(os.open("f.txt", os.O_RDONLY, dir_fd=fd)) as f:
+            print(f.read(), end="")
+' "$1" | sort
+}
+
+test_expect_success 'a recorded folder renamed so that what it holds passes PATH_MAX: said, record refuses, nothing deleted' '
+	hearth init renamed >/dev/null && cd renamed &&
+	mkdir x && make_long_tree x 19 && echo beside >beside.txt &&
+	hearth record -m "19 levels" >/dev/null &&
+	long_levels x >../levels.before && test "$(wc -l <../levels.before)" = 19 &&
+	mv x "$(printf "%0255d" 1)" &&
+	hearth status >../out &&
+	grep "^Note: .*: recorded, but a folder above it was renamed or moved so that its path is longer than PATH_MAX (4096 bytes); record refuses until a folder above it has a shorter name.$" ../out &&
+	! grep "deleted:" ../out &&
+	test_must_fail hearth record -m renamed >../out 2>../err &&
+	grep "cannot record: a folder was renamed or moved so that a recorded path below it is longer than PATH_MAX (4096 bytes), which no replica could write; nothing was recorded. Give a folder above it a shorter name, then record." ../err &&
+	test "$(hearth log --oneline | wc -l)" = 1 &&
+	mv "$(printf "%0255d" 1)" "$(printf "%0100d" 1)" &&
+	hearth record -m "renamed shorter" >../out &&
+	grep "^ R x -> 0000" ../out && ! grep "^ D " ../out &&
+	long_levels "$(printf "%0100d" 1)" >../levels.after && test_cmp ../levels.before ../levels.after &&
+	hearth status --porcelain >../out && ! grep -v "^#" ../out &&
+	hearth fsck >../out && grep "no problems" ../out
+'
+
+test_expect_success 'a replica checks it out whole' '
+	hearth clone renamed renamed-copy >/dev/null &&
+	(cd renamed-copy && hearth checkout >/dev/null) &&
+	long_levels renamed-copy >levels.copy &&
+	test_cmp levels.before levels.copy &&
+	(cd renamed-copy && hearth fsck) >out && grep "no problems" out
+'
+
+test_expect_success 'a checkout that deletes a folder keeps what is in it past PATH_MAX' '
+	hearth init deleted >/dev/null && cd deleted &&
+	echo first >first.txt && hearth record -m first >/dev/null &&
+	mkdir y && make_long_tree y 23 && hearth record -m "23 levels" >/dev/null &&
+	hearth checkout --yes head~1 >../out &&
+	long_levels y >../levels.kept &&
+	printf "level 20\nlevel 21\nlevel 22\n" >../expected && test_cmp ../expected ../levels.kept &&
+	hearth checkout >/dev/null && long_levels y >../levels.back &&
+	test "$(wc -l <../levels.back)" = 23 &&
+	hearth fsck >../out && grep "no problems" ../out
 '
 
 # 64 bits of nanoseconds end in 2262; ext4 holds times to 2446, tmpfs more.

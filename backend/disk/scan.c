@@ -38,6 +38,38 @@ scan_stamp_is_racy(op_mtime mtime_ns, int64_t stamped_ns)
 
 /* ---- opening below a root ------------------------------------------------------ */
 
+/* Component by component, each opened with O_NOFOLLOW from the last, so no
+ * link is followed and no ".." leaves the root: for kernels before 5.6
+ * (no openat2), and for a path past PATH_MAX, which no single call takes. */
+static int
+open_by_components(int root_fd, const char *path, int flags)
+{
+	int current = dup(root_fd);
+	char component[256];
+
+	while (current >= 0 && *path) {
+		size_t length = strcspn(path, "/");
+		if (length == 0 || length >= sizeof component) {
+			close(current);
+			errno = length == 0 ? ENOENT : ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(component, path, length);
+		component[length] = '\0';
+		if (strcmp(component, ".") == 0 || strcmp(component, "..") == 0) {
+			close(current);
+			errno = EXDEV;
+			return -1;
+		}
+		path += length + (path[length] == '/');
+		int next = openat(current, component,
+		    (*path ? O_RDONLY | O_DIRECTORY : flags) | O_CLOEXEC | O_NOFOLLOW);
+		close(current);
+		current = next;
+	}
+	return current;
+}
+
 static int
 open_beneath(int root_fd, const char *relative_path, int flags)
 {
@@ -46,29 +78,13 @@ open_beneath(int root_fd, const char *relative_path, int flags)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	const char *path = relative_path[0] ? relative_path : ".";
-	int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
 
+	if (strlen(path) >= PATH_MAX)
+		return open_by_components(root_fd, path, flags);
+	int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
 	if (fd >= 0 || errno != ENOSYS)
 		return fd;
-	/* Kernels before 5.6: walk component by component, refusing links. */
-	int current = dup(root_fd);
-	char component[256];
-	while (current >= 0 && *path) {
-		size_t length = strcspn(path, "/");
-		if (length == 0 || length >= sizeof component) {
-			close(current);
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(component, path, length);
-		component[length] = '\0';
-		path += length + (path[length] == '/');
-		int next = openat(current, component,
-		    (*path ? O_RDONLY | O_DIRECTORY : flags) | O_CLOEXEC | O_NOFOLLOW);
-		close(current);
-		current = next;
-	}
-	return current;
+	return open_by_components(root_fd, path, flags);
 }
 
 int
@@ -137,6 +153,8 @@ struct disk_item {
 	enum node_kind kind;
 	int root;
 	struct scan_stamp stamp;
+	/* Past PATH_MAX: neither recorded nor, if the index holds it, deleted. */
+	bool too_long;
 };
 
 static int64_t
@@ -255,6 +273,9 @@ child_path(struct buffer *out, const char *folder_path, const char *name)
 }
 
 #define TOO_LONG "a path longer than PATH_MAX (4096 bytes)"
+#define TOO_LONG_RECORDED "recorded, but a folder above it was renamed or moved so that its " \
+    "path is longer than PATH_MAX (4096 bytes); record refuses until a folder above it has a " \
+    "shorter name"
 
 /* NODE_FILE, NODE_DIR or NODE_SYMLINK; 0 for what is not content. */
 static enum node_kind
@@ -377,11 +398,12 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 			continue;
 		enum node_kind kind = node_kind_of(status.st_mode);
 		child_path(&walk->path, folder_path, name);
-		/* Past PATH_MAX no call can name it: said once, the rest walked. */
-		if (walk->path.length >= PATH_MAX) {
+		/* Past PATH_MAX no call can name it: said once, the rest walked.
+		 * It stays in the listing, so what the index holds there (a
+		 * folder above it renamed longer) is not taken as deleted. */
+		bool too_long = walk->path.length >= PATH_MAX;
+		if (too_long)
 			leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
-			continue;
-		}
 		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 			continue;
 		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {
@@ -389,7 +411,7 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 			    "another Home's state, left out", true);
 			continue;
 		}
-		if (kind == 0) {
+		if (kind == 0 && !too_long) {
 			leave_out(walk, root, (const char *)walk->path.data, not_content(status.st_mode));
 			continue;
 		}
@@ -397,8 +419,9 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		struct disk_item *item = &(*items)[(*count)++];
 		item->name_length = strlen(name);
 		item->name = arena_strndup(&walk->result->arena, name, item->name_length);
-		item->kind = kind;
+		item->kind = kind != 0 ? kind : NODE_FILE;
 		item->root = root;
+		item->too_long = too_long;
 		stamp_from_stat(&status, &item->stamp);
 	}
 	if (dirent == NULL && denied(errno))
@@ -889,6 +912,21 @@ handle_both(struct walk *walk, const struct disk_item *item, const struct entry_
 	return 0;
 }
 
+/* A recorded path now past PATH_MAX (a folder above it renamed longer or
+ * moved deeper): a replica could not write it, so record refuses, and its
+ * note says why. */
+static void
+recorded_too_long(struct walk *walk, int root, const char *path)
+{
+	struct scan_result *result = walk->result;
+
+	if (result->recorded_too_long == NULL)
+		result->recorded_too_long = arena_strdup(&result->arena, path);
+	for (size_t i = 0; i < result->left_out_count; i++)
+		if (result->left_out[i].root == root && strcmp(result->left_out[i].path, path) == 0)
+			result->left_out[i].why = arena_strdup(&result->arena, TOO_LONG_RECORDED);
+}
+
 static int
 join_folder(struct walk *walk, struct node_id node, const char *folder_path,
     struct disk_item *items, size_t item_count, struct entry_row *rows, size_t row_count,
@@ -914,7 +952,13 @@ join_folder(struct walk *walk, struct node_id node, const char *folder_path,
 		walk->result->entries_seen++;
 		report_progress(walk, child);
 
-		if (order == 0) {
+		if (order <= 0 && items[i].too_long) {
+			/* Said once when listed; the index row there is kept. */
+			if (order == 0)
+				recorded_too_long(walk, items[i].root, child);
+			i++;
+			j += order == 0;
+		} else if (order == 0) {
 			if (leads_to_scope(walk, child))
 				status = report ? handle_both(walk, &items[i], &rows[j], node, child)
 						: (items[i].kind == NODE_DIR && rows[j].kind == NODE_DIR

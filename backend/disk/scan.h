@@ -87,6 +87,9 @@ struct scan_result {
 	size_t left_out_count, left_out_capacity;
 	uint64_t entries_seen;		/* files, folders and links walked */
 	uint64_t folders_listed;	/* scan_folders: the folders it was given */
+	/* A path the index holds that a rename or move above it put past
+	 * PATH_MAX (the first found), or NULL: record refuses it. */
+	const char *recorded_too_long;
 	struct arena arena;		/* owns every string and the array */
 };
 

@@ -772,6 +772,14 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	}
 	if (status != 0)
 		goto done_lock;
+	if (scan.recorded_too_long != NULL) {
+		status = hearth_fail(error, HEARTH_FAILED, "cannot record: a folder was renamed or "
+		    "moved so that a recorded path below it is longer than PATH_MAX (4096 bytes), "
+		    "which no replica could write; nothing was recorded. Give a folder above it a "
+		    "shorter name, then record. The path: %s", scan.recorded_too_long);
+		scan_result_free(&scan);
+		goto done_lock;
+	}
 	if (!options->allow_deletes &&
 	    (status = check_deletes(home, &scan, &out->guard, error)) != 0) {
 		scan_result_free(&scan);
