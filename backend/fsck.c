@@ -939,6 +939,21 @@ fsck_run(struct hearth *home, const struct hearth_progress *progress_to,
 	return 0;
 }
 
+/* Which packs the store lists: a gc (or its light upkeep after another
+ * command) replaces them with new ones of higher numbers. */
+static uint64_t
+fsck_pack_generation(struct hearth *home)
+{
+	return store_scalar(&home->store, "SELECT coalesce(max(number), 0) * 1000003 + count(*) "
+	    "FROM pack");
+}
+
+/* fsck takes no lock, so a gc that runs beside it may remove the packs its
+ * snapshot lists: those show as missing, though nothing is lost. When the
+ * packs changed while it ran, the check runs again on the new ones (a few
+ * times at most: a store damaged for real stays damaged). */
+#define FSCK_GC_RETRIES 3
+
 int
 hearth_fsck(hearth *home, const struct hearth_progress *progress_to,
     struct hearth_fsck_report *out, struct hearth_error *error)
@@ -946,8 +961,15 @@ hearth_fsck(hearth *home, const struct hearth_progress *progress_to,
 	struct fsck_damage damage;
 
 	hearth_error_clear(error);
-	fsck_run(home, progress_to, out, &damage);
-	fsck_damage_free(&damage);
+	for (int attempt = 0;; attempt++) {
+		uint64_t before = fsck_pack_generation(home);
+		fsck_run(home, progress_to, out, &damage);
+		fsck_damage_free(&damage);
+		if (out->problem_count == 0 || attempt == FSCK_GC_RETRIES ||
+		    fsck_pack_generation(home) == before)
+			break;
+		hearth_fsck_report_free(out);
+	}
 	if (out->problem_count > 0)
 		return hearth_fail(error, HEARTH_DAMAGED, "%zu problem%s found", out->problem_count,
 		    out->problem_count == 1 ? "" : "s");

@@ -113,4 +113,23 @@ test_expect_success 'HEARTH_GC_AUTO_PACKS=0 turns the upkeep off' '
 	test $(packs auto) -eq 4 && test ! -s off.err
 '
 
+# fsck takes no lock: a gc beside it replaces the packs its snapshot
+# lists, and it must say nothing is wrong, not that their chunks are lost.
+test_expect_success 'fsck beside a gc finds nothing wrong' '
+	(cd auto || exit 1
+	 rm -f ../gc.done
+	 (for round in 1 2 3 4 5 6; do
+		for i in 1 2 3 4 5; do echo "round $round $i" >>notes.txt &&
+			HEARTH_GC_AUTO_PACKS=0 hearth record -m "r$round.$i" >/dev/null || exit 1; done &&
+		hearth gc >/dev/null || exit 1
+	  done; : >../gc.done) &
+	 gc_pid=$! &&
+	 checks=0 &&
+	 while test ! -e ../gc.done && kill -0 $gc_pid 2>/dev/null; do
+		hearth fsck >../fsck.side 2>&1 || { cat ../fsck.side; exit 1; }
+		checks=$((checks + 1))
+	 done &&
+	 wait $gc_pid && test -e ../gc.done && echo "$checks checks beside the gc")
+'
+
 test_done
