@@ -425,8 +425,12 @@ gc_run(struct gc *gc)
 	gc->out->ran = true;
 	home_count_writes(home, 0);
 	/* The old files, now listed nowhere; a crash before this is cleared by
-	 * the next holder of the lock the same way. */
-	home_collect_garbage(home);
+	 * the next holder of the lock the same way. The light upkeep leaves
+	 * them to the next gc or upkeep: it runs beside whatever the user does,
+	 * and a reader (a sync served from this Home, the app, fsck) whose
+	 * snapshot predates the switch still opens them by name. */
+	if (gc->full)
+		home_collect_garbage(home);
 	return 0;
 }
 
