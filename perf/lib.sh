@@ -111,7 +111,7 @@ fi
 if [ -z "${HEARTH_BENCH_TOOL:-}" ]; then
 	HEARTH_BENCH_TOOL=$BENCH_SCRATCH/bench-tool
 	if [ ! -x "$HEARTH_BENCH_TOOL" ]; then
-		${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+		${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$bench_source_dir" \
 		    -o "$HEARTH_BENCH_TOOL" "$bench_perf_dir/bench-tool.c" -lm
 	fi
 	export HEARTH_BENCH_TOOL
