@@ -98,8 +98,9 @@ test_expect_success 'the orphan pack goes at the next lock, and the rerun comple
 cat >"$TEST_ROOT/slow-ssh" <<EOF
 #!/bin/sh
 for last; do :; done
+deadline=\$((\$(date +%s) + 600))
 sh -c "\$last" | { dd bs=4096 count=\${HOLD_BLOCKS:-0} 2>/dev/null
-	while [ -e "$TEST_ROOT/hold" ]; do sleep 0.1; done; exec cat; }
+	while [ -e "$TEST_ROOT/hold" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done; exec cat; }
 EOF
 chmod +x "$TEST_ROOT/slow-ssh"
 

@@ -11,8 +11,9 @@ APP_WIDTH=160
 cat >"$TEST_ROOT/slow-ssh" <<EOF
 #!/bin/sh
 for last; do :; done
+deadline=\$((\$(date +%s) + 600))
 sh -c "\$last" | { dd bs=4096 count=\${HOLD_BLOCKS:-0} 2>/dev/null
-	while [ -e "$TEST_ROOT/hold" ]; do sleep 0.1; done; exec cat; }
+	while [ -e "$TEST_ROOT/hold" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done; exec cat; }
 EOF
 chmod +x "$TEST_ROOT/slow-ssh"
 
