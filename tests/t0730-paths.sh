@@ -129,6 +129,11 @@ test_expect_success 'sparse and empty files keep their bytes' '
 	same_trees a b && clean b
 '
 
+test_expect_success 'a file that was empty and gets bytes is recorded whole' '
+	head -c 70000 /dev/urandom >a/empty && (cd a && hearth record -m filled >/dev/null) &&
+	(cd a && hearth show --cat head empty) | cmp - a/empty && clean a
+'
+
 test_expect_success 'a file rewritten while it is recorded is stored whole, and seen again until it holds still' '
 	head -c 20000000 /dev/urandom >a/busy &&
 	(i=0; while [ $i -lt 400 ] && ! test -e stop; do

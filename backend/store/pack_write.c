@@ -890,7 +890,9 @@ pack_writer_usable(struct pack_writer *writer, char *error, size_t error_size)
 }
 
 /* A chunk with a base goes in a frame of its own, which becomes a delta
- * when that pays; small chunks without one gather. */
+ * when that pays; small chunks without one gather. An empty base (the
+ * previous version of a file that was empty) shares nothing and has no
+ * bytes to copy: the chunk goes whole. */
 int
 pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
     const uint8_t *data, size_t length, const struct pack_base *base, char *error,
@@ -903,8 +905,8 @@ pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 	if (length > CHUNK_MAX)
 		return error_put(error, error_size, "chunk of %zu bytes exceeds the %u-byte limit",
 		    length, CHUNK_MAX);
-	if (base != NULL && (base->depth >= PACK_DELTA_DEPTH_MAX || base->length > CHUNK_MAX ||
-				hash_equal(&base->id, chunk)))
+	if (base != NULL && (base->length == 0 || base->depth >= PACK_DELTA_DEPTH_MAX ||
+				base->length > CHUNK_MAX || hash_equal(&base->id, chunk)))
 		base = NULL;
 	if (pack_writer_holds(writer, chunk))
 		return 0;

@@ -948,6 +948,19 @@ test_deltas(void)
 	    pack_writer_finish(writer, error, sizeof error) == 0, "written beside a deep base");
 	check_uint(test_depth_of(&sink, &chunks, chunks.count - 1), 0);
 	pack_writer_free(writer);
+
+	/* An empty base (a file that was empty before): no bytes to copy from
+	 * (UBSan once stopped on the copy of none), the chunk goes whole. */
+	writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	test_chunks_add(&chunks, 100 * 1024, true);
+	struct pack_base empty = { .id = chunks.items[SMALL].id, .data = NULL, .length = 0 };
+	last = &chunks.items[chunks.count - 1];
+	ok(pack_writer_add_delta(writer, &last->id, test_chunk_bytes(&chunks, last),
+	    last->length, &empty, error, sizeof error) == 0 &&
+	    pack_writer_finish(writer, error, sizeof error) == 0, "written beside an empty base: %s",
+	    error);
+	check_uint(test_depth_of(&sink, &chunks, chunks.count - 1), 0);
+	pack_writer_free(writer);
 	buffer_free(&out);
 	test_chunks_free(&chunks);
 	test_sink_free(&sink);
