@@ -140,4 +140,22 @@ test_expect_success 'one version id never names two trees' '
 	test $(wc -l <id.same) = 1 && ! test_cmp id.same id.other
 '
 
+# An older peer (protocol 1 or 2) sends no chains: the receiver chains what
+# it takes in itself, from the bytes it received, and so holds the chain
+# the sender holds; the versions get one id on both, and the next sync in
+# this build's protocol compares the chains and finds no fork.
+test_expect_success 'with an older peer (protocol 2) the chains and version ids still agree' '
+	hearth init old-a >/dev/null && echo one >old-a/one && (cd old-a && hearth record -m one >/dev/null) &&
+	hearth clone old-a old-b >/dev/null &&
+	echo two >old-a/two && (cd old-a && hearth record -m two >/dev/null) &&
+	echo three >old-b/three && (cd old-b && hearth record -m three >/dev/null) &&
+	(cd old-b && HEARTH_SYNC_PROTOCOL_MAX=2 hearth sync --porcelain ../old-a) >old.out &&
+	grep "^protocol 2$" old.out && grep "^status ok" old.out && grep "^ops_received [1-9]" old.out &&
+	echo four >old-a/four && (cd old-a && hearth record -m four >/dev/null) &&
+	(cd old-b && hearth sync ../old-a >/dev/null) &&
+	(cd old-a && hearth log --oneline) >log.a && (cd old-b && hearth log --oneline) >log.b &&
+	test_cmp log.a log.b && test $(wc -l <log.a) = 5 &&
+	(cd old-a && hearth fsck) | grep "no problems" && (cd old-b && hearth fsck) | grep "no problems"
+'
+
 test_done
