@@ -123,7 +123,7 @@ test_expect_success 'name conflicts: an older version by its id gives the tree i
 
 # The pushed version is recorded a clock second after the receiver's own,
 # so log lists it first though the total order puts the receiver's own
-# last: head~1, status, show head and checkout must all mean log's first.
+# last: head~1, status, show head, diff and checkout must all mean log's first.
 test_expect_success 'a push leaves the receiver an unnamed head state: head is that state' '
 	echo own >r4/own && (cd r4 && hearth record -m own >/dev/null) &&
 	recorded=$(date +%s) && test_wait_for "test \$(date +%s) -gt $recorded" 5 &&
@@ -136,6 +136,8 @@ test_expect_success 'a push leaves the receiver an unnamed head state: head is t
 	newest=$(sed -n "2s/ .*//p" log) && (cd r4 && hearth ls "$newest") >old.ls &&
 	if grep "^own$" old.ls; then lacks=pushed; else lacks=own; fi && ! grep "^$lacks$" old.ls &&
 	(cd r4 && hearth show head) | grep "^A $lacks$" &&
+	(cd r4 && hearth diff head~1 head) >diff && grep "^+++ b/$lacks$" diff &&
+	test $(grep -c "^diff " diff) = 1 &&
 	(cd r4 && hearth ls head~1) >old1.ls && test_cmp old.ls old1.ls &&
 	(cd r4 && hearth checkout >/dev/null) && tree_manifest r4 >plain.m && grep "^pushed " plain.m &&
 	views_agree r4 head && test_cmp plain.m tree.m &&
