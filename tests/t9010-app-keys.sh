@@ -75,5 +75,32 @@ test_expect_success 'a key the app does not know, and a list of no keys, are ref
 	grep "give .sync. at least one key" err
 '
 
+test_expect_success 'R reloads the keys: a binding removed from the config is gone, a bad one keeps those in force' '
+	cd home &&
+	sed -i "/^keys:\$/,\$d" .hearth/config.yaml &&
+	printf "keys:\n  record: R\n" >>.hearth/config.yaml &&
+	echo three >notes.txt &&
+	app_start &&
+	app_wait "first" &&
+	app_keys 3 &&
+	app_wait "R record" &&
+	printf "  sync: Ctlr-s\n" >>.hearth/config.yaml &&
+	app_keys F5 &&
+	app_wait "Cannot read the config again" &&
+	app_keys Escape &&
+	app_wait_gone "Cannot read the config again" &&
+	app_wait "R record" &&
+	sed -i "/^keys:\$/,\$d" .hearth/config.yaml &&
+	app_keys F5 &&
+	app_wait "r record" &&
+	app_screen >../reloaded &&
+	! grep "R record" ../reloaded &&
+	app_keys r &&
+	app_wait "Record every change" &&
+	app_keys Escape &&
+	app_wait_gone "Record every change" &&
+	app_quit
+'
+
 app_stop
 test_done

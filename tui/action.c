@@ -18,6 +18,14 @@ static struct action_info action_table[ACTION_COUNT] = {
 #undef ACTION_ENTRY
 };
 
+/* Each action's own keys, which action_reset_bindings puts back. */
+static const int default_keys[ACTION_COUNT][ACTION_KEYS_MAX] = {
+#define ACTION_DEFAULT(id, name_text, scope_bits, key_list, hint_text, text) \
+	[ACTION_##id] = key_list,
+	ACTION_TABLE(ACTION_DEFAULT)
+#undef ACTION_DEFAULT
+};
+
 static const struct {
 	unsigned scope;
 	const char *name;
@@ -196,6 +204,13 @@ add_key(int key, int *keys, size_t count)
 	for (size_t i = 0; i < 3 && codes[i] != 0 && count < ACTION_KEYS_MAX; i++)
 		keys[count++] = codes[i];
 	return count;
+}
+
+void
+action_reset_bindings(void)
+{
+	for (int action = ACTION_NONE + 1; action < ACTION_COUNT; action++)
+		memcpy(action_table[action].keys, default_keys[action], sizeof default_keys[action]);
 }
 
 bool

@@ -176,6 +176,9 @@ int action_parse_key(const char *name);
  * each of them from any other action of a view it shares; false when the
  * keys do not fit. Help, hints and --dump-actions show what is bound. */
 bool action_bind(enum action action, const int *keys, size_t count);
+/* Every action back to its own keys, before a config's keys: are applied
+ * again (R reloads them). */
+void action_reset_bindings(void);
 
 /* How a key is written in help and hints: "j", "Up", "Ctrl-d", "Enter". */
 const char *action_key_name(int key, char *out, size_t size);

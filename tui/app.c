@@ -422,6 +422,17 @@ close_home(struct app *app)
 	app->config_path = app->start_dir = NULL;
 }
 
+/* A Home that did not open leaves the keys of the one still open (R on a
+ * config made wrong keeps the bindings in force). */
+static void
+restore_keys(struct app *app)
+{
+	char ignored[256];
+
+	if (app->home == NULL || !keys_apply(hearth_config(app->home), ignored, sizeof ignored))
+		action_reset_bindings();
+}
+
 int
 app_open_home(struct app *app, const struct hearth_open_options *options,
     struct hearth_error *error)
@@ -435,12 +446,14 @@ app_open_home(struct app *app, const struct hearth_open_options *options,
 	 * them; a wrong one is the config's error, as config check says. */
 	if (!keys_apply(hearth_config(home), error->message, sizeof error->message)) {
 		hearth_close(home);
+		restore_keys(app);
 		error->code = HEARTH_FAILED;
 		return error->code;
 	}
 	struct worker *worker = worker_new(options, error);
 	if (worker == NULL) {
 		hearth_close(home);
+		restore_keys(app);
 		return error->code;
 	}
 	close_home(app);

@@ -42,6 +42,8 @@ unknown_action(const struct config *config, const struct config_binding *binding
 bool
 keys_apply(const struct config *config, char *error, size_t size)
 {
+	/* From the defaults each time: a binding gone from the config is gone. */
+	action_reset_bindings();
 	for (size_t i = 0; i < config->binding_count; i++) {
 		const struct config_binding *binding = &config->bindings[i];
 		enum action action = action_by_name(binding->action);
