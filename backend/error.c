@@ -1,66 +1,22 @@
 /* Errors, exit statuses, result storage and the small helpers front ends
  * share (escaping names for display). */
-#include <errno.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/disk/home.h"
-#include "backend/io/space.h"
 #include "model/arena.h"
 #include "model/array.h"
-#include "model/error.h"
 
 struct hearth_storage {
 	struct arena arena;
 };
 
-int
-hearth_fail(struct hearth_error *error, enum hearth_code code, const char *format, ...)
-{
-	va_list args;
-
-	error->code = code;
-	va_start(args, format);
-	error_vput(error->message, sizeof error->message, format, args);
-	va_end(args);
-	return code;
-}
-
-int
-hearth_fail_errno(struct hearth_error *error, const char *format, ...)
-{
-	int saved = errno;
-	va_list args;
-
-	error->code = HEARTH_FAILED;
-	va_start(args, format);
-	error_vput(error->message, sizeof error->message, format, args);
-	va_end(args);
-	size_t length = strlen(error->message);
-	char reason[HEARTH_ERROR_MAX / 2];
-	/* A full disk names its device and where the write failed. */
-	if (saved == ENOSPC && space_noted_path()[0] != '\0')
-		space_message(space_noted_path(), reason, sizeof reason);
-	else
-		snprintf(reason, sizeof reason, "%s", strerror(saved));
-	snprintf(error->message + length, sizeof error->message - length, ": %s", reason);
-	return HEARTH_FAILED;
-}
-
 void
 hearth_set_out_of_memory_hook(void (*hook)(void))
 {
 	array_set_out_of_memory_hook(hook);
-}
-
-void
-hearth_error_clear(struct hearth_error *error)
-{
-	error->code = HEARTH_OK;
-	error->message[0] = '\0';
 }
 
 int

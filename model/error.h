@@ -1,8 +1,7 @@
 /* Error text: the one helper that formats an error message into a
- * caller's buffer, for every layer below backend/hearth.h. The store, the
- * packs, content and the wire fill a (char *error, size_t error_size)
- * pair with it; hearth_fail and sync_fail fill a struct hearth_error's
- * message through it. */
+ * caller's buffer. model/ and config/ fill their (char *error, size_t
+ * error_size) pairs with it; the backend's rooms fill a struct
+ * hearth_error through it (backend/io/fail.h). */
 #ifndef HEARTH_MODEL_ERROR_H
 #define HEARTH_MODEL_ERROR_H
 

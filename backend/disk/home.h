@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "backend/hearth.h"
+#include "backend/io/fail.h"
 #include "backend/store/pack.h"
 #include "backend/store/store.h"
 #include "config/config.h"
@@ -63,13 +64,6 @@ struct hearth {
 	struct hearth_watch *watch;
 };
 
-/* Fills error and returns code (so callers can `return hearth_fail(...)`). */
-int hearth_fail(struct hearth_error *error, enum hearth_code code, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-/* The same with ": strerror(errno)" appended. */
-int hearth_fail_errno(struct hearth_error *error, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
-void hearth_error_clear(struct hearth_error *error);
 
 /* Takes the Home's write lock for command, waiting a little if another
  * process holds it; HEARTH_LOCKED names that process. */

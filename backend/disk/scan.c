@@ -1427,7 +1427,6 @@ int
 scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth_error *error)
 {
 	const struct home_root *root = &home->roots[change->root];
-	char message[512];
 
 	if (change->node_kind == NODE_SYMLINK) {
 		struct arena scratch;
@@ -1450,11 +1449,11 @@ scan_hash_content(struct hearth *home, struct scan_change *change, struct hearth
 			    "changed while being read); try again", root->path, change->path);
 		if (fd < 0)
 			return hearth_fail_errno(error, "cannot read %s/%s", root->path, change->path);
-		int status = content_hash_fd(fd, &change->blob, &size, message, sizeof message);
+		int status = content_hash_fd(fd, &change->blob, &size, error);
 		close(fd);
 		if (status != 0)
 			return hearth_fail(error, HEARTH_FAILED, "%s/%s: %s", root->path, change->path,
-			    message);
+			    error->message);
 	}
 	change->needs_content = false;
 	change->content_changed = !change->has_entry || !hash_equal(&change->blob, &change->old_blob);

@@ -248,17 +248,16 @@ int
 blob_store_fd(struct blob_writer *writer, int fd, const struct hash *previous,
     struct content_result *out, struct hearth_error *error)
 {
-	char message[1024];
 	struct blob_bases bases;
 
 	ensure_pack(writer);
 	blob_bases_open(&bases, writer, previous);
 	int status = content_store_fd_based(writer->pack, fd, bases_known, bases_offer, &bases,
-	    out, message, sizeof message);
+	    out, error);
 	blob_bases_close(&bases);
 	if (status != 0)
 		return writer->cancelled ? hearth_fail(error, HEARTH_CANCELLED, "cancelled")
-					 : hearth_fail(error, HEARTH_FAILED, "%s", message);
+					 : HEARTH_FAILED;
 	writer->bytes_stored += out->size;
 	return index_blob(writer, out, error);
 }
@@ -267,13 +266,10 @@ int
 blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
     struct content_result *out, struct hearth_error *error)
 {
-	char message[1024];
-
 	ensure_pack(writer);
-	if (content_store_bytes(writer->pack, data, length, writer_chunk, writer, out,
-		message, sizeof message) != 0)
+	if (content_store_bytes(writer->pack, data, length, writer_chunk, writer, out, error) != 0)
 		return writer->cancelled ? hearth_fail(error, HEARTH_CANCELLED, "cancelled")
-					 : hearth_fail(error, HEARTH_FAILED, "%s", message);
+					 : HEARTH_FAILED;
 	writer->bytes_stored += out->size;
 	return index_blob(writer, out, error);
 }

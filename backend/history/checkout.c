@@ -1524,7 +1524,6 @@ static bool
 same_content(struct hearth *home, int root_fd, const char *path, const struct tree_node *node)
 {
 	struct hash found;
-	char message[256];
 	uint64_t size;
 
 	if (node->kind == NODE_SYMLINK) {
@@ -1543,7 +1542,7 @@ same_content(struct hearth *home, int root_fd, const char *path, const struct tr
 	int fd = scan_open_file(root_fd, path);
 	if (fd < 0)
 		return false;
-	bool equal = content_hash_fd(fd, &found, &size, message, sizeof message) == 0 &&
+	bool equal = content_hash_fd(fd, &found, &size, NULL) == 0 &&
 	    node->has_content && hash_equal(&found, &node->blob);
 	if (equal)
 		identity_write_file(fd, node->id);

@@ -23,8 +23,8 @@
 
 #include "backend/store/chunk.h"
 #include "backend/store/hash.h"
+#include "backend/io/fail.h"
 #include "model/array.h"
-#include "model/error.h"
 
 /* A chunk is at most CHUNK_MAX; twice that leaves the reader room to read
  * ahead while the caller cuts, and bounds memory at about 2 x CHUNK_MAX. */
@@ -41,8 +41,7 @@ struct content_stream {
 	void *context;
 	struct content_result *out;
 	size_t chunk_capacity;
-	char *error;
-	size_t error_size;
+	struct hearth_error *error;
 };
 
 
@@ -75,24 +74,27 @@ content_take_chunk(struct content_stream *stream, const uint8_t *data, size_t le
 	content_remember_chunk(stream, &chunk);
 	int held = stream->known != NULL ? stream->known(stream->context, &chunk, length) : 0;
 	if (held < 0)
-		return error_put(stream->error, stream->error_size, "stopped");
+		return hearth_error_put(stream->error, "stopped");
 	if (held > 0 || pack_writer_holds(stream->writer, &chunk))
 		return 0;
 	struct pack_base base;
 	bool based = stream->base != NULL &&
 	    stream->base(stream->context, stream->out->chunk_count - 1, &base) == 1;
-	return pack_writer_add_delta(stream->writer, &chunk, data, length, based ? &base : NULL,
-	    stream->error, stream->error_size);
+	int status = pack_writer_add_delta(stream->writer, &chunk, data, length,
+	    based ? &base : NULL, stream->error->message, sizeof stream->error->message);
+	if (status != 0)
+		stream->error->code = HEARTH_FAILED;
+	return status;
 }
 
 static void
 content_stream_init(struct content_stream *stream, struct pack_writer *writer,
-    content_known_fn known, void *context, struct content_result *out, char *error,
-    size_t error_size)
+    content_known_fn known, void *context, struct content_result *out,
+    struct hearth_error *error)
 {
 	memset(out, 0, sizeof *out);
 	*stream = (struct content_stream){ .writer = writer, .known = known, .context = context,
-		.out = out, .error = error, .error_size = error_size };
+		.out = out, .error = error };
 }
 
 /* A single chunk's id is the blob id: those bytes are hashed only once. */
@@ -114,7 +116,7 @@ content_stream_end(struct content_stream *stream, int status)
 int
 content_store_bytes(struct pack_writer *writer, const void *data, size_t length,
     content_known_fn known, void *context, struct content_result *out,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	static const uint8_t nothing[1];
 	struct content_stream stream;
@@ -122,7 +124,7 @@ content_store_bytes(struct pack_writer *writer, const void *data, size_t length,
 	size_t offset = 0;
 	int status = 0;
 
-	content_stream_init(&stream, writer, known, context, out, error, error_size);
+	content_stream_init(&stream, writer, known, context, out, error);
 	do {
 		size_t cut = chunk_next(bytes + offset, length - offset, true);
 		status = content_take_chunk(&stream, bytes + offset, cut);
@@ -378,8 +380,8 @@ content_window_await(struct content_window *window, size_t seen)
  * for CHUNK_MAX bytes ahead. The bytes being scanned never move: only this
  * thread moves them, and the reader writes past end. */
 static int
-content_window_next_cut(struct content_window *window, struct content_cut *cut, char *error,
-    size_t error_size)
+content_window_next_cut(struct content_window *window, struct content_cut *cut,
+    struct hearth_error *error)
 {
 	size_t tried = 0;	/* a scan of this many bytes found no cut */
 
@@ -387,7 +389,7 @@ content_window_next_cut(struct content_window *window, struct content_cut *cut, 
 		struct content_view view;
 		content_window_look(window, &view);
 		if (view.read_error != 0)
-			return error_put(error, error_size, "read: %s", strerror(view.read_error));
+			return hearth_error_put(error, "read: %s", strerror(view.read_error));
 		const uint8_t *bytes = window->bytes + window->start;
 		if (view.at_end || view.waiting >= CHUNK_MAX) {
 			cut->length = chunk_next(bytes, view.waiting, view.at_end);
@@ -430,26 +432,26 @@ content_window_finish(struct content_window *window, struct hash *blob)
 
 int
 content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, void *context,
-    struct content_result *out, char *error, size_t error_size)
+    struct content_result *out, struct hearth_error *error)
 {
-	return content_store_fd_based(writer, fd, known, NULL, context, out, error, error_size);
+	return content_store_fd_based(writer, fd, known, NULL, context, out, error);
 }
 
 int
 content_store_fd_based(struct pack_writer *writer, int fd, content_known_fn known,
-    content_base_fn base, void *context, struct content_result *out, char *error,
-    size_t error_size)
+    content_base_fn base, void *context, struct content_result *out,
+    struct hearth_error *error)
 {
 	struct content_stream stream;
 	struct content_window window = { .fd = fd };
 	struct content_cut cut = { 0 };
 	int status;
 
-	content_stream_init(&stream, writer, known, context, out, error, error_size);
+	content_stream_init(&stream, writer, known, context, out, error);
 	stream.base = base;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	do {
-		status = content_window_next_cut(&window, &cut, error, error_size);
+		status = content_window_next_cut(&window, &cut, error);
 		if (status != 0)
 			break;
 		if (out->chunk_count == 0 && !cut.last)
@@ -465,7 +467,7 @@ content_store_fd_based(struct pack_writer *writer, int fd, content_known_fn know
 }
 
 int
-content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t error_size)
+content_hash_fd(int fd, struct hash *out, uint64_t *size, struct hearth_error *error)
 {
 	uint8_t *block = array_alloc(CONTENT_HASH_BLOCK, 1);
 	uint64_t total = 0;
@@ -480,7 +482,7 @@ content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t er
 			int saved = errno;
 			hash_finish(state, out);
 			free(block);
-			return error_put(error, error_size, "read: %s", strerror(saved));
+			return hearth_error_put(error, "read: %s", strerror(saved));
 		}
 		if (got == 0)
 			break;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/hearth.h"
 #include "backend/store/pack.h"
 #include "model/id.h"
 
@@ -29,18 +30,17 @@ typedef int (*content_base_fn)(void *context, size_t index, struct pack_base *ba
 
 /* Reads fd to its end. */
 int content_store_fd(struct pack_writer *writer, int fd, content_known_fn known, void *context,
-    struct content_result *out, char *error, size_t error_size);
+    struct content_result *out, struct hearth_error *error);
 /* The same, storing each new chunk as a delta against what base offers
  * where that pays (the file's previous version). */
 int content_store_fd_based(struct pack_writer *writer, int fd, content_known_fn known,
-    content_base_fn base, void *context, struct content_result *out, char *error,
-    size_t error_size);
+    content_base_fn base, void *context, struct content_result *out, struct hearth_error *error);
 /* The same for bytes in memory (symlink targets, tests). */
 int content_store_bytes(struct pack_writer *writer, const void *data, size_t length,
     content_known_fn known, void *context, struct content_result *out,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 /* Hashes fd's bytes (the blob id) without storing them. */
-int content_hash_fd(int fd, struct hash *out, uint64_t *size, char *error, size_t error_size);
+int content_hash_fd(int fd, struct hash *out, uint64_t *size, struct hearth_error *error);
 void content_result_free(struct content_result *result);
 
 #endif

@@ -214,6 +214,7 @@ test_memory_bounded(void)
 {
 	size_t size = (test_under_valgrind() ? 32 : 256) * (size_t)TEST_MIB;
 	char path[4096], error[512] = "";
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("big", path, sizeof path);
 	struct test_store store = { 0 };
 	uint8_t block[64 * 1024];
@@ -232,7 +233,7 @@ test_memory_bounded(void)
 	}
 	long before = test_peak_rss_kib();
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
-	check_int(content_store_fd(writer, fd, test_known, &store, &result, error, sizeof error), 0);
+	check_int(content_store_fd(writer, fd, test_known, &store, &result, &failure), 0);
 	check_int(pack_writer_finish(writer, error, sizeof error), 0);
 	long grown = (test_peak_rss_kib() - before) / 1024;
 	tap_diag("storing a %zu MiB file raised peak RSS by %ld MiB (pack: %llu bytes)",
@@ -242,7 +243,7 @@ test_memory_bounded(void)
 	check_uint(result.size, size);
 	check_uint(store.record_count, result.chunk_count);
 	lseek(fd, 0, SEEK_SET);
-	check_int(content_hash_fd(fd, &blob, &hashed_size, error, sizeof error), 0);
+	check_int(content_hash_fd(fd, &blob, &hashed_size, &failure), 0);
 	ok(hash_equal(&blob, &result.blob), "content_hash_fd agrees with the stored blob id");
 	check_uint(hashed_size, size);
 	content_result_free(&result);
@@ -259,6 +260,7 @@ test_round_trip(void)
 	size_t size = 20 * (size_t)TEST_MIB;
 	uint8_t *bytes = malloc(size);
 	char path[4096], error[512] = "";
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("round-trip", path, sizeof path);
 	struct test_store store = { 0 };
 	struct content_result result, again;
@@ -271,7 +273,7 @@ test_round_trip(void)
 	hash_bytes(bytes, size, &expected);
 	int fd = test_write_file("twenty", bytes, size);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
-	check_int(content_store_fd(writer, fd, NULL, NULL, &result, error, sizeof error), 0);
+	check_int(content_store_fd(writer, fd, NULL, NULL, &result, &failure), 0);
 	check_int(pack_writer_finish(writer, error, sizeof error), 0);
 	ok(hash_equal(&result.blob, &expected), "the blob id is the SHA-256 of the file");
 	check_uint(result.size, size);
@@ -282,8 +284,7 @@ test_round_trip(void)
 
 	/* The same bytes from memory give the same ids. */
 	writer = test_writer(dir_fd, path, &store);
-	check_int(content_store_bytes(writer, bytes, size, NULL, NULL, &again, error,
-	    sizeof error), 0);
+	check_int(content_store_bytes(writer, bytes, size, NULL, NULL, &again, &failure), 0);
 	ok(hash_equal(&again.blob, &result.blob) && again.chunk_count == result.chunk_count &&
 	    memcmp(again.chunks, result.chunks, result.chunk_count * sizeof *result.chunks) == 0,
 	    "content_store_bytes cuts and names the bytes as content_store_fd does");
@@ -306,11 +307,12 @@ test_one_chunk(const char *name, const uint8_t *bytes, size_t length, int dir_fd
 	struct content_result result;
 	struct hash expected;
 	char error[512] = "";
+	struct hearth_error failure = { 0 };
 
 	hash_bytes(bytes, length, &expected);
 	int fd = test_write_file(name, bytes, length);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
-	check_int(content_store_fd(writer, fd, NULL, NULL, &result, error, sizeof error), 0);
+	check_int(content_store_fd(writer, fd, NULL, NULL, &result, &failure), 0);
 	check_int(pack_writer_finish(writer, error, sizeof error), 0);
 	ok(result.chunk_count == 1 && hash_equal(&result.chunks[0], &result.blob) &&
 	    hash_equal(&result.blob, &expected), "%s: one chunk whose id is the blob id", name);
@@ -328,6 +330,7 @@ test_small_files(void)
 {
 	uint8_t *bytes = malloc(CHUNK_MIN);
 	char path[4096], error[512] = "";
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("small", path, sizeof path);
 	struct test_store store = { 0 };
 	struct content_result result;
@@ -341,8 +344,8 @@ test_small_files(void)
 	struct hash expected;
 	hash_bytes(target, strlen(target), &expected);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
-	check_int(content_store_bytes(writer, target, strlen(target), NULL, NULL, &result, error,
-	    sizeof error), 0);
+	check_int(content_store_bytes(writer, target, strlen(target), NULL, NULL, &result,
+	    &failure), 0);
 	check_int(pack_writer_finish(writer, error, sizeof error), 0);
 	ok(result.chunk_count == 1 && hash_equal(&result.blob, &expected) &&
 	    hash_equal(&result.chunks[0], &expected), "a symlink target is one chunk");
@@ -362,6 +365,7 @@ test_store_counting(int dir_fd, const char *path, int fd, struct test_store *sto
     struct content_result *result, bool twice)
 {
 	char error[512] = "";
+	struct hearth_error failure = { 0 };
 	struct pack_writer *writer = test_writer(dir_fd, path, store);
 	size_t before = store->record_count;
 
@@ -369,9 +373,8 @@ test_store_counting(int dir_fd, const char *path, int fd, struct test_store *sto
 		if (round > 0)
 			content_result_free(result);
 		lseek(fd, 0, SEEK_SET);
-		if (content_store_fd(writer, fd, test_known, store, result, error,
-			sizeof error) != 0)
-			tap_diag("store: %s", error);
+		if (content_store_fd(writer, fd, test_known, store, result, &failure) != 0)
+			tap_diag("store: %s", failure.message);
 	}
 	if (pack_writer_finish(writer, error, sizeof error) != 0)
 		tap_diag("finish: %s", error);
@@ -435,6 +438,7 @@ test_pipe(void)
 	size_t size = 12 * (size_t)TEST_MIB;
 	uint8_t *bytes = malloc(size);
 	char path[4096], error[512] = "";
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("pipe", path, sizeof path);
 	struct test_store store = { 0 };
 	struct content_result result;
@@ -458,7 +462,7 @@ test_pipe(void)
 	}
 	close(ends[1]);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
-	check_int(content_store_fd(writer, ends[0], NULL, NULL, &result, error, sizeof error), 0);
+	check_int(content_store_fd(writer, ends[0], NULL, NULL, &result, &failure), 0);
 	check_int(pack_writer_finish(writer, error, sizeof error), 0);
 	waitpid(child, NULL, 0);
 	ok(hash_equal(&result.blob, &expected) && result.size == size,
@@ -476,15 +480,16 @@ test_pipe(void)
 static void
 test_read_error(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("read-error", path, sizeof path);
 	struct test_store store = { 0 };
 	struct content_result result;
 
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
-	ok(content_store_fd(writer, dir_fd, NULL, NULL, &result, error, sizeof error) != 0,
-	    "reading a folder fails: %s", error);
-	ok(strncmp(error, "read: ", 6) == 0, "the error says read");
+	ok(content_store_fd(writer, dir_fd, NULL, NULL, &result, &failure) != 0,
+	    "reading a folder fails: %s", failure.message);
+	ok(strncmp(failure.message, "read: ", 6) == 0, "the error says read");
 	ok(result.chunks == NULL && result.chunk_count == 0, "a failure leaves no result");
 	pack_writer_free(writer);
 	test_store_free(&store);
