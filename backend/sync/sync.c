@@ -157,7 +157,7 @@ sync_flags(enum hearth_sync_direction direction)
 static int
 sync_read_done(struct sync_session *session, struct vv *theirs_after)
 {
-	char reason[256];
+	struct hearth_error failure;
 	uint64_t ops_new;
 	int status = sync_read(session);
 
@@ -166,8 +166,8 @@ sync_read_done(struct sync_session *session, struct vv *theirs_after)
 	if (session->frame.type != WIRE_DONE)
 		return sync_unexpected(session, "DONE");
 	if (!wire_decode_done(session->frame.payload, session->frame.length, &ops_new, theirs_after,
-		reason, sizeof reason))
-		return sync_bad_frame(session, reason);
+		&failure))
+		return sync_bad_frame(session, failure.message);
 	return 0;
 }
 
@@ -313,7 +313,7 @@ sync_probe(const char *url, const char *program, const struct transport_command 
 	struct transport_address address;
 	struct sync_session session;
 	struct vv done_vv;
-	char reason[256];
+	struct hearth_error failure;
 	int status;
 
 	memset(out, 0, sizeof *out);
@@ -331,9 +331,9 @@ sync_probe(const char *url, const char *program, const struct transport_command 
 		    (status = sync_read_hello(&session)) == 0 &&
 		    !wire_negotiate(WIRE_PROTOCOL_MIN, WIRE_PROTOCOL_MAX,
 			session.theirs.protocol_min, session.theirs.protocol_max, &session.protocol,
-			reason, sizeof reason))
+			&failure))
 			status = sync_fail(&session, HEARTH_FAILED, "%s (%s): %s", url,
-			    session.theirs.software, reason);
+			    session.theirs.software, failure.message);
 		if (status == 0)
 			status = sync_read_done(&session, &done_vv);
 		status = sync_finish(&session, status);
@@ -437,11 +437,11 @@ sync_serve_session(struct sync_session *session)
 	bool probe = flags == 0 && memcmp(session->theirs.home, no_home, ID_BYTES) == 0;
 	if (!probe && (status = sync_check_hello(session)) != 0)
 		return status;
-	char reason[256];
+	struct hearth_error failure;
 	if (probe && !wire_negotiate(WIRE_PROTOCOL_MIN, WIRE_PROTOCOL_MAX,
 	    session->theirs.protocol_min, session->theirs.protocol_max, &session->protocol,
-	    reason, sizeof reason))
-		return sync_fail(session, HEARTH_FAILED, "%s", reason);
+	    &failure))
+		return sync_fail(session, HEARTH_FAILED, "%s", failure.message);
 	if ((flags & ~WIRE_FLAGS_KNOWN) != 0)
 		return sync_fail(session, HEARTH_FAILED, "the client asked for unknown things (flags "
 		    "%#x)", flags);

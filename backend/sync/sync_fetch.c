@@ -88,13 +88,14 @@ sync_fetch_answer(struct sync_session *session, const struct hash *asked,
     const struct sync_fetch_sink *sink, uint64_t *taken)
 {
 	char reason[WIRE_MESSAGE_MAX + 1], hex[HASH_HEX], asked_hex[HASH_HEX];
+	struct hearth_error failure;
 	struct hash chunk;
 
 	hash_hex(asked, asked_hex);
 	if (session->frame.type == WIRE_LACK) {
 		if (!wire_decode_lack(session->frame.payload, session->frame.length, &chunk, reason,
-			sizeof reason, reason, sizeof reason))
-			return sync_bad_frame(session, reason);
+			sizeof reason, &failure))
+			return sync_bad_frame(session, failure.message);
 		if (!hash_equal(&chunk, asked)) {
 			hash_hex(&chunk, hex);
 			return sync_fail(session, HEARTH_FAILED, "%s answered for chunk %.16s where "
@@ -108,8 +109,8 @@ sync_fetch_answer(struct sync_session *session, const struct hash *asked,
 	const uint8_t *data;
 	size_t length;
 	if (!wire_decode_chunk(session->frame.payload, session->frame.length, &chunk, &data, &length,
-		reason, sizeof reason))
-		return sync_bad_frame(session, reason);
+		&failure))
+		return sync_bad_frame(session, failure.message);
 	struct hash got;
 	hash_bytes(data, length, &got);
 	if (!hash_equal(&chunk, asked) || !hash_equal(&got, asked))
@@ -125,7 +126,7 @@ static int
 sync_fetch_run(struct sync_session *session, const struct hash *chunks, size_t count,
     const struct sync_fetch_sink *sink)
 {
-	char reason[256];
+	struct hearth_error failure;
 	uint64_t taken = 0, declared;
 	int status;
 
@@ -143,9 +144,8 @@ sync_fetch_run(struct sync_session *session, const struct hash *chunks, size_t c
 		return status;
 	if (session->frame.type != WIRE_CHUNKS_END)
 		return sync_unexpected(session, "CHUNKS_END");
-	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
-		sizeof reason))
-		return sync_bad_frame(session, reason);
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, &failure))
+		return sync_bad_frame(session, failure.message);
 	if (declared != taken)
 		return sync_fail(session, HEARTH_FAILED, "%s sent %llu chunks but counted %llu",
 		    session->peer, (unsigned long long)taken, (unsigned long long)declared);
@@ -211,7 +211,7 @@ sync_refetch_receive(struct sync_session *session, const struct sync_op_sink *si
 	struct wire_ops cursor;
 	const uint8_t *body;
 	size_t length;
-	char reason[256];
+	struct hearth_error failure;
 	int status, step;
 
 	for (;;) {
@@ -223,16 +223,15 @@ sync_refetch_receive(struct sync_session *session, const struct sync_op_sink *si
 			continue;
 		if (session->frame.type != WIRE_OPS)
 			return sync_unexpected(session, "OPS, BLOB or OPS_END");
-		if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, reason,
-			sizeof reason))
-			return sync_bad_frame(session, reason);
-		while ((step = wire_ops_next(&cursor, &body, &length, reason, sizeof reason)) == 1) {
+		if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, &failure))
+			return sync_bad_frame(session, failure.message);
+		while ((step = wire_ops_next(&cursor, &body, &length, &failure)) == 1) {
 			session->ops_received++;
 			if ((status = sink->take(sink->context, body, length, session->error)) != 0)
 				return status;
 		}
 		if (step != 0)
-			return sync_bad_frame(session, reason);
+			return sync_bad_frame(session, failure.message);
 	}
 	if (session->ops_received == 0)
 		return 0;

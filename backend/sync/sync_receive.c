@@ -358,13 +358,13 @@ sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming
 	struct wire_ops cursor;
 	const uint8_t *body;
 	size_t length;
+	struct hearth_error failure;
 	char reason[256];
 	int step;
 
-	if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, reason,
-		sizeof reason))
-		return sync_bad_frame(session, reason);
-	while ((step = wire_ops_next(&cursor, &body, &length, reason, sizeof reason)) == 1) {
+	if (!wire_ops_begin(session->frame.payload, session->frame.length, &cursor, &failure))
+		return sync_bad_frame(session, failure.message);
+	while ((step = wire_ops_next(&cursor, &body, &length, &failure)) == 1) {
 		incoming->ops = array_grow(incoming->ops, &incoming->capacity, incoming->count + 1,
 		    sizeof *incoming->ops);
 		struct op *op = &incoming->ops[incoming->count];
@@ -382,19 +382,19 @@ sync_take_ops_frame(struct sync_session *session, struct sync_incoming *incoming
 		if (session->ops_received % SYNC_REPORT_EVERY == 0)
 			sync_report(session, "receiving ops", session->ops_received, 0);
 	}
-	return step == 0 ? 0 : sync_bad_frame(session, reason);
+	return step == 0 ? 0 : sync_bad_frame(session, failure.message);
 }
 
 static int
 sync_take_blob_frame(struct sync_session *session, struct sync_incoming *incoming)
 {
 	struct wire_blob part;
-	char reason[256], hex[HASH_HEX];
+	struct hearth_error failure;
+	char hex[HASH_HEX];
 	uint64_t index;
 
-	if (!wire_decode_blob(session->frame.payload, session->frame.length, &part, reason,
-		sizeof reason))
-		return sync_bad_frame(session, reason);
+	if (!wire_decode_blob(session->frame.payload, session->frame.length, &part, &failure))
+		return sync_bad_frame(session, failure.message);
 	hash_hex(&part.blob, hex);
 	if (!sync_table_find(&incoming->blob_index, &part.blob, &index)) {
 		if (part.first != 0)
@@ -428,7 +428,8 @@ sync_take_blob_frame(struct sync_session *session, struct sync_incoming *incomin
 static int
 sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
 {
-	char reason[256];
+	struct hearth_error failure;
+	char hex[HASH_HEX];
 	int status;
 
 	sync_report(session, "receiving ops", 0, 0);
@@ -450,8 +451,8 @@ sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
 	struct wire_chain_claim *claims;
 	size_t claim_count;
 	if (!wire_decode_ops_end(session->frame.payload, session->frame.length, &declared, &claims,
-		&claim_count, reason, sizeof reason))
-		return sync_bad_frame(session, reason);
+		&claim_count, &failure))
+		return sync_bad_frame(session, failure.message);
 	status = declared == incoming->count ? 0 : sync_fail(session, HEARTH_FAILED,
 	    "%s sent %zu ops but counted %llu", session->peer, incoming->count,
 	    (unsigned long long)declared);
@@ -462,9 +463,9 @@ sync_receive_ops(struct sync_session *session, struct sync_incoming *incoming)
 		return status;
 	for (size_t i = 0; i < incoming->blob_count; i++) {
 		if (incoming->blobs[i].chunks.length / HASH_BYTES != incoming->blobs[i].total) {
-			hash_hex(&incoming->blobs[i].blob, reason);
+			hash_hex(&incoming->blobs[i].blob, hex);
 			return sync_fail(session, HEARTH_FAILED, "%s sent an incomplete chunk list for "
-			    "blob %.16s", session->peer, reason);
+			    "blob %.16s", session->peer, hex);
 		}
 	}
 	return 0;
@@ -768,7 +769,8 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 	struct sync_undelta undelta = { 0 };
 	struct hash_state *whole = NULL;
 	size_t check = 0;
-	char reason[256], hex[HASH_HEX], asked[HASH_HEX];
+	struct hearth_error failure;
+	char hex[HASH_HEX], asked[HASH_HEX];
 	int status = 0;
 
 	sync_phase(session, "receiving chunks", incoming->want_count, incoming->want_bytes);
@@ -791,8 +793,8 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		size_t length;
 		struct pack_base base;
 		if (!wire_decode_chunk_coded(session->frame.payload, session->frame.length, &chunk,
-			&codec, &named, &data, &length, reason, sizeof reason)) {
-			status = sync_bad_frame(session, reason);
+			&codec, &named, &data, &length, &failure)) {
+			status = sync_bad_frame(session, failure.message);
 			break;
 		}
 		hash_hex(&chunk, hex);
@@ -871,9 +873,8 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 	if (session->frame.type != WIRE_CHUNKS_END)
 		return sync_unexpected(session, "CHUNKS_END");
 	uint64_t declared;
-	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
-		sizeof reason))
-		return sync_bad_frame(session, reason);
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, &failure))
+		return sync_bad_frame(session, failure.message);
 	if (declared != incoming->want_count)
 		return sync_fail(session, HEARTH_FAILED, "%s sent %zu chunks but counted %llu",
 		    session->peer, incoming->want_count, (unsigned long long)declared);

@@ -310,7 +310,7 @@ sync_send_ops(struct sync_session *session, const struct vv *theirs)
 static int
 sync_read_bases(struct sync_session *session, size_t count, struct buffer *bases)
 {
-	char reason[256];
+	struct hearth_error failure;
 	const uint8_t *hashes;
 	size_t got;
 	int status = sync_read(session);
@@ -320,8 +320,8 @@ sync_read_bases(struct sync_session *session, size_t count, struct buffer *bases
 	if (session->frame.type != WIRE_BASES)
 		return sync_unexpected(session, "BASES");
 	if (!wire_decode_hashes(session->frame.payload, session->frame.length, &hashes, &got,
-		reason, sizeof reason))
-		return sync_bad_frame(session, reason);
+		&failure))
+		return sync_bad_frame(session, failure.message);
 	if (got != count)
 		return sync_fail(session, HEARTH_FAILED, "%s named %zu bases for %zu wanted chunks",
 		    session->peer, got, count);
@@ -332,7 +332,7 @@ sync_read_bases(struct sync_session *session, size_t count, struct buffer *bases
 int
 sync_read_wants(struct sync_session *session, struct buffer *wants, struct buffer *bases)
 {
-	char reason[256];
+	struct hearth_error failure;
 	int status;
 
 	for (;;) {
@@ -345,8 +345,8 @@ sync_read_wants(struct sync_session *session, struct buffer *wants, struct buffe
 		const uint8_t *hashes;
 		size_t count;
 		if (!wire_decode_hashes(session->frame.payload, session->frame.length, &hashes, &count,
-			reason, sizeof reason))
-			return sync_bad_frame(session, reason);
+			&failure))
+			return sync_bad_frame(session, failure.message);
 		if (wants->length / HASH_BYTES + count > SYNC_WANTS_MAX)
 			return sync_fail(session, HEARTH_FAILED, "%s asked for more than %u chunks",
 			    session->peer, SYNC_WANTS_MAX);
@@ -356,9 +356,8 @@ sync_read_wants(struct sync_session *session, struct buffer *wants, struct buffe
 	}
 	uint64_t declared;
 	size_t total = wants->length / HASH_BYTES;
-	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, reason,
-		sizeof reason))
-		return sync_bad_frame(session, reason);
+	if (!wire_decode_count(session->frame.payload, session->frame.length, &declared, &failure))
+		return sync_bad_frame(session, failure.message);
 	if (declared != total)
 		return sync_fail(session, HEARTH_FAILED, "%s asked for %zu chunks but counted %llu",
 		    session->peer, total, (unsigned long long)declared);

@@ -266,7 +266,8 @@ sync_finish(struct sync_session *session, int status)
 int
 sync_read(struct sync_session *session)
 {
-	char reason[256], message[WIRE_MESSAGE_MAX + 1];
+	struct hearth_error failure;
+	char message[WIRE_MESSAGE_MAX + 1];
 
 	if (sync_cancelled(session))
 		return sync_fail(session, HEARTH_CANCELLED, "sync cancelled");
@@ -281,9 +282,9 @@ sync_read(struct sync_session *session)
 		return 0;
 	session->peer_failed = true;
 	if (!wire_decode_error(session->frame.payload, session->frame.length, message,
-		sizeof message, reason, sizeof reason))
+		sizeof message, &failure))
 		return sync_fail(session, HEARTH_FAILED, "%s failed and sent a bad ERROR frame: %s",
-		    session->peer, reason);
+		    session->peer, failure.message);
 	return sync_fail(session, HEARTH_FAILED, "%s: %s", session->peer, message);
 }
 
@@ -358,7 +359,7 @@ sync_send_hello(struct sync_session *session, uint32_t flags)
 int
 sync_read_hello(struct sync_session *session)
 {
-	char reason[256];
+	struct hearth_error failure;
 	int status = sync_read(session);
 
 	if (status != 0)
@@ -366,8 +367,8 @@ sync_read_hello(struct sync_session *session)
 	if (session->frame.type != WIRE_HELLO)
 		return sync_unexpected(session, "HELLO");
 	if (!wire_decode_hello(session->frame.payload, session->frame.length, &session->theirs,
-		reason, sizeof reason))
-		return sync_bad_frame(session, reason);
+		&failure))
+		return sync_bad_frame(session, failure.message);
 	session->have_theirs = true;
 	return 0;
 }
@@ -430,12 +431,13 @@ int
 sync_check_hello(struct sync_session *session)
 {
 	const struct wire_hello *theirs = &session->theirs;
-	char reason[256], our_hex[ID_HEX], their_hex[ID_HEX];
+	struct hearth_error failure;
+	char our_hex[ID_HEX], their_hex[ID_HEX];
 
 	if (!wire_negotiate(session->protocol_floor, session->protocol_ceiling, theirs->protocol_min,
-		theirs->protocol_max, &session->protocol, reason, sizeof reason))
+		theirs->protocol_max, &session->protocol, &failure))
 		return sync_fail(session, HEARTH_FAILED, "%s (%s): %s", session->peer,
-		    theirs->software, reason);
+		    theirs->software, failure.message);
 	if (memcmp(theirs->home, session->home->home_id, ID_BYTES) != 0) {
 		hex_encode(theirs->home, ID_BYTES, their_hex);
 		hex_encode(session->home->home_id, ID_BYTES, our_hex);

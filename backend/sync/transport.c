@@ -735,7 +735,7 @@ int
 transport_read_frame(struct transport *transport, struct buffer *storage, struct wire_frame *out,
     struct hearth_error *error)
 {
-	char reason[256];
+	struct hearth_error failure;
 	size_t length, used;
 	bool first = transport->bytes_read == 0;
 	int status;
@@ -745,21 +745,20 @@ transport_read_frame(struct transport *transport, struct buffer *storage, struct
 	if ((status = transport_read(transport, storage->data, WIRE_HEADER_SIZE, error)) != 0)
 		return status;
 	storage->length = WIRE_HEADER_SIZE;
-	if (!wire_parse_header(storage->data, &length, reason, sizeof reason)) {
+	if (!wire_parse_header(storage->data, &length, &failure)) {
 		if (first)
-			return transport_fail_first_frame(transport, storage->data, reason, error);
+			return transport_fail_first_frame(transport, storage->data, failure.message, error);
 		return hearth_fail(error, HEARTH_FAILED, "%s sent a bad frame: %s", transport->peer,
-		    reason);
+		    failure.message);
 	}
 	buffer_reserve(storage, length + WIRE_TRAILER_SIZE);
 	if ((status = transport_read(transport, storage->data + WIRE_HEADER_SIZE,
 		 length + WIRE_TRAILER_SIZE, error)) != 0)
 		return status;
 	storage->length += length + WIRE_TRAILER_SIZE;
-	if (wire_parse_frame(storage->data, storage->length, out, &used, reason,
-		sizeof reason) != 1)
+	if (wire_parse_frame(storage->data, storage->length, out, &used, &failure) != 1)
 		return hearth_fail(error, HEARTH_FAILED, "%s sent a bad frame: %s", transport->peer,
-		    reason);
+		    failure.message);
 	return 0;
 }
 

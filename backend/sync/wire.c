@@ -9,22 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/io/fail.h"
 #include "backend/store/pack.h"
 #include "model/array.h"
-#include "model/error.h"
 
 static bool
-wire_fail(char *error, size_t error_size, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
+wire_fail(struct hearth_error *error, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static bool
-wire_fail(char *error, size_t error_size, const char *format, ...)
+wire_fail(struct hearth_error *error, const char *format, ...)
 {
 	va_list args;
 
 	/* The wire's readers answer true or false: the text as everywhere. */
 	va_start(args, format);
-	error_vput(error, error_size, format, args);
+	hearth_error_vput(error, format, args);
 	va_end(args);
 	return false;
 }
@@ -73,31 +73,31 @@ wire_end(struct buffer *out, size_t start)
 }
 
 bool
-wire_parse_header(const uint8_t header[WIRE_HEADER_SIZE], size_t *length, char *error,
-    size_t error_size)
+wire_parse_header(const uint8_t header[WIRE_HEADER_SIZE], size_t *length,
+    struct hearth_error *error)
 {
 	uint32_t declared = load_u32be(header);
 	uint8_t type = header[4];
 
 	if (declared > WIRE_PAYLOAD_MAX)
-		return wire_fail(error, error_size,
+		return wire_fail(error,
 		    "oversized frame: %lu bytes declared, the limit is %u", (unsigned long)declared,
 		    WIRE_PAYLOAD_MAX);
 	if (type == 0 || type > WIRE_TYPE_LAST)
-		return wire_fail(error, error_size, "unknown frame type %u", type);
+		return wire_fail(error, "unknown frame type %u", type);
 	*length = declared;
 	return true;
 }
 
 int
 wire_parse_frame(const uint8_t *data, size_t length, struct wire_frame *out, size_t *used,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	size_t payload_length;
 
 	if (length < WIRE_HEADER_SIZE)
 		return 0;
-	if (!wire_parse_header(data, &payload_length, error, error_size))
+	if (!wire_parse_header(data, &payload_length, error))
 		return -1;
 	/* payload_length <= WIRE_PAYLOAD_MAX, so this cannot overflow. */
 	size_t whole = WIRE_HEADER_SIZE + payload_length + WIRE_TRAILER_SIZE;
@@ -106,7 +106,7 @@ wire_parse_frame(const uint8_t *data, size_t length, struct wire_frame *out, siz
 	uint32_t want = load_u32be(data + WIRE_HEADER_SIZE + payload_length);
 	uint32_t got = pack_crc32c(0, data + 4, payload_length + 1);
 	if (want != got) {
-		wire_fail(error, error_size, "bad checksum on a %s frame of %zu bytes "
+		wire_fail(error, "bad checksum on a %s frame of %zu bytes "
 		    "(crc32c %08x, the frame says %08x)", wire_type_name(data[4]), payload_length,
 		    got, want);
 		return -1;
@@ -121,18 +121,18 @@ wire_parse_frame(const uint8_t *data, size_t length, struct wire_frame *out, siz
 /* ---- small pieces -------------------------------------------------------------- */
 
 static bool
-wire_truncated(const char *what, char *error, size_t error_size)
+wire_truncated(const char *what, struct hearth_error *error)
 {
-	return wire_fail(error, error_size, "truncated or malformed %s frame", what);
+	return wire_fail(error, "truncated or malformed %s frame", what);
 }
 
 static bool
-wire_ended(const struct reader *reader, const char *what, char *error, size_t error_size)
+wire_ended(const struct reader *reader, const char *what, struct hearth_error *error)
 {
 	if (reader->bad)
-		return wire_truncated(what, error, error_size);
+		return wire_truncated(what, error);
 	if (!reader_at_end(reader))
-		return wire_fail(error, error_size, "%zu stray bytes after a %s frame's payload",
+		return wire_fail(error, "%zu stray bytes after a %s frame's payload",
 		    reader->length - reader->offset, what);
 	return true;
 }
@@ -150,28 +150,27 @@ wire_encode_vv(struct buffer *out, const struct vv *vv)
 /* A version vector in canonical form: sorted, no duplicates, no zeros. It
  * grows entry by entry, so memory follows the bytes actually received. */
 static bool
-wire_decode_vv(struct reader *reader, struct vv *out, const char *what, char *error,
-    size_t error_size)
+wire_decode_vv(struct reader *reader, struct vv *out, const char *what, struct hearth_error *error)
 {
 	uint64_t count;
 
 	if (!reader_varint(reader, &count))
-		return wire_truncated(what, error, error_size);
+		return wire_truncated(what, error);
 	if (count > reader->length - reader->offset)
-		return wire_fail(error, error_size, "a %s frame claims %llu version vector "
+		return wire_fail(error, "a %s frame claims %llu version vector "
 		    "entries in fewer bytes", what, (unsigned long long)count);
 	for (uint64_t i = 0; i < count; i++) {
 		struct replica_id replica;
 		uint64_t counter;
 		if (!reader_fixed(reader, replica.bytes, ID_BYTES) ||
 		    !reader_varint(reader, &counter))
-			return wire_truncated(what, error, error_size);
+			return wire_truncated(what, error);
 		if (counter == 0)
-			return wire_fail(error, error_size, "a %s frame's version vector has a "
+			return wire_fail(error, "a %s frame's version vector has a "
 			    "zero counter", what);
 		if (out->count > 0 &&
 		    replica_id_compare(out->entries[out->count - 1].replica, replica) >= 0)
-			return wire_fail(error, error_size, "a %s frame's version vector is not "
+			return wire_fail(error, "a %s frame's version vector is not "
 			    "sorted by replica", what);
 		vv_set(out, replica, counter);
 	}
@@ -208,7 +207,7 @@ wire_decode_u32(struct reader *reader, uint32_t *out)
 
 bool
 wire_decode_hello(const uint8_t *payload, size_t length, struct wire_hello *out,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	struct reader reader;
 	uint8_t magic[WIRE_MAGIC_SIZE];
@@ -220,23 +219,23 @@ wire_decode_hello(const uint8_t *payload, size_t length, struct wire_hello *out,
 	reader_init(&reader, payload, length);
 	if (!reader_fixed(&reader, magic, sizeof magic) ||
 	    memcmp(magic, WIRE_MAGIC, WIRE_MAGIC_SIZE) != 0)
-		return wire_fail(error, error_size, "not a hearth sync peer (bad magic in HELLO)");
+		return wire_fail(error, "not a hearth sync peer (bad magic in HELLO)");
 	if (!wire_decode_u32(&reader, &out->protocol_min) ||
 	    !wire_decode_u32(&reader, &out->protocol_max) ||
 	    !wire_decode_u32(&reader, &out->flags) ||
 	    !reader_bytes(&reader, &software, &software_length, WIRE_SOFTWARE_MAX) ||
 	    !reader_fixed(&reader, out->home, ID_BYTES) ||
 	    !reader_fixed(&reader, out->replica.bytes, ID_BYTES))
-		return wire_truncated("HELLO", error, error_size);
+		return wire_truncated("HELLO", error);
 	for (size_t i = 0; i < software_length; i++)
 		out->software[i] = software[i] >= 0x20 && software[i] < 0x7f ? (char)software[i] : '?';
 	out->software[software_length] = '\0';
 	if (out->protocol_min == 0 || out->protocol_min > out->protocol_max)
-		return wire_fail(error, error_size, "HELLO with a bad protocol range %lu-%lu",
+		return wire_fail(error, "HELLO with a bad protocol range %lu-%lu",
 		    (unsigned long)out->protocol_min, (unsigned long)out->protocol_max);
 	/* Bytes after the version vector are fields a later version added:
 	 * HELLO is the one frame read before a version is agreed on. */
-	if (!wire_decode_vv(&reader, &out->vv, "HELLO", error, error_size)) {
+	if (!wire_decode_vv(&reader, &out->vv, "HELLO", error)) {
 		vv_free(&out->vv);
 		return false;
 	}
@@ -260,13 +259,13 @@ wire_hello_free(struct wire_hello *hello)
 
 bool
 wire_negotiate(uint32_t our_min, uint32_t our_max, uint32_t their_min, uint32_t their_max,
-    uint32_t *chosen, char *error, size_t error_size)
+    uint32_t *chosen, struct hearth_error *error)
 {
 	uint32_t highest = our_max < their_max ? our_max : their_max;
 	uint32_t lowest = our_min > their_min ? our_min : their_min;
 
 	if (highest < lowest)
-		return wire_fail(error, error_size, "peer speaks protocol %lu-%lu, we need %lu-%lu; "
+		return wire_fail(error, "peer speaks protocol %lu-%lu, we need %lu-%lu; "
 		    "upgrade the %s hearth", (unsigned long)their_min, (unsigned long)their_max,
 		    (unsigned long)our_min, (unsigned long)our_max,
 		    their_max < our_min ? "peer's" : "local");
@@ -296,7 +295,7 @@ wire_copy_text(const uint8_t *text, size_t length, char *out, size_t out_size)
 
 bool
 wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_size,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	struct reader reader;
 	const uint8_t *text;
@@ -304,8 +303,8 @@ wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_s
 
 	reader_init(&reader, payload, length);
 	if (!reader_bytes(&reader, &text, &text_length, WIRE_MESSAGE_MAX))
-		return wire_truncated("ERROR", error, error_size);
-	if (!wire_ended(&reader, "ERROR", error, error_size))
+		return wire_truncated("ERROR", error);
+	if (!wire_ended(&reader, "ERROR", error))
 		return false;
 	wire_copy_text(text, text_length, out, out_size);
 	return true;
@@ -314,27 +313,27 @@ wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_s
 /* ---- OPS ----------------------------------------------------------------------- */
 
 bool
-wire_ops_begin(const uint8_t *payload, size_t length, struct wire_ops *out, char *error,
-    size_t error_size)
+wire_ops_begin(const uint8_t *payload, size_t length, struct wire_ops *out,
+    struct hearth_error *error)
 {
 	reader_init(&out->reader, payload, length);
 	if (!reader_varint(&out->reader, &out->remaining))
-		return wire_truncated("OPS", error, error_size);
+		return wire_truncated("OPS", error);
 	/* Each op takes at least two bytes (its length and one of body). */
 	if (out->remaining == 0 || out->remaining > (length - out->reader.offset) / 2)
-		return wire_fail(error, error_size, "an OPS frame claims %llu ops in %zu bytes",
+		return wire_fail(error, "an OPS frame claims %llu ops in %zu bytes",
 		    (unsigned long long)out->remaining, length);
 	return true;
 }
 
 int
-wire_ops_next(struct wire_ops *ops, const uint8_t **body, size_t *length, char *error,
-    size_t error_size)
+wire_ops_next(struct wire_ops *ops, const uint8_t **body, size_t *length,
+    struct hearth_error *error)
 {
 	if (ops->remaining == 0)
-		return wire_ended(&ops->reader, "OPS", error, error_size) ? 0 : -1;
+		return wire_ended(&ops->reader, "OPS", error) ? 0 : -1;
 	if (!reader_bytes(&ops->reader, body, length, WIRE_PAYLOAD_MAX) || *length == 0) {
-		wire_truncated("OPS", error, error_size);
+		wire_truncated("OPS", error);
 		return -1;
 	}
 	ops->remaining--;
@@ -356,8 +355,8 @@ wire_encode_blob(struct buffer *out, const struct hash *blob, uint64_t size, uin
 }
 
 bool
-wire_decode_blob(const uint8_t *payload, size_t length, struct wire_blob *out, char *error,
-    size_t error_size)
+wire_decode_blob(const uint8_t *payload, size_t length, struct wire_blob *out,
+    struct hearth_error *error)
 {
 	struct reader reader;
 	uint64_t count;
@@ -366,21 +365,21 @@ wire_decode_blob(const uint8_t *payload, size_t length, struct wire_blob *out, c
 	if (!reader_fixed(&reader, out->blob.bytes, HASH_BYTES) ||
 	    !reader_varint(&reader, &out->size) || !reader_varint(&reader, &out->total) ||
 	    !reader_varint(&reader, &out->first) || !reader_varint(&reader, &count))
-		return wire_truncated("BLOB", error, error_size);
+		return wire_truncated("BLOB", error);
 	if (count == 0 || count > WIRE_HASHES_MAX)
-		return wire_fail(error, error_size, "a BLOB frame with %llu chunk ids (1 to %u "
+		return wire_fail(error, "a BLOB frame with %llu chunk ids (1 to %u "
 		    "allowed)", (unsigned long long)count, WIRE_HASHES_MAX);
 	if (out->total < 2 || out->first >= out->total || count > out->total - out->first)
-		return wire_fail(error, error_size, "a BLOB frame with chunks %llu+%llu of %llu",
+		return wire_fail(error, "a BLOB frame with chunks %llu+%llu of %llu",
 		    (unsigned long long)out->first, (unsigned long long)count,
 		    (unsigned long long)out->total);
 	/* A blob of N chunks holds at least N - 1 bytes (only the last chunk
 	 * of a file may be short, and only an empty file's may be empty). */
 	if (out->total - 1 > out->size)
-		return wire_fail(error, error_size, "a BLOB frame claims %llu chunks for %llu bytes",
+		return wire_fail(error, "a BLOB frame claims %llu chunks for %llu bytes",
 		    (unsigned long long)out->total, (unsigned long long)out->size);
 	if (count * HASH_BYTES != length - reader.offset)
-		return wire_fail(error, error_size, "a BLOB frame claims %llu chunk ids in %zu bytes",
+		return wire_fail(error, "a BLOB frame claims %llu chunk ids in %zu bytes",
 		    (unsigned long long)count, length - reader.offset);
 	out->count = (size_t)count;
 	out->hashes = payload + reader.offset;
@@ -398,17 +397,17 @@ wire_encode_hashes(struct buffer *out, const struct hash *hashes, size_t count)
 
 bool
 wire_decode_hashes(const uint8_t *payload, size_t length, const uint8_t **hashes, size_t *count,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	struct reader reader;
 	uint64_t declared;
 
 	reader_init(&reader, payload, length);
 	if (!reader_varint(&reader, &declared))
-		return wire_truncated("WANT", error, error_size);
+		return wire_truncated("WANT", error);
 	if (declared == 0 || declared > WIRE_HASHES_MAX ||
 	    declared * HASH_BYTES != length - reader.offset)
-		return wire_fail(error, error_size, "a WANT frame claims %llu chunk ids in %zu "
+		return wire_fail(error, "a WANT frame claims %llu chunk ids in %zu "
 		    "bytes (1 to %u allowed)", (unsigned long long)declared, length - reader.offset,
 		    WIRE_HASHES_MAX);
 	*hashes = payload + reader.offset;
@@ -425,15 +424,15 @@ wire_encode_count(struct buffer *out, uint64_t count)
 }
 
 bool
-wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count, char *error,
-    size_t error_size)
+wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count,
+    struct hearth_error *error)
 {
 	struct reader reader;
 
 	reader_init(&reader, payload, length);
 	if (!reader_varint(&reader, count))
-		return wire_truncated("end", error, error_size);
-	return wire_ended(&reader, "end", error, error_size);
+		return wire_truncated("end", error);
+	return wire_ended(&reader, "end", error);
 }
 
 /* ---- OPS_END ------------------------------------------------------------------- */
@@ -455,7 +454,7 @@ wire_encode_ops_end(struct buffer *out, uint64_t count, const struct wire_chain_
 
 bool
 wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
-    struct wire_chain_claim **claims, size_t *n, char *error, size_t error_size)
+    struct wire_chain_claim **claims, size_t *n, struct hearth_error *error)
 {
 	struct reader reader;
 	uint64_t declared;
@@ -464,14 +463,14 @@ wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
 	*n = 0;
 	reader_init(&reader, payload, length);
 	if (!reader_varint(&reader, count))
-		return wire_truncated("OPS_END", error, error_size);
+		return wire_truncated("OPS_END", error);
 	if (reader_at_end(&reader))
 		return true;
 	if (!reader_varint(&reader, &declared))
-		return wire_truncated("OPS_END", error, error_size);
+		return wire_truncated("OPS_END", error);
 	if (declared > WIRE_HASHES_MAX ||
 	    declared > (reader.length - reader.offset) / WIRE_CLAIM_MIN_BYTES)
-		return wire_fail(error, error_size, "an OPS_END frame claims %llu chains in %zu bytes",
+		return wire_fail(error, "an OPS_END frame claims %llu chains in %zu bytes",
 		    (unsigned long long)declared, reader.length - reader.offset);
 	struct wire_chain_claim *read = array_alloc(declared, sizeof *read);
 	for (uint64_t i = 0; i < declared; i++) {
@@ -479,10 +478,10 @@ wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
 		    !reader_varint(&reader, &read[i].counter) ||
 		    !reader_fixed(&reader, read[i].chain.bytes, HASH_BYTES)) {
 			free(read);
-			return wire_truncated("OPS_END", error, error_size);
+			return wire_truncated("OPS_END", error);
 		}
 	}
-	if (!wire_ended(&reader, "OPS_END", error, error_size)) {
+	if (!wire_ended(&reader, "OPS_END", error)) {
 		free(read);
 		return false;
 	}
@@ -510,37 +509,37 @@ wire_encode_delta_header(struct buffer *out, const struct hash *chunk, const str
 
 bool
 wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
-    const uint8_t **data, size_t *data_length, char *error, size_t error_size)
+    const uint8_t **data, size_t *data_length, struct hearth_error *error)
 {
 	if (length > HASH_BYTES && payload[HASH_BYTES] != WIRE_CODEC_RAW)
-		return wire_fail(error, error_size, "a CHUNK frame with unknown codec %u",
+		return wire_fail(error, "a CHUNK frame with unknown codec %u",
 		    payload[HASH_BYTES]);
 	uint8_t codec;
 	struct hash base;
 	return wire_decode_chunk_coded(payload, length, chunk, &codec, &base, data, data_length,
-	    error, error_size);
+	    error);
 }
 
 bool
 wire_decode_chunk_coded(const uint8_t *payload, size_t length, struct hash *chunk,
-    uint8_t *codec, struct hash *base, const uint8_t **data, size_t *data_length, char *error,
-    size_t error_size)
+    uint8_t *codec, struct hash *base, const uint8_t **data, size_t *data_length,
+    struct hearth_error *error)
 {
 	if (length < HASH_BYTES + 1)
-		return wire_truncated("CHUNK", error, error_size);
+		return wire_truncated("CHUNK", error);
 	memcpy(chunk->bytes, payload, HASH_BYTES);
 	*codec = payload[HASH_BYTES];
 	if (*codec != WIRE_CODEC_RAW && *codec != WIRE_CODEC_DELTA)
-		return wire_fail(error, error_size, "a CHUNK frame with unknown codec %u", *codec);
+		return wire_fail(error, "a CHUNK frame with unknown codec %u", *codec);
 	size_t header = HASH_BYTES + 1 + (*codec == WIRE_CODEC_DELTA ? HASH_BYTES : 0);
 	if (length < header)
-		return wire_truncated("CHUNK", error, error_size);
+		return wire_truncated("CHUNK", error);
 	if (*codec == WIRE_CODEC_DELTA)
 		memcpy(base->bytes, payload + HASH_BYTES + 1, HASH_BYTES);
 	*data = payload + header;
 	*data_length = length - header;
 	if (*data_length > WIRE_CHUNK_DATA_MAX)
-		return wire_fail(error, error_size, "a CHUNK frame of %zu bytes (chunks are at most "
+		return wire_fail(error, "a CHUNK frame of %zu bytes (chunks are at most "
 		    "%u)", *data_length, WIRE_CHUNK_DATA_MAX);
 	return true;
 }
@@ -556,7 +555,7 @@ wire_encode_lack(struct buffer *out, const struct hash *chunk, const char *reaso
 
 bool
 wire_decode_lack(const uint8_t *payload, size_t length, struct hash *chunk, char *reason,
-    size_t reason_size, char *error, size_t error_size)
+    size_t reason_size, struct hearth_error *error)
 {
 	struct reader reader;
 	const uint8_t *text;
@@ -565,8 +564,8 @@ wire_decode_lack(const uint8_t *payload, size_t length, struct hash *chunk, char
 	reader_init(&reader, payload, length);
 	if (!reader_fixed(&reader, chunk->bytes, HASH_BYTES) ||
 	    !reader_bytes(&reader, &text, &text_length, WIRE_MESSAGE_MAX))
-		return wire_truncated("LACK", error, error_size);
-	if (!wire_ended(&reader, "LACK", error, error_size))
+		return wire_truncated("LACK", error);
+	if (!wire_ended(&reader, "LACK", error))
 		return false;
 	wire_copy_text(text, text_length, reason, reason_size);
 	return true;
@@ -583,16 +582,16 @@ wire_encode_done(struct buffer *out, uint64_t ops_new, const struct vv *vv)
 
 bool
 wire_decode_done(const uint8_t *payload, size_t length, uint64_t *ops_new, struct vv *vv,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	struct reader reader;
 
 	vv_init(vv);
 	reader_init(&reader, payload, length);
 	if (!reader_varint(&reader, ops_new))
-		return wire_truncated("DONE", error, error_size);
-	if (!wire_decode_vv(&reader, vv, "DONE", error, error_size) ||
-	    !wire_ended(&reader, "DONE", error, error_size)) {
+		return wire_truncated("DONE", error);
+	if (!wire_decode_vv(&reader, vv, "DONE", error) ||
+	    !wire_ended(&reader, "DONE", error)) {
 		vv_free(vv);
 		return false;
 	}
@@ -602,12 +601,12 @@ wire_decode_done(const uint8_t *payload, size_t length, uint64_t *ops_new, struc
 /* ---- any frame ------------------------------------------------------------------- */
 
 bool
-wire_check_payload(const struct wire_frame *frame, char *error, size_t error_size)
+wire_check_payload(const struct wire_frame *frame, struct hearth_error *error)
 {
 	switch (frame->type) {
 	case WIRE_HELLO: {
 		struct wire_hello hello;
-		if (!wire_decode_hello(frame->payload, frame->length, &hello, error, error_size))
+		if (!wire_decode_hello(frame->payload, frame->length, &hello, error))
 			return false;
 		wire_hello_free(&hello);
 		return true;
@@ -615,43 +614,42 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 	case WIRE_ERROR: {
 		char message[WIRE_MESSAGE_MAX + 1];
 		return wire_decode_error(frame->payload, frame->length, message, sizeof message,
-		    error, error_size);
+		    error);
 	}
 	case WIRE_OPS: {
 		struct wire_ops ops;
 		const uint8_t *body;
 		size_t length;
 		int step;
-		if (!wire_ops_begin(frame->payload, frame->length, &ops, error, error_size))
+		if (!wire_ops_begin(frame->payload, frame->length, &ops, error))
 			return false;
-		while ((step = wire_ops_next(&ops, &body, &length, error, error_size)) == 1)
+		while ((step = wire_ops_next(&ops, &body, &length, error)) == 1)
 			continue;
 		return step == 0;
 	}
 	case WIRE_BLOB: {
 		struct wire_blob blob;
-		return wire_decode_blob(frame->payload, frame->length, &blob, error, error_size);
+		return wire_decode_blob(frame->payload, frame->length, &blob, error);
 	}
 	case WIRE_WANT:
 	case WIRE_BASES: {
 		const uint8_t *hashes;
 		size_t count;
-		return wire_decode_hashes(frame->payload, frame->length, &hashes, &count, error,
-		    error_size);
+		return wire_decode_hashes(frame->payload, frame->length, &hashes, &count, error);
 	}
 	case WIRE_OPS_END: {
 		uint64_t count;
 		struct wire_chain_claim *claims;
 		size_t n;
 		bool good = wire_decode_ops_end(frame->payload, frame->length, &count, &claims, &n,
-		    error, error_size);
+		    error);
 		free(claims);
 		return good;
 	}
 	case WIRE_WANT_END:
 	case WIRE_CHUNKS_END: {
 		uint64_t count;
-		return wire_decode_count(frame->payload, frame->length, &count, error, error_size);
+		return wire_decode_count(frame->payload, frame->length, &count, error);
 	}
 	case WIRE_CHUNK: {
 		struct hash chunk, base;
@@ -659,13 +657,12 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 		const uint8_t *data;
 		size_t length;
 		return wire_decode_chunk_coded(frame->payload, frame->length, &chunk, &codec, &base,
-		    &data, &length, error, error_size);
+		    &data, &length, error);
 	}
 	case WIRE_DONE: {
 		struct vv vv;
 		uint64_t ops_new;
-		bool good = wire_decode_done(frame->payload, frame->length, &ops_new, &vv, error,
-		    error_size);
+		bool good = wire_decode_done(frame->payload, frame->length, &ops_new, &vv, error);
 		if (good)
 			vv_free(&vv);
 		return good;
@@ -674,9 +671,9 @@ wire_check_payload(const struct wire_frame *frame, char *error, size_t error_siz
 		struct hash chunk;
 		char reason[WIRE_MESSAGE_MAX + 1];
 		return wire_decode_lack(frame->payload, frame->length, &chunk, reason, sizeof reason,
-		    error, error_size);
+		    error);
 	}
 	default:
-		return wire_fail(error, error_size, "unknown frame type %u", frame->type);
+		return wire_fail(error, "unknown frame type %u", frame->type);
 	}
 }

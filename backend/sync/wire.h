@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/hearth.h"
 #include "model/buffer.h"
 #include "model/id.h"
 
@@ -112,18 +113,18 @@ struct wire_frame {
 /* Checks a frame header: a known type and a length within the limit.
  * Writes the payload length to *length. */
 bool wire_parse_header(const uint8_t header[WIRE_HEADER_SIZE], size_t *length,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* Parses the frame at the start of data. Returns 1 and sets *used when a
  * whole valid frame is there, 0 when more bytes are needed, -1 with error
  * filled when the bytes cannot be a valid frame (unknown type, oversized
  * length, bad checksum). */
 int wire_parse_frame(const uint8_t *data, size_t length, struct wire_frame *out, size_t *used,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* Decodes the payload by its type and throws the result away: what a
  * fuzzer and the tests call to run every decoder on arbitrary bytes. */
-bool wire_check_payload(const struct wire_frame *frame, char *error, size_t error_size);
+bool wire_check_payload(const struct wire_frame *frame, struct hearth_error *error);
 
 /* ---- payloads ---------------------------------------------------------------- */
 
@@ -149,19 +150,19 @@ void wire_encode_hello(struct buffer *out, const struct wire_hello *hello);
 /* On success out->vv is allocated (free with wire_hello_free); on failure
  * nothing is held. */
 bool wire_decode_hello(const uint8_t *payload, size_t length, struct wire_hello *out,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 void wire_hello_free(struct wire_hello *hello);
 
 /* Picks the highest version both ranges hold; false with a message that
  * names both ranges when there is none. */
 bool wire_negotiate(uint32_t our_min, uint32_t our_max, uint32_t their_min, uint32_t their_max,
-    uint32_t *chosen, char *error, size_t error_size);
+    uint32_t *chosen, struct hearth_error *error);
 
 /* ERROR: bytes message (at most WIRE_MESSAGE_MAX). out gets it with
  * control characters replaced, NUL-terminated. */
 void wire_encode_error(struct buffer *out, const char *message);
 bool wire_decode_error(const uint8_t *payload, size_t length, char *out, size_t out_size,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* OPS: count, then count x bytes (an op's canonical encoding). Read with a
  * cursor: wire_ops_begin checks the count, wire_ops_next hands out one
@@ -172,11 +173,11 @@ struct wire_ops {
 };
 
 bool wire_ops_begin(const uint8_t *payload, size_t length, struct wire_ops *out,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 /* 1 and an op's bytes (pointing into the payload), 0 at the end, -1 on
  * malformed input. */
 int wire_ops_next(struct wire_ops *ops, const uint8_t **body, size_t *length,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* BLOB: blob[32], size, total (chunks in the whole list, >= 2), first
  * (index of this frame's first chunk), count (1..WIRE_HASHES_MAX), then
@@ -192,12 +193,12 @@ struct wire_blob {
 void wire_encode_blob(struct buffer *out, const struct hash *blob, uint64_t size,
     uint64_t total, uint64_t first, const struct hash *hashes, size_t count);
 bool wire_decode_blob(const uint8_t *payload, size_t length, struct wire_blob *out,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* WANT: count (1..WIRE_HASHES_MAX), then count x hash[32]. */
 void wire_encode_hashes(struct buffer *out, const struct hash *hashes, size_t count);
 bool wire_decode_hashes(const uint8_t *payload, size_t length, const uint8_t **hashes,
-    size_t *count, char *error, size_t error_size);
+    size_t *count, struct hearth_error *error);
 
 /* OPS_END in protocol 3: the count of ops, then n, then n x (replica[16]
  * counter chain[32]): each replica's last op sent and the op hash chain
@@ -213,12 +214,12 @@ void wire_encode_ops_end(struct buffer *out, uint64_t count, const struct wire_c
     size_t n);
 /* On success *claims is allocated when *n > 0 (free it). */
 bool wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
-    struct wire_chain_claim **claims, size_t *n, char *error, size_t error_size);
+    struct wire_chain_claim **claims, size_t *n, struct hearth_error *error);
 
 /* OPS_END, WANT_END, CHUNKS_END: one count (of ops, wants, chunks). */
 void wire_encode_count(struct buffer *out, uint64_t count);
 bool wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* CHUNK: hash[32], u8 codec, then the chunk's bytes (at most
  * WIRE_CHUNK_DATA_MAX). The hash is checked by the receiver, not here.
@@ -228,22 +229,22 @@ void wire_encode_chunk_header(struct buffer *out, const struct hash *chunk);
 void wire_encode_delta_header(struct buffer *out, const struct hash *chunk,
     const struct hash *base);
 bool wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,
-    const uint8_t **data, size_t *data_length, char *error, size_t error_size);
+    const uint8_t **data, size_t *data_length, struct hearth_error *error);
 bool wire_decode_chunk_coded(const uint8_t *payload, size_t length, struct hash *chunk,
-    uint8_t *codec, struct hash *base, const uint8_t **data, size_t *data_length, char *error,
-    size_t error_size);
+    uint8_t *codec, struct hash *base, const uint8_t **data, size_t *data_length,
+    struct hearth_error *error);
 
 /* LACK: hash[32], then bytes reason (at most WIRE_MESSAGE_MAX): why the
  * server cannot give that chunk (it does not hold it, or its copy is
  * damaged too). reason gets it with control characters replaced. */
 void wire_encode_lack(struct buffer *out, const struct hash *chunk, const char *reason);
 bool wire_decode_lack(const uint8_t *payload, size_t length, struct hash *chunk, char *reason,
-    size_t reason_size, char *error, size_t error_size);
+    size_t reason_size, struct hearth_error *error);
 
 /* DONE: ops the server took in, then its version vector as in HELLO. */
 void wire_encode_done(struct buffer *out, uint64_t ops_new, const struct vv *vv);
 /* On success *vv is allocated (vv_free). */
 bool wire_decode_done(const uint8_t *payload, size_t length, uint64_t *ops_new, struct vv *vv,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 #endif

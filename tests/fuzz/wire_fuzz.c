@@ -17,17 +17,17 @@ wire_fuzz_ops(const uint8_t *payload, size_t length)
 	struct wire_ops ops;
 	const uint8_t *body;
 	size_t body_length;
-	char error[256];
+	struct hearth_error failure;
 	struct arena arena;
 
-	if (!wire_ops_begin(payload, length, &ops, error, sizeof error))
+	if (!wire_ops_begin(payload, length, &ops, &failure))
 		return;
 	arena_init(&arena, 4096);
-	while (wire_ops_next(&ops, &body, &body_length, error, sizeof error) == 1) {
+	while (wire_ops_next(&ops, &body, &body_length, &failure) == 1) {
 		struct op op;
 		fuzz_check(body_length > 0 && body >= payload && body + body_length <= payload + length,
 		    "an op's bytes lie inside its frame");
-		op_decode(body, body_length, &op, &arena, error, sizeof error);
+		op_decode(body, body_length, &op, &arena, failure.message, sizeof failure.message);
 	}
 	arena_free(&arena);
 }
@@ -40,9 +40,9 @@ wire_fuzz_hello(const uint8_t *payload, size_t length)
 {
 	struct wire_hello hello, again;
 	struct buffer encoded;
-	char error[256];
+	struct hearth_error failure;
 
-	if (!wire_decode_hello(payload, length, &hello, error, sizeof error))
+	if (!wire_decode_hello(payload, length, &hello, &failure))
 		return;
 	fuzz_check(strlen(hello.software) <= WIRE_SOFTWARE_MAX, "software name bounded");
 	for (const char *c = hello.software; *c; c++)
@@ -54,7 +54,7 @@ wire_fuzz_hello(const uint8_t *payload, size_t length)
 	}
 	buffer_init(&encoded);
 	wire_encode_hello(&encoded, &hello);
-	fuzz_check(wire_decode_hello(encoded.data, encoded.length, &again, error, sizeof error),
+	fuzz_check(wire_decode_hello(encoded.data, encoded.length, &again, &failure),
 	    "a decoded HELLO re-encodes to one that decodes");
 	fuzz_check(again.vv.count == hello.vv.count && again.flags == hello.flags &&
 	    again.protocol_min == hello.protocol_min && again.protocol_max == hello.protocol_max,
@@ -68,23 +68,23 @@ static void
 wire_fuzz_payload(uint8_t type, const uint8_t *payload, size_t length)
 {
 	struct wire_frame frame = { .type = type, .payload = payload, .length = length };
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
-	if (!wire_check_payload(&frame, error, sizeof error))
-		fuzz_check(error[0] != '\0', "a refused payload says why");
+	if (!wire_check_payload(&frame, &failure))
+		fuzz_check(failure.message[0] != '\0', "a refused payload says why");
 	if (type == WIRE_OPS)
 		wire_fuzz_ops(payload, length);
 	else if (type == WIRE_HELLO)
 		wire_fuzz_hello(payload, length);
 	else if (type == WIRE_ERROR) {
 		char message[WIRE_MESSAGE_MAX + 1];
-		if (wire_decode_error(payload, length, message, sizeof message, error, sizeof error))
+		if (wire_decode_error(payload, length, message, sizeof message, &failure))
 			for (const char *c = message; *c; c++)
 				fuzz_check((unsigned char)*c >= 0x20 && *c != 0x7f,
 				    "a peer's message reaches the terminal without control bytes");
 	} else if (type == WIRE_BLOB) {
 		struct wire_blob blob;
-		if (wire_decode_blob(payload, length, &blob, error, sizeof error))
+		if (wire_decode_blob(payload, length, &blob, &failure))
 			fuzz_check(blob.hashes + blob.count * HASH_BYTES == payload + length &&
 			    blob.first + blob.count <= blob.total, "a BLOB's ids lie inside it");
 	}
@@ -99,11 +99,10 @@ wire_fuzz_checked(const uint8_t *data, size_t size)
 	while (offset < size) {
 		struct wire_frame frame;
 		size_t used = 0;
-		char error[256] = "";
-		int parsed = wire_parse_frame(data + offset, size - offset, &frame, &used, error,
-		    sizeof error);
+		struct hearth_error failure = { 0 };
+		int parsed = wire_parse_frame(data + offset, size - offset, &frame, &used, &failure);
 		if (parsed < 0)
-			fuzz_check(error[0] != '\0', "a refused frame says why");
+			fuzz_check(failure.message[0] != '\0', "a refused frame says why");
 		if (parsed != 1)
 			return;
 		fuzz_check(used == WIRE_HEADER_SIZE + frame.length + WIRE_TRAILER_SIZE &&
@@ -121,8 +120,8 @@ wire_fuzz_unchecked(const uint8_t *data, size_t size)
 
 	while (size - offset >= WIRE_HEADER_SIZE) {
 		size_t length;
-		char error[256];
-		if (!wire_parse_header(data + offset, &length, error, sizeof error))
+		struct hearth_error failure;
+		if (!wire_parse_header(data + offset, &length, &failure))
 			return;
 		uint8_t type = data[offset + 4];
 		offset += WIRE_HEADER_SIZE;

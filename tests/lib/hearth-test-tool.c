@@ -228,7 +228,7 @@ tool_frames(int argc, char **argv)
 	uint8_t block[65536];
 	ssize_t got;
 	size_t offset = 0, filter = 0;
-	char reason[256];
+	struct hearth_error failure;
 
 	if (argc == 3 && strcmp(argv[1], "--filter") == 0)
 		filter = (size_t)strtoul(argv[2], NULL, 10);
@@ -242,15 +242,14 @@ tool_frames(int argc, char **argv)
 	for (;;) {
 		struct wire_frame frame;
 		size_t used;
-		int parsed = wire_parse_frame(in.data + offset, in.length - offset, &frame, &used, reason,
-		    sizeof reason);
+		int parsed = wire_parse_frame(in.data + offset, in.length - offset, &frame, &used, &failure);
 		if (parsed == 0) {
 			if (offset < in.length)
 				printf("bad: %zu bytes trail the last frame\n", in.length - offset);
 			break;
 		}
 		if (parsed < 0) {
-			printf("bad: %s\n", reason);
+			printf("bad: %s\n", failure.message);
 			break;
 		}
 		if (filter > 0) {
@@ -258,11 +257,10 @@ tool_frames(int argc, char **argv)
 				write_all(STDOUT_FILENO, in.data + offset, used);
 		} else if (frame.type == WIRE_ERROR) {
 			char message[WIRE_MESSAGE_MAX + 1];
-			if (wire_decode_error(frame.payload, frame.length, message, sizeof message, reason,
-				sizeof reason))
+			if (wire_decode_error(frame.payload, frame.length, message, sizeof message, &failure))
 				printf("ERROR %s\n", message);
 			else
-				printf("bad: %s\n", reason);
+				printf("bad: %s\n", failure.message);
 		} else {
 			printf("%s\n", wire_type_name(frame.type));
 		}
@@ -356,9 +354,9 @@ proxy_forward(struct proxy_rule *rule, struct proxy_stream *stream, pid_t child)
 	for (;;) {
 		struct wire_frame frame;
 		size_t used;
-		char reason[256];
+		struct hearth_error failure;
 		int parsed = wire_parse_frame(stream->pending.data, stream->pending.length, &frame, &used,
-		    reason, sizeof reason);
+		    &failure);
 		if (parsed == 0)
 			return true;
 		if (parsed < 0) {
@@ -462,19 +460,18 @@ read_frame(int fd, struct buffer *storage, struct wire_frame *frame)
 {
 	uint8_t block[65536];
 	size_t used;
-	char reason[256];
+	struct hearth_error failure;
 
 	buffer_reset(storage);
 	for (;;) {
-		int parsed = wire_parse_frame(storage->data, storage->length, frame, &used, reason,
-		    sizeof reason);
+		int parsed = wire_parse_frame(storage->data, storage->length, frame, &used, &failure);
 		if (parsed != 0)
 			return parsed == 1;
 		/* One byte at a time past the header: never read into the next frame. */
 		size_t want = storage->length < WIRE_HEADER_SIZE ? WIRE_HEADER_SIZE - storage->length : 1;
 		if (storage->length >= WIRE_HEADER_SIZE) {
 			size_t payload;
-			if (!wire_parse_header(storage->data, &payload, reason, sizeof reason))
+			if (!wire_parse_header(storage->data, &payload, &failure))
 				return false;
 			want = WIRE_HEADER_SIZE + payload + WIRE_TRAILER_SIZE - storage->length;
 		}
@@ -592,7 +589,7 @@ tool_fake_peer(int argc, char **argv)
 	struct wire_frame frame;
 	struct wire_hello theirs, ours = { .protocol_min = 1, .protocol_max = 1 };
 	struct fake_ops fake;
-	char reason[256];
+	struct hearth_error failure;
 	const char *kind = argc > 1 ? argv[1] : "";
 
 	if (argc < 2) {
@@ -603,7 +600,7 @@ tool_fake_peer(int argc, char **argv)
 	buffer_init(&out);
 	buffer_init(&body);
 	if (!read_frame(STDIN_FILENO, &in, &frame) || frame.type != WIRE_HELLO ||
-	    !wire_decode_hello(frame.payload, frame.length, &theirs, reason, sizeof reason)) {
+	    !wire_decode_hello(frame.payload, frame.length, &theirs, &failure)) {
 		fputs("fake-peer: no HELLO\n", stderr);
 		return 1;
 	}

@@ -29,10 +29,10 @@ hash_of(uint8_t byte)
 
 /* Parses the single frame in buffer; 1 on success with frame filled. */
 static int
-parse_one(const struct buffer *buffer, struct wire_frame *frame, char *error, size_t size)
+parse_one(const struct buffer *buffer, struct wire_frame *frame, struct hearth_error *error)
 {
 	size_t used = 0;
-	int parsed = wire_parse_frame(buffer->data, buffer->length, frame, &used, error, size);
+	int parsed = wire_parse_frame(buffer->data, buffer->length, frame, &used, error);
 	if (parsed == 1 && used != buffer->length)
 		return -2;
 	return parsed;
@@ -61,14 +61,14 @@ test_hello(void)
 	struct buffer buffer;
 	struct wire_frame frame;
 	struct wire_hello hello;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
 	buffer_init(&buffer);
 	make_hello(&buffer, 1, 3);
-	check_int(parse_one(&buffer, &frame, error, sizeof error), 1);
+	check_int(parse_one(&buffer, &frame, &failure), 1);
 	check_int(frame.type, WIRE_HELLO);
-	ok(wire_decode_hello(frame.payload, frame.length, &hello, error, sizeof error),
-	    "HELLO decodes: %s", error);
+	ok(wire_decode_hello(frame.payload, frame.length, &hello, &failure),
+	    "HELLO decodes: %s", failure.message);
 	check_uint(hello.protocol_min, 1);
 	check_uint(hello.protocol_max, 3);
 	check_uint(hello.flags, WIRE_PULL);
@@ -83,22 +83,23 @@ test_hello(void)
 	buffer_init(&longer);
 	buffer_append(&longer, frame.payload, frame.length);
 	buffer_append(&longer, "future", 6);
-	ok(wire_decode_hello(longer.data, longer.length, &hello, error, sizeof error),
-	    "a HELLO with fields appended (by a later version) is read: %s", error);
+	ok(wire_decode_hello(longer.data, longer.length, &hello, &failure),
+	    "a HELLO with fields appended (by a later version) is read: %s", failure.message);
 	wire_hello_free(&hello);
 
 	/* Wrong magic. */
 	buffer_reset(&longer);
 	buffer_append(&longer, frame.payload, frame.length);
 	longer.data[0] = 'X';
-	error[0] = '\0';
-	ok(!wire_decode_hello(longer.data, longer.length, &hello, error, sizeof error) &&
-	    strstr(error, "bad magic") != NULL, "a HELLO with another magic is refused: %s", error);
+	failure.message[0] = '\0';
+	ok(!wire_decode_hello(longer.data, longer.length, &hello, &failure) &&
+	    strstr(failure.message, "bad magic") != NULL,
+	    "a HELLO with another magic is refused: %s", failure.message);
 
 	/* Every truncation of the payload is refused. */
 	bool all_refused = true;
 	for (size_t length = 0; length < frame.length; length++) {
-		if (wire_decode_hello(frame.payload, length, &hello, error, sizeof error)) {
+		if (wire_decode_hello(frame.payload, length, &hello, &failure)) {
 			wire_hello_free(&hello);
 			all_refused = false;
 		}
@@ -113,7 +114,7 @@ test_hello_vv_rules(void)
 {
 	struct buffer payload;
 	struct wire_hello hello;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 	static const uint8_t home[ID_BYTES] = { 0 };
 
 	/* Unsorted entries. */
@@ -131,22 +132,25 @@ test_hello_vv_rules(void)
 	buffer_append_varint(&payload, 1);
 	buffer_append(&payload, replica(2).bytes, ID_BYTES);
 	buffer_append_varint(&payload, 1);
-	ok(!wire_decode_hello(payload.data, payload.length, &hello, error, sizeof error) &&
-	    strstr(error, "not sorted") != NULL, "an unsorted version vector is refused: %s", error);
+	ok(!wire_decode_hello(payload.data, payload.length, &hello, &failure) &&
+	    strstr(failure.message, "not sorted") != NULL,
+	    "an unsorted version vector is refused: %s", failure.message);
 
 	/* A zero counter. */
 	payload.length = prefix;
 	buffer_append_varint(&payload, 1);
 	buffer_append(&payload, replica(2).bytes, ID_BYTES);
 	buffer_append_varint(&payload, 0);
-	ok(!wire_decode_hello(payload.data, payload.length, &hello, error, sizeof error) &&
-	    strstr(error, "zero counter") != NULL, "a zero counter is refused: %s", error);
+	ok(!wire_decode_hello(payload.data, payload.length, &hello, &failure) &&
+	    strstr(failure.message, "zero counter") != NULL, "a zero counter is refused: %s",
+	    failure.message);
 
 	/* A count far beyond the bytes: refused before anything is allocated. */
 	payload.length = prefix;
 	buffer_append_varint(&payload, UINT64_MAX / 2);
-	ok(!wire_decode_hello(payload.data, payload.length, &hello, error, sizeof error) &&
-	    strstr(error, "claims") != NULL, "a lying entry count is refused: %s", error);
+	ok(!wire_decode_hello(payload.data, payload.length, &hello, &failure) &&
+	    strstr(failure.message, "claims") != NULL, "a lying entry count is refused: %s",
+	    failure.message);
 
 	/* A bad protocol range. */
 	payload.length = WIRE_MAGIC_SIZE;
@@ -157,8 +161,9 @@ test_hello_vv_rules(void)
 	buffer_append(&payload, home, ID_BYTES);
 	buffer_append(&payload, replica(1).bytes, ID_BYTES);
 	buffer_append_varint(&payload, 0);
-	ok(!wire_decode_hello(payload.data, payload.length, &hello, error, sizeof error) &&
-	    strstr(error, "range") != NULL, "a protocol range 3-2 is refused: %s", error);
+	ok(!wire_decode_hello(payload.data, payload.length, &hello, &failure) &&
+	    strstr(failure.message, "range") != NULL, "a protocol range 3-2 is refused: %s",
+	    failure.message);
 	buffer_free(&payload);
 }
 
@@ -166,17 +171,19 @@ static void
 test_negotiate(void)
 {
 	uint32_t chosen = 0;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
-	ok(wire_negotiate(1, 1, 1, 1, &chosen, error, sizeof error) && chosen == 1, "1-1 with 1-1");
-	ok(wire_negotiate(1, 3, 2, 5, &chosen, error, sizeof error) && chosen == 3,
+	ok(wire_negotiate(1, 1, 1, 1, &chosen, &failure) && chosen == 1, "1-1 with 1-1");
+	ok(wire_negotiate(1, 3, 2, 5, &chosen, &failure) && chosen == 3,
 	    "1-3 with 2-5 speaks 3");
-	ok(wire_negotiate(2, 5, 1, 3, &chosen, error, sizeof error) && chosen == 3,
+	ok(wire_negotiate(2, 5, 1, 3, &chosen, &failure) && chosen == 3,
 	    "and the other way round too");
-	ok(!wire_negotiate(2, 3, 1, 1, &chosen, error, sizeof error), "2-3 with 1-1 fails");
-	check_str(error, "peer speaks protocol 1-1, we need 2-3; upgrade the peer's hearth");
-	ok(!wire_negotiate(1, 1, 2, 3, &chosen, error, sizeof error), "1-1 with 2-3 fails");
-	check_str(error, "peer speaks protocol 2-3, we need 1-1; upgrade the local hearth");
+	ok(!wire_negotiate(2, 3, 1, 1, &chosen, &failure), "2-3 with 1-1 fails");
+	check_str(failure.message,
+	    "peer speaks protocol 1-1, we need 2-3; upgrade the peer's hearth");
+	ok(!wire_negotiate(1, 1, 2, 3, &chosen, &failure), "1-1 with 2-3 fails");
+	check_str(failure.message,
+	    "peer speaks protocol 2-3, we need 1-1; upgrade the local hearth");
 }
 
 static void
@@ -184,7 +191,7 @@ test_frames(void)
 {
 	struct buffer buffer;
 	struct wire_frame frame;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 	size_t used;
 
 	buffer_init(&buffer);
@@ -192,15 +199,14 @@ test_frames(void)
 	/* Every prefix asks for more bytes, never claims a frame. */
 	bool all_wait = true;
 	for (size_t length = 0; length < buffer.length; length++)
-		if (wire_parse_frame(buffer.data, length, &frame, &used, error, sizeof error) != 0)
+		if (wire_parse_frame(buffer.data, length, &frame, &used, &failure) != 0)
 			all_wait = false;
 	ok(all_wait, "every prefix of a frame needs more bytes");
 	/* Every single-bit change is caught (by the header or the checksum). */
 	bool all_caught = true;
 	for (size_t bit = 0; bit < buffer.length * 8; bit++) {
 		buffer.data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-		int parsed = wire_parse_frame(buffer.data, buffer.length, &frame, &used, error,
-		    sizeof error);
+		int parsed = wire_parse_frame(buffer.data, buffer.length, &frame, &used, &failure);
 		/* A flipped length bit may make the frame look longer (need
 		 * more) or shorter (then the checksum lands elsewhere). */
 		if (parsed == 1)
@@ -213,20 +219,22 @@ test_frames(void)
 	uint8_t header[WIRE_HEADER_SIZE] = { 0, 0, 0, 0, WIRE_OPS };
 	size_t length;
 	store_u32be(header, WIRE_PAYLOAD_MAX + 1);
-	ok(!wire_parse_header(header, &length, error, sizeof error) &&
-	    strstr(error, "oversized") != NULL, "an oversized length is refused: %s", error);
-	ok(wire_parse_frame(header, sizeof header, &frame, &used, error, sizeof error) == -1,
+	ok(!wire_parse_header(header, &length, &failure) &&
+	    strstr(failure.message, "oversized") != NULL, "an oversized length is refused: %s",
+	    failure.message);
+	ok(wire_parse_frame(header, sizeof header, &frame, &used, &failure) == -1,
 	    "and refused from the header alone, before its bytes arrive");
 	store_u32be(header, 0xffffffffu);
-	ok(!wire_parse_header(header, &length, error, sizeof error), "a length of 4 GiB is refused");
+	ok(!wire_parse_header(header, &length, &failure), "a length of 4 GiB is refused");
 	store_u32be(header, WIRE_PAYLOAD_MAX);
-	ok(wire_parse_header(header, &length, error, sizeof error) && length == WIRE_PAYLOAD_MAX,
+	ok(wire_parse_header(header, &length, &failure) && length == WIRE_PAYLOAD_MAX,
 	    "the largest allowed length passes the header check");
 	header[4] = WIRE_TYPE_LAST + 1;
-	ok(!wire_parse_header(header, &length, error, sizeof error) &&
-	    strstr(error, "unknown frame type") != NULL, "an unknown type is refused: %s", error);
+	ok(!wire_parse_header(header, &length, &failure) &&
+	    strstr(failure.message, "unknown frame type") != NULL, "an unknown type is refused: %s",
+	    failure.message);
 	header[4] = 0;
-	ok(!wire_parse_header(header, &length, error, sizeof error), "type 0 is refused");
+	ok(!wire_parse_header(header, &length, &failure), "type 0 is refused");
 
 	/* Two frames back to back parse one at a time. */
 	buffer_reset(&buffer);
@@ -237,13 +245,13 @@ test_frames(void)
 	start = wire_begin(&buffer, WIRE_WANT_END);
 	wire_encode_count(&buffer, 7);
 	wire_end(&buffer, start);
-	ok(wire_parse_frame(buffer.data, buffer.length, &frame, &used, error, sizeof error) == 1 &&
+	ok(wire_parse_frame(buffer.data, buffer.length, &frame, &used, &failure) == 1 &&
 	    used == first && frame.type == WIRE_OPS_END, "the first of two frames");
 	uint64_t count = 0;
-	ok(wire_decode_count(frame.payload, frame.length, &count, error, sizeof error) &&
+	ok(wire_decode_count(frame.payload, frame.length, &count, &failure) &&
 	    count == 42, "its count");
-	ok(wire_parse_frame(buffer.data + used, buffer.length - used, &frame, &used, error,
-	    sizeof error) == 1 && frame.type == WIRE_WANT_END, "then the second");
+	ok(wire_parse_frame(buffer.data + used, buffer.length - used, &frame, &used,
+	    &failure) == 1 && frame.type == WIRE_WANT_END, "then the second");
 	buffer_free(&buffer);
 }
 
@@ -254,43 +262,44 @@ test_ops(void)
 	struct wire_ops ops;
 	const uint8_t *body;
 	size_t length;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
 	buffer_init(&payload);
 	buffer_append_varint(&payload, 2);
 	buffer_append_bytes(&payload, "abc", 3);
 	buffer_append_bytes(&payload, "de", 2);
-	ok(wire_ops_begin(payload.data, payload.length, &ops, error, sizeof error), "OPS begins");
-	ok(wire_ops_next(&ops, &body, &length, error, sizeof error) == 1 && length == 3 &&
+	ok(wire_ops_begin(payload.data, payload.length, &ops, &failure), "OPS begins");
+	ok(wire_ops_next(&ops, &body, &length, &failure) == 1 && length == 3 &&
 	    memcmp(body, "abc", 3) == 0, "first op");
-	ok(wire_ops_next(&ops, &body, &length, error, sizeof error) == 1 && length == 2,
+	ok(wire_ops_next(&ops, &body, &length, &failure) == 1 && length == 2,
 	    "second op");
-	check_int(wire_ops_next(&ops, &body, &length, error, sizeof error), 0);
+	check_int(wire_ops_next(&ops, &body, &length, &failure), 0);
 
 	/* Trailing bytes after the last op. */
 	buffer_append_byte(&payload, 0);
-	ok(wire_ops_begin(payload.data, payload.length, &ops, error, sizeof error), "begins");
-	wire_ops_next(&ops, &body, &length, error, sizeof error);
-	wire_ops_next(&ops, &body, &length, error, sizeof error);
-	ok(wire_ops_next(&ops, &body, &length, error, sizeof error) == -1 &&
-	    strstr(error, "stray") != NULL, "trailing bytes are refused: %s", error);
+	ok(wire_ops_begin(payload.data, payload.length, &ops, &failure), "begins");
+	wire_ops_next(&ops, &body, &length, &failure);
+	wire_ops_next(&ops, &body, &length, &failure);
+	ok(wire_ops_next(&ops, &body, &length, &failure) == -1 &&
+	    strstr(failure.message, "stray") != NULL, "trailing bytes are refused: %s",
+	    failure.message);
 
 	/* A count the bytes cannot hold, zero, and an op running past the end. */
 	buffer_reset(&payload);
 	buffer_append_varint(&payload, 1000);
 	buffer_append_bytes(&payload, "abc", 3);
-	ok(!wire_ops_begin(payload.data, payload.length, &ops, error, sizeof error),
-	    "1000 ops in 4 bytes is refused: %s", error);
+	ok(!wire_ops_begin(payload.data, payload.length, &ops, &failure),
+	    "1000 ops in 4 bytes is refused: %s", failure.message);
 	buffer_reset(&payload);
 	buffer_append_varint(&payload, 0);
-	ok(!wire_ops_begin(payload.data, payload.length, &ops, error, sizeof error),
+	ok(!wire_ops_begin(payload.data, payload.length, &ops, &failure),
 	    "an empty OPS frame is refused");
 	buffer_reset(&payload);
 	buffer_append_varint(&payload, 1);
 	buffer_append_varint(&payload, 50);
 	buffer_append(&payload, "short", 5);
-	ok(wire_ops_begin(payload.data, payload.length, &ops, error, sizeof error), "begins");
-	ok(wire_ops_next(&ops, &body, &length, error, sizeof error) == -1,
+	ok(wire_ops_begin(payload.data, payload.length, &ops, &failure), "begins");
+	ok(wire_ops_next(&ops, &body, &length, &failure) == -1,
 	    "an op longer than what is left is refused");
 	buffer_free(&payload);
 }
@@ -302,35 +311,35 @@ test_blob(void)
 	struct wire_blob blob;
 	struct hash chunks[3] = { hash_of(1), hash_of(2), hash_of(3) };
 	struct hash id = hash_of(9);
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
 	buffer_init(&payload);
 	wire_encode_blob(&payload, &id, 5000000, 3, 0, chunks, 3);
-	ok(wire_decode_blob(payload.data, payload.length, &blob, error, sizeof error),
-	    "BLOB decodes: %s", error);
+	ok(wire_decode_blob(payload.data, payload.length, &blob, &failure),
+	    "BLOB decodes: %s", failure.message);
 	ok(hash_equal(&blob.blob, &id) && blob.size == 5000000 && blob.total == 3 &&
 	    blob.first == 0 && blob.count == 3 && memcmp(blob.hashes, chunks, sizeof chunks) == 0,
 	    "BLOB round-trips");
 	buffer_reset(&payload);
 	wire_encode_blob(&payload, &id, 5000000, 3, 2, chunks, 1);
-	ok(wire_decode_blob(payload.data, payload.length, &blob, error, sizeof error) &&
+	ok(wire_decode_blob(payload.data, payload.length, &blob, &failure) &&
 	    blob.first == 2 && blob.count == 1, "the last part of a split list");
 	buffer_reset(&payload);
 	wire_encode_blob(&payload, &id, 5000000, 3, 2, chunks, 2);
-	ok(!wire_decode_blob(payload.data, payload.length, &blob, error, sizeof error),
-	    "a part running past the total is refused: %s", error);
+	ok(!wire_decode_blob(payload.data, payload.length, &blob, &failure),
+	    "a part running past the total is refused: %s", failure.message);
 	buffer_reset(&payload);
 	wire_encode_blob(&payload, &id, 1, 3, 0, chunks, 3);
-	ok(!wire_decode_blob(payload.data, payload.length, &blob, error, sizeof error),
-	    "3 chunks for 1 byte is refused: %s", error);
+	ok(!wire_decode_blob(payload.data, payload.length, &blob, &failure),
+	    "3 chunks for 1 byte is refused: %s", failure.message);
 	buffer_reset(&payload);
 	wire_encode_blob(&payload, &id, 5000000, 1, 0, chunks, 1);
-	ok(!wire_decode_blob(payload.data, payload.length, &blob, error, sizeof error),
+	ok(!wire_decode_blob(payload.data, payload.length, &blob, &failure),
 	    "a one-chunk list is refused (one chunk needs no list)");
 	buffer_reset(&payload);
 	wire_encode_blob(&payload, &id, 5000000, 3, 0, chunks, 3);
 	payload.length -= 1;
-	ok(!wire_decode_blob(payload.data, payload.length, &blob, error, sizeof error),
+	ok(!wire_decode_blob(payload.data, payload.length, &blob, &failure),
 	    "a short id list is refused");
 	buffer_free(&payload);
 }
@@ -342,18 +351,18 @@ test_hashes_chunk_done_error(void)
 	struct hash wants[2] = { hash_of(4), hash_of(5) };
 	const uint8_t *hashes;
 	size_t count;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
 	buffer_init(&payload);
 	wire_encode_hashes(&payload, wants, 2);
-	ok(wire_decode_hashes(payload.data, payload.length, &hashes, &count, error, sizeof error) &&
+	ok(wire_decode_hashes(payload.data, payload.length, &hashes, &count, &failure) &&
 	    count == 2 && memcmp(hashes, wants, sizeof wants) == 0, "WANT round-trips");
 	payload.length--;
-	ok(!wire_decode_hashes(payload.data, payload.length, &hashes, &count, error, sizeof error),
+	ok(!wire_decode_hashes(payload.data, payload.length, &hashes, &count, &failure),
 	    "a WANT one byte short is refused");
 	buffer_reset(&payload);
 	buffer_append_varint(&payload, WIRE_HASHES_MAX + 1);
-	ok(!wire_decode_hashes(payload.data, payload.length, &hashes, &count, error, sizeof error),
+	ok(!wire_decode_hashes(payload.data, payload.length, &hashes, &count, &failure),
 	    "a WANT over the limit is refused");
 
 	/* CHUNK */
@@ -363,18 +372,18 @@ test_hashes_chunk_done_error(void)
 	buffer_reset(&payload);
 	wire_encode_chunk_header(&payload, &chunk);
 	buffer_append(&payload, "bytes", 5);
-	ok(wire_decode_chunk(payload.data, payload.length, &got, &data, &length, error,
-	    sizeof error) && hash_equal(&got, &chunk) && length == 5 &&
+	ok(wire_decode_chunk(payload.data, payload.length, &got, &data, &length, &failure) &&
+	    hash_equal(&got, &chunk) && length == 5 &&
 	    memcmp(data, "bytes", 5) == 0, "CHUNK round-trips");
 	payload.data[HASH_BYTES] = 7;
-	ok(!wire_decode_chunk(payload.data, payload.length, &got, &data, &length, error,
-	    sizeof error) && strstr(error, "codec") != NULL, "an unknown codec is refused: %s",
-	    error);
-	ok(!wire_decode_chunk(payload.data, HASH_BYTES, &got, &data, &length, error, sizeof error),
+	ok(!wire_decode_chunk(payload.data, payload.length, &got, &data, &length, &failure) &&
+	    strstr(failure.message, "codec") != NULL, "an unknown codec is refused: %s",
+	    failure.message);
+	ok(!wire_decode_chunk(payload.data, HASH_BYTES, &got, &data, &length, &failure),
 	    "a CHUNK without its codec byte is refused");
 	uint8_t *huge = calloc(1, HASH_BYTES + 1 + WIRE_CHUNK_DATA_MAX + 1);
 	ok(!wire_decode_chunk(huge, HASH_BYTES + 1 + WIRE_CHUNK_DATA_MAX + 1, &got, &data, &length,
-	    error, sizeof error), "a chunk over CHUNK_MAX is refused");
+	    &failure), "a chunk over CHUNK_MAX is refused");
 	free(huge);
 
 	/* DONE */
@@ -384,11 +393,11 @@ test_hashes_chunk_done_error(void)
 	vv_set(&vv, replica(3), 12);
 	buffer_reset(&payload);
 	wire_encode_done(&payload, 77, &vv);
-	ok(wire_decode_done(payload.data, payload.length, &ops_new, &decoded, error, sizeof error) &&
+	ok(wire_decode_done(payload.data, payload.length, &ops_new, &decoded, &failure) &&
 	    ops_new == 77 && vv_equal(&vv, &decoded), "DONE round-trips");
 	vv_free(&decoded);
 	buffer_append_byte(&payload, 1);
-	ok(!wire_decode_done(payload.data, payload.length, &ops_new, &decoded, error, sizeof error),
+	ok(!wire_decode_done(payload.data, payload.length, &ops_new, &decoded, &failure),
 	    "a DONE with stray bytes is refused");
 	vv_free(&vv);
 
@@ -396,13 +405,13 @@ test_hashes_chunk_done_error(void)
 	char message[64];
 	buffer_reset(&payload);
 	wire_encode_error(&payload, "bad\033[2Jthing\n");
-	ok(wire_decode_error(payload.data, payload.length, message, sizeof message, error,
-	    sizeof error), "ERROR decodes");
+	ok(wire_decode_error(payload.data, payload.length, message, sizeof message, &failure),
+	    "ERROR decodes");
 	check_str(message, "bad?[2Jthing?");
 	/* Counts. */
 	uint64_t count64;
 	buffer_reset(&payload);
-	ok(!wire_decode_count(payload.data, payload.length, &count64, error, sizeof error),
+	ok(!wire_decode_count(payload.data, payload.length, &count64, &failure),
 	    "an empty count is refused");
 	buffer_free(&payload);
 }
@@ -417,25 +426,25 @@ test_delta_chunk(void)
 	const uint8_t *data;
 	size_t length;
 	uint8_t codec = 0;
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 
 	buffer_init(&payload);
 	wire_encode_delta_header(&payload, &chunk, &base);
 	buffer_append(&payload, "delta", 5);
 	ok(wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base, &data,
-	    &length, error, sizeof error) && codec == WIRE_CODEC_DELTA && hash_equal(&got, &chunk) &&
+	    &length, &failure) && codec == WIRE_CODEC_DELTA && hash_equal(&got, &chunk) &&
 	    hash_equal(&got_base, &base) && length == 5 && memcmp(data, "delta", 5) == 0,
 	    "a delta CHUNK round-trips with its base");
-	ok(!wire_decode_chunk(payload.data, payload.length, &got, &data, &length, error,
-	    sizeof error) && strstr(error, "codec 2") != NULL,
-	    "where only raw chunks may come, a delta is refused: %s", error);
+	ok(!wire_decode_chunk(payload.data, payload.length, &got, &data, &length, &failure) &&
+	    strstr(failure.message, "codec 2") != NULL,
+	    "where only raw chunks may come, a delta is refused: %s", failure.message);
 	ok(!wire_decode_chunk_coded(payload.data, HASH_BYTES + 1 + 10, &got, &codec, &got_base,
-	    &data, &length, error, sizeof error), "a delta cut inside its base id is refused");
+	    &data, &length, &failure), "a delta cut inside its base id is refused");
 	buffer_reset(&payload);
 	wire_encode_chunk_header(&payload, &chunk);
 	buffer_append(&payload, "raw", 3);
 	ok(wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base, &data,
-	    &length, error, sizeof error) && codec == WIRE_CODEC_RAW && length == 3,
+	    &length, &failure) && codec == WIRE_CODEC_RAW && length == 3,
 	    "a raw CHUNK decodes there too");
 	buffer_free(&payload);
 }
@@ -447,21 +456,22 @@ test_lack(void)
 {
 	struct buffer payload;
 	struct hash chunk = hash_of(8), got;
-	char reason[64], error[256];
+	char reason[64];
+	struct hearth_error failure;
 
 	buffer_init(&payload);
 	wire_encode_lack(&payload, &chunk, "damaged\033[2J here too");
-	ok(wire_decode_lack(payload.data, payload.length, &got, reason, sizeof reason, error,
-	    sizeof error) && hash_equal(&got, &chunk), "LACK round-trips");
+	ok(wire_decode_lack(payload.data, payload.length, &got, reason, sizeof reason, &failure) &&
+	    hash_equal(&got, &chunk), "LACK round-trips");
 	check_str(reason, "damaged?[2J here too");
-	ok(!wire_decode_lack(payload.data, HASH_BYTES, &got, reason, sizeof reason, error,
-	    sizeof error), "a LACK without its reason is refused");
+	ok(!wire_decode_lack(payload.data, HASH_BYTES, &got, reason, sizeof reason, &failure),
+	    "a LACK without its reason is refused");
 	buffer_append_byte(&payload, 0);
-	ok(!wire_decode_lack(payload.data, payload.length, &got, reason, sizeof reason, error,
-	    sizeof error) && strstr(error, "stray") != NULL, "a LACK with stray bytes is refused");
+	ok(!wire_decode_lack(payload.data, payload.length, &got, reason, sizeof reason, &failure) &&
+	    strstr(failure.message, "stray") != NULL, "a LACK with stray bytes is refused");
 	struct wire_frame frame = { .type = WIRE_LACK, .payload = payload.data,
 		.length = payload.length - 1 };
-	ok(wire_check_payload(&frame, error, sizeof error), "wire_check_payload knows LACK");
+	ok(wire_check_payload(&frame, &failure), "wire_check_payload knows LACK");
 	check_str(wire_type_name(WIRE_LACK), "LACK");
 	ok(WIRE_PROTOCOL_FETCH > WIRE_PROTOCOL_MIN && WIRE_PROTOCOL_FETCH <= WIRE_PROTOCOL_MAX,
 	    "fetching is a later version this hearth speaks");
@@ -475,7 +485,7 @@ test_random_input(void)
 {
 	uint64_t state = 0x5eed;
 	uint8_t bytes[512];
-	char error[256] = "";
+	struct hearth_error failure = { 0 };
 	size_t accepted = 0;
 
 	for (int round = 0; round < 200000; round++) {
@@ -495,8 +505,8 @@ test_random_input(void)
 		}
 		struct wire_frame frame;
 		size_t used;
-		if (wire_parse_frame(bytes, length, &frame, &used, error, sizeof error) == 1 &&
-		    wire_check_payload(&frame, error, sizeof error))
+		if (wire_parse_frame(bytes, length, &frame, &used, &failure) == 1 &&
+		    wire_check_payload(&frame, &failure))
 			accepted++;
 	}
 	ok(true, "200000 random inputs decoded without a fault (%zu happened to be valid)",
