@@ -4,8 +4,11 @@
  * with one exception: running out of memory (see below).
  *
  * Conventions. Functions return 0 on success or a nonzero enum hearth_code
- * and fill a struct hearth_error. Results that hold strings own them until
- * their _free function runs. A hearth handle belongs to one thread; a
+ * and fill a struct hearth_error; below this header every room of the
+ * engine reports in that same type (backend/io/fail.h), so a message comes
+ * up as the layer that saw the fault wrote it; out of memory is never one
+ * of them (below). Results that hold strings own them until their _free
+ * function runs. A hearth handle belongs to one thread; a
  * background worker opens its own (SQLite's WAL lets readers and the one
  * writer run side by side). Paths are relative to the Home, '/'-separated,
  * and may hold any bytes but NUL; names are never re-encoded. */
