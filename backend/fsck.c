@@ -409,7 +409,9 @@ check_chunks(struct fsck *fsck)
 	    "SELECT c.id, c.pack, c.frame, c.offset, c.length, p.name FROM chunk c "
 	    "LEFT JOIN pack p ON p.number = c.pack ORDER BY c.pack, c.frame, c.offset");
 	struct buffer bytes;
-	char message[1024], last_message[1024] = "", hex[HASH_HEX];
+	struct hearth_error failure;
+	char message[1024], last_message[sizeof failure.message] = "";
+	char hex[HASH_HEX];
 	uint64_t total = 0;
 
 	sqlite3_stmt *count = store_statement(&home->store, "SELECT count(*) FROM chunk");
@@ -448,10 +450,10 @@ check_chunks(struct fsck *fsck)
 		}
 		buffer_reset(&bytes);
 		/* The chunks of one damaged frame share its message: one line. */
-		if (pack_read(home->reader, &id, &where, &bytes, message, sizeof message) != 0) {
-			bool said = strcmp(message, last_message) == 0;
-			chunk_damaged(fsck, &id, where.pack, said ? NULL : message);
-			snprintf(last_message, sizeof last_message, "%s", message);
+		if (pack_read(home->reader, &id, &where, &bytes, &failure) != 0) {
+			bool said = strcmp(failure.message, last_message) == 0;
+			chunk_damaged(fsck, &id, where.pack, said ? NULL : failure.message);
+			snprintf(last_message, sizeof last_message, "%s", failure.message);
 		}
 		if (fsck->report->chunks_checked % 4096 == 0)
 			progress(fsck, "checking content", fsck->report->chunks_checked, total);
@@ -496,10 +498,10 @@ check_packs(struct fsck *fsck)
 			fsck_add_pack(fsck->damage, number);
 		}
 		/* The pack's own index is what a repair rebuilds from: check it. */
-		char message[1024];
-		if (pack_scan_index(home->packs_fd, dirent->d_name, count_index_entry, NULL, message,
-			sizeof message) != 0) {
-			problem(fsck, "%s", message);
+		struct hearth_error failure;
+		if (pack_scan_index(home->packs_fd, dirent->d_name, count_index_entry, NULL,
+			&failure) != 0) {
+			problem(fsck, "%s", failure.message);
 			fsck_add_pack(fsck->damage, number);
 		}
 	}

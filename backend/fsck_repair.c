@@ -60,12 +60,12 @@ static int
 repair_add(struct repair *repair, const struct hash *chunk, const uint8_t *data, size_t length,
     struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	if (pack_writer_holds(repair->writer, chunk))
 		return 0;
-	if (pack_writer_add(repair->writer, chunk, data, length, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (pack_writer_add(repair->writer, chunk, data, length, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	return 0;
 }
 
@@ -80,7 +80,7 @@ repair_copy_readable(struct repair *repair)
 	sqlite3_stmt *statement = store_statement(&home->store,
 	    "SELECT id, pack, frame, offset, length FROM chunk ORDER BY pack, frame, offset");
 	struct buffer bytes;
-	char message[1024];
+	struct hearth_error failure;
 	int status = 0;
 
 	buffer_init(&bytes);
@@ -96,7 +96,7 @@ repair_copy_readable(struct repair *repair)
 		where.length = (uint32_t)sqlite3_column_int64(statement, 4);
 		buffer_reset(&bytes);
 		if (!fsck_hashes_has(&repair->damage.chunks, &id) &&
-		    pack_read(home->reader, &id, &where, &bytes, message, sizeof message) == 0) {
+		    pack_read(home->reader, &id, &where, &bytes, &failure) == 0) {
 			status = repair_add(repair, &id, bytes.data, bytes.length, repair->error);
 			repair->out->chunks_copied++;
 		} else {
@@ -226,23 +226,23 @@ repair_content(struct repair *repair, const struct hearth_repair_options *option
     const struct hearth_progress *progress, char ***retired, size_t *retired_count)
 {
 	struct hearth *home = repair->home;
-	char message[1024];
+	struct hearth_error failure;
 	struct pack_sink sink = { .started = repair_started, .stored = repair_stored,
 		.sealed = repair_sealed, .context = repair };
 
-	if (store_begin(&home->store, message, sizeof message) != 0)
-		return hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
+	if (store_begin(&home->store, failure.message, sizeof failure.message) != 0)
+		return hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
 	repair->writer = pack_writer_new(home->packs_fd, home->packs_path,
 	    config_durability_rules(home->config->durability).sync_packs, &sink);
 	int status = repair_copy_readable(repair);
 	if (status == 0 && repair->wants.count > 0)
 		status = repair_fetch(repair, options, progress);
-	if (status == 0 && pack_writer_finish(repair->writer, message, sizeof message) != 0)
-		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && pack_writer_finish(repair->writer, &failure) != 0)
+		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
 	if (status == 0)
 		status = repair_forget_packs(repair, retired, retired_count);
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&home->store, failure.message, sizeof failure.message) != 0)
+		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
 	if (status != 0) {
 		store_rollback(&home->store);
 		if (repair->writer != NULL)

@@ -142,12 +142,12 @@ static int
 gc_read(struct gc *gc, const struct hash *chunk, const struct pack_location *where,
     struct buffer *out)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	buffer_reset(out);
-	if (pack_read(gc->home->reader, chunk, where, out, message, sizeof message) != 0)
+	if (pack_read(gc->home->reader, chunk, where, out, &failure) != 0)
 		return hearth_fail(gc->error, HEARTH_DAMAGED, "%s; nothing was changed (run hearth "
-		    "fsck)", message);
+		    "fsck)", failure.message);
 	return 0;
 }
 
@@ -159,7 +159,7 @@ static int
 gc_copy(struct gc *gc, const struct hash *chunk, const struct gc_link *base, uint32_t *depth)
 {
 	struct pack_location where, base_where;
-	char message[1024];
+	struct hearth_error failure;
 
 	*depth = GC_DEPTH_UNKNOWN;
 	if (pack_writer_holds(gc->writer, chunk) ||
@@ -179,8 +179,8 @@ gc_copy(struct gc *gc, const struct hash *chunk, const struct gc_link *base, uin
 	if (status != 0)
 		return status;
 	if (pack_writer_add_delta(gc->writer, chunk, gc->bytes.data, gc->bytes.length,
-		based ? &offered : NULL, message, sizeof message) != 0)
-		return hearth_fail(gc->error, HEARTH_FAILED, "%s", message);
+		based ? &offered : NULL, &failure) != 0)
+		return hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	gc->out->chunks++;
 	*depth = based ? base->depth + 1 : 0;
 	return 0;
@@ -282,17 +282,17 @@ gc_copy_as_is(struct gc *gc, const struct hash *chunk)
 {
 	struct pack_location where;
 	struct gc_link base;
-	char message[1024];
+	struct hearth_error failure;
 	uint32_t depth;
 
 	if (store_chunk_find(&gc->home->store, chunk, &where) != 1)
 		return 0;
 	if (where.depth == 0)
 		return gc_copy(gc, chunk, NULL, &depth);
-	int found = pack_delta_base(gc->home->reader, &where, &base.id, message, sizeof message);
+	int found = pack_delta_base(gc->home->reader, &where, &base.id, &failure);
 	if (found < 0)
 		return hearth_fail(gc->error, HEARTH_DAMAGED, "%s; nothing was changed (run hearth "
-		    "fsck)", message);
+		    "fsck)", failure.message);
 	struct pack_location base_where;
 	if (found == 0 || store_chunk_find(&gc->home->store, &base.id, &base_where) != 1)
 		return gc_copy(gc, chunk, NULL, &depth);
@@ -380,7 +380,7 @@ static int
 gc_switch(struct gc *gc)
 {
 	struct hearth *home = gc->home;
-	char message[1024];
+	struct hearth_error failure;
 	struct pack_sink sink = { .started = gc_started, .stored = gc_stored, .sealed = gc_sealed,
 		.context = gc };
 
@@ -390,14 +390,14 @@ gc_switch(struct gc *gc)
 		pack_writer_set_delta_level(gc->writer, GC_DELTA_LEVEL);
 	}
 	int status = gc_write(gc);
-	if (status == 0 && pack_writer_finish(gc->writer, message, sizeof message) != 0)
-		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && pack_writer_finish(gc->writer, &failure) != 0)
+		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	if (status == 0)
 		status = gc_forget(gc);
 	gc->out->packs_after = gc_scalar(home, "SELECT count(*) FROM pack");
 	gc->out->bytes_after = gc_scalar(home, "SELECT sum(size) FROM pack");
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&home->store, failure.message, sizeof failure.message) != 0)
+		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	return status;
 }
 

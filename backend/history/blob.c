@@ -228,7 +228,7 @@ bases_offer(void *context, size_t index, struct pack_base *base)
 {
 	struct blob_bases *bases = context;
 	struct pack_location where;
-	char message[1024];
+	struct hearth_error failure;
 
 	if (bases->count == 0)
 		return 0;
@@ -236,8 +236,7 @@ bases_offer(void *context, size_t index, struct pack_base *base)
 	if (blob_chunk_find(bases->home, id, &where) != 1 || where.depth >= PACK_DELTA_DEPTH_MAX)
 		return 0;
 	buffer_reset(&bases->bytes);
-	if (pack_read(bases->home->reader, id, &where, &bases->bytes, message,
-		sizeof message) != 0)
+	if (pack_read(bases->home->reader, id, &where, &bases->bytes, &failure) != 0)
 		return 0;
 	*base = (struct pack_base){ .id = *id, .data = bases->bytes.data,
 		.length = bases->bytes.length, .depth = where.depth };
@@ -277,12 +276,12 @@ blob_store_bytes(struct blob_writer *writer, const void *data, size_t length,
 int
 blob_writer_finish(struct blob_writer *writer, struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	if (writer->pack == NULL)
 		return 0;
-	if (pack_writer_finish(writer->pack, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (pack_writer_finish(writer->pack, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	return 0;
 }
 
@@ -357,7 +356,8 @@ each_chunk(struct hearth *home, const struct hash *blob, const struct blob_place
 	struct hash single = *blob, *chunks = &single;
 	size_t count = 1;
 	struct buffer list, bytes;
-	char message[1024], hex[HASH_HEX];
+	struct hearth_error failure;
+	char hex[HASH_HEX];
 	int status = 0;
 
 	if (place == NULL) {
@@ -380,8 +380,8 @@ each_chunk(struct hearth *home, const struct hash *blob, const struct blob_place
 			break;
 		}
 		buffer_reset(&bytes);
-		if (pack_read(home->reader, &chunks[i], &where, &bytes, message, sizeof message) != 0)
-			status = hearth_fail(error, HEARTH_DAMAGED, "%s", message);
+		if (pack_read(home->reader, &chunks[i], &where, &bytes, &failure) != 0)
+			status = hearth_fail(error, HEARTH_DAMAGED, "%s", failure.message);
 		else
 			status = emit(context, bytes.data, bytes.length);
 	}
@@ -591,7 +591,8 @@ blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const voi
     size_t length, const struct pack_base *base, struct hearth_error *error)
 {
 	struct hash got;
-	char message[1024], hex[HASH_HEX];
+	struct hearth_error failure;
+	char hex[HASH_HEX];
 
 	hash_bytes(data, length, &got);
 	if (!hash_equal(&got, chunk)) {
@@ -603,9 +604,8 @@ blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const voi
 	writer->bytes_stored += length;
 	if (pack_writer_holds(writer->pack, chunk))
 		return 0;
-	if (pack_writer_add_delta(writer->pack, chunk, data, length, base, message,
-		sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (pack_writer_add_delta(writer->pack, chunk, data, length, base, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	return 0;
 }
 

@@ -80,11 +80,8 @@ content_take_chunk(struct content_stream *stream, const uint8_t *data, size_t le
 	struct pack_base base;
 	bool based = stream->base != NULL &&
 	    stream->base(stream->context, stream->out->chunk_count - 1, &base) == 1;
-	int status = pack_writer_add_delta(stream->writer, &chunk, data, length,
-	    based ? &base : NULL, stream->error->message, sizeof stream->error->message);
-	if (status != 0)
-		stream->error->code = HEARTH_FAILED;
-	return status;
+	return pack_writer_add_delta(stream->writer, &chunk, data, length, based ? &base : NULL,
+	    stream->error);
 }
 
 static void

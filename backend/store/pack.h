@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/hearth.h"
 #include "model/buffer.h"
 #include "model/id.h"
 
@@ -71,17 +72,16 @@ struct pack_writer *pack_writer_new(int packs_dir_fd, const char *packs_path, bo
     const struct pack_sink *sink);
 /* Adds a chunk unless this writer already holds it. length <= CHUNK_MAX. */
 int pack_writer_add(struct pack_writer *writer, const struct hash *chunk, const uint8_t *data,
-    size_t length, char *error, size_t error_size);
+    size_t length, struct hearth_error *error);
 /* The same, offering base: the chunk is stored as a delta against it when
  * that is much smaller than the chunk compressed alone (and decodes back to
  * the same bytes), else whole. base->depth < PACK_DELTA_DEPTH_MAX. */
 int pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
-    const uint8_t *data, size_t length, const struct pack_base *base, char *error,
-    size_t error_size);
+    const uint8_t *data, size_t length, const struct pack_base *base, struct hearth_error *error);
 bool pack_writer_holds(const struct pack_writer *writer, const struct hash *chunk);
 /* Flushes the last frame, writes index and footer, syncs, seals. A writer
  * that added nothing leaves no file. */
-int pack_writer_finish(struct pack_writer *writer, char *error, size_t error_size);
+int pack_writer_finish(struct pack_writer *writer, struct hearth_error *error);
 /* Removes every pack this writer made that the owner has not committed:
  * used when the command fails before its transaction commits. */
 void pack_writer_abort(struct pack_writer *writer);
@@ -112,11 +112,11 @@ void pack_reader_set_locate(struct pack_reader *reader, pack_locate_fn locate);
 /* Reads one chunk, checks its SHA-256, and appends it to out. A mismatch or
  * a damaged frame is an error naming the pack file and the offset. */
 int pack_read(struct pack_reader *reader, const struct hash *chunk,
-    const struct pack_location *where, struct buffer *out, char *error, size_t error_size);
+    const struct pack_location *where, struct buffer *out, struct hearth_error *error);
 /* Whether the chunk at where is stored as a delta: 1 with its base's id in
  * *base, 0 when whole, -1 when its frame header cannot be read. */
 int pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
-    struct hash *base, char *error, size_t error_size);
+    struct hash *base, struct hearth_error *error);
 void pack_reader_free(struct pack_reader *reader);
 /* Frames read and checked so far (each decompressed once per load): a
  * test sees that a tree is written in pack order. */
@@ -127,7 +127,7 @@ uint64_t pack_reader_frames_loaded(const struct pack_reader *reader);
 int pack_scan_index(int packs_dir_fd, const char *file_name,
     int (*visit)(void *context, const struct hash *chunk, uint64_t frame_offset,
         uint32_t offset_in_frame, uint32_t length),
-    void *context, char *error, size_t error_size);
+    void *context, struct hearth_error *error);
 
 /* CRC-32C (Castagnoli) as frames and the index use it: pass 0 to start, or
  * a previous result to continue over more bytes. */

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "backend/io/fail.h"
 #include "backend/store/delta.h"
 #include "backend/store/hash.h"
 #include "backend/store/pack_format.h"
 #include "model/array.h"
-#include "model/error.h"
 
 /* ---- reading ----------------------------------------------------------------- */
 
@@ -127,7 +127,7 @@ pack_read_at(int fd, void *out, size_t length, uint64_t offset)
 }
 
 static struct pack_open_file *
-pack_reader_file(struct pack_reader *reader, int64_t pack, char *error, size_t error_size)
+pack_reader_file(struct pack_reader *reader, int64_t pack, struct hearth_error *error)
 {
 	struct pack_open_file *oldest = &reader->files[0];
 
@@ -143,14 +143,14 @@ pack_reader_file(struct pack_reader *reader, int64_t pack, char *error, size_t e
 	char name[PACK_READER_NAME_SIZE];
 	if (reader->file_name == NULL ||
 	    reader->file_name(reader->context, pack, name, sizeof name) != 0) {
-		error_put(error, error_size, "pack %lld: the store knows no file for it",
+		hearth_error_put(error, "pack %lld: the store knows no file for it",
 		    (long long)pack);
 		return NULL;
 	}
 	int fd = openat(reader->dir_fd, name, O_RDONLY | O_CLOEXEC);
 	struct stat status;
 	if (fd < 0 || fstat(fd, &status) != 0) {
-		error_put(error, error_size, "pack %s: cannot open in %s: %s", name,
+		hearth_error_put(error, "pack %s: cannot open in %s: %s", name,
 		    reader->packs_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -209,7 +209,7 @@ pack_grow(uint8_t **bytes, size_t *capacity, size_t needed)
  * taken from the shared buffer meanwhile, since that read reuses it. */
 static int
 pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t frame_offset,
-    uint32_t stored_length, struct pack_cached_frame *slot, char *error, size_t error_size)
+    uint32_t stored_length, struct pack_cached_frame *slot, struct hearth_error *error)
 {
 	char name[PACK_READER_NAME_SIZE];
 	unsigned long long at = (unsigned long long)frame_offset;
@@ -223,22 +223,22 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 	snprintf(name, sizeof name, "%s", file_name);
 	memcpy(base_id.bytes, stored, HASH_BYTES);
 	if (reader->locate == NULL || reader->locate(reader->context, &base_id, &where) != 0)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: the base of "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: the base of "
 		    "this delta is not in the store", name, at);
 	if (reader->depth >= PACK_DELTA_READ_MAX)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: a chain of "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: a chain of "
 		    "more than %d deltas", name, at, PACK_DELTA_READ_MAX);
 	reader->stored = NULL;
 	reader->stored_capacity = 0;
 	buffer_init(&base);
 	reader->depth++;
-	status = pack_read(reader, &base_id, &where, &base, error, error_size);
+	status = pack_read(reader, &base_id, &where, &base, error);
 	reader->depth--;
 	const char *reason = NULL;
 	if (status == 0 && !delta_decode(reader->decompressor, base.data, base.length,
 		stored + HASH_BYTES, stored_length - HASH_BYTES, slot->bytes, slot->raw_length,
 		&reason))
-		status = error_put(error, error_size, "pack %s: frame at offset %llu: the delta "
+		status = hearth_error_put(error, "pack %s: frame at offset %llu: the delta "
 		    "does not decode (%s)", name, at, reason);
 	buffer_free(&base);
 	free(reader->stored);
@@ -250,7 +250,7 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 /* Reads, checks and decompresses one frame into slot. */
 static int
 pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
-    uint64_t frame_offset, struct pack_cached_frame *slot, char *error, size_t error_size)
+    uint64_t frame_offset, struct pack_cached_frame *slot, struct hearth_error *error)
 {
 	const char *name = file->name;
 	unsigned long long at = (unsigned long long)frame_offset;
@@ -258,17 +258,17 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 	struct pack_frame_header header;
 
 	if (frame_offset < PACK_HEADER_SIZE)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: inside the "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: inside the "
 		    "pack header", name, at);
 	ssize_t got = pack_read_at(file->fd, header_bytes, sizeof header_bytes, frame_offset);
 	if (got < 0)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
+		return hearth_error_put(error, "pack %s: frame at offset %llu: %s", name, at,
 		    strerror(errno));
 	if ((size_t)got < sizeof header_bytes)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: truncated "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
 		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
 	if (pack_parse_frame_header(header_bytes, &header) != 0)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: bad frame "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: bad frame "
 		    "header", name, at);
 	bool raw = header.codec == PACK_CODEC_RAW;
 	pack_grow(&slot->bytes, &slot->capacity, header.raw_length);
@@ -278,26 +278,26 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 	got = pack_read_at(file->fd, stored, header.stored_length,
 	    frame_offset + PACK_FRAME_HEADER_SIZE);
 	if (got < 0)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: %s", name, at,
+		return hearth_error_put(error, "pack %s: frame at offset %llu: %s", name, at,
 		    strerror(errno));
 	if ((size_t)got < header.stored_length)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: truncated "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
 		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
 	if (pack_crc32c(0, stored, header.stored_length) != header.crc)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: checksum "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: checksum "
 		    "mismatch", name, at);
 	slot->raw_length = header.raw_length;
 	if (header.codec == PACK_CODEC_DELTA)
 		return pack_reader_undelta(reader, name, frame_offset, header.stored_length, slot,
-		    error, error_size);
+		    error);
 	if (!raw) {
 		size_t length = ZSTD_decompressDCtx(reader->decompressor, slot->bytes,
 		    header.raw_length, stored, header.stored_length);
 		if (ZSTD_isError(length))
-			return error_put(error, error_size, "pack %s: frame at offset %llu: %s",
+			return hearth_error_put(error, "pack %s: frame at offset %llu: %s",
 			    name, at, ZSTD_getErrorName(length));
 		if (length != header.raw_length)
-			return error_put(error, error_size, "pack %s: frame at offset %llu: "
+			return hearth_error_put(error, "pack %s: frame at offset %llu: "
 			    "decompressed to %zu bytes, not %u", name, at, length, header.raw_length);
 	}
 	return 0;
@@ -333,7 +333,7 @@ pack_reader_oldest(struct pack_reader *reader)
  * whole: reading a delta's base loads other frames in between. */
 static struct pack_cached_frame *
 pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
-    uint64_t frame_offset, char *error, size_t error_size)
+    uint64_t frame_offset, struct hearth_error *error)
 {
 	int64_t pack = file->pack;
 	struct pack_cached_frame *slot = pack_reader_cached(reader, pack, frame_offset);
@@ -344,7 +344,7 @@ pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
 		.capacity = reader->spare_capacity };
 	reader->spare = NULL;
 	reader->spare_capacity = 0;
-	int status = pack_reader_load(reader, file, frame_offset, &incoming, error, error_size);
+	int status = pack_reader_load(reader, file, frame_offset, &incoming, error);
 	free(reader->spare);
 	if (status != 0) {
 		reader->spare = incoming.bytes;
@@ -371,23 +371,23 @@ pack_reader_frames_loaded(const struct pack_reader *reader)
 
 int
 pack_read(struct pack_reader *reader, const struct hash *chunk,
-    const struct pack_location *where, struct buffer *out, char *error, size_t error_size)
+    const struct pack_location *where, struct buffer *out, struct hearth_error *error)
 {
-	struct pack_open_file *file = pack_reader_file(reader, where->pack, error, error_size);
+	struct pack_open_file *file = pack_reader_file(reader, where->pack, error);
 
 	if (file == NULL)
 		return -1;
 	struct pack_cached_frame *frame = pack_reader_frame(reader, file, where->frame_offset,
-	    error, error_size);
+	    error);
 	if (frame == NULL)
 		return -1;
 	/* Following a delta may have given file's slot to another pack. */
-	file = pack_reader_file(reader, where->pack, error, error_size);
+	file = pack_reader_file(reader, where->pack, error);
 	if (file == NULL)
 		return -1;
 	unsigned long long at = (unsigned long long)where->frame_offset;
 	if ((uint64_t)where->offset_in_frame + where->length > frame->raw_length)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: chunk at "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: chunk at "
 		    "%u+%u lies outside the frame's %u bytes", file->name, at,
 		    where->offset_in_frame, where->length, frame->raw_length);
 	const uint8_t *bytes = frame->bytes + where->offset_in_frame;
@@ -396,7 +396,7 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 	if (!hash_equal(&got, chunk)) {
 		char hex[HASH_HEX];
 		hash_hex(chunk, hex);
-		return error_put(error, error_size, "pack %s: frame at offset %llu: chunk %.16s "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: chunk %.16s "
 		    "at %u: hash mismatch", file->name, at, hex, where->offset_in_frame);
 	}
 	buffer_append(out, bytes, where->length);
@@ -405,9 +405,9 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 
 int
 pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
-    struct hash *base, char *error, size_t error_size)
+    struct hash *base, struct hearth_error *error)
 {
-	struct pack_open_file *file = pack_reader_file(reader, where->pack, error, error_size);
+	struct pack_open_file *file = pack_reader_file(reader, where->pack, error);
 	uint8_t bytes[PACK_FRAME_HEADER_SIZE + HASH_BYTES];
 	struct pack_frame_header header;
 
@@ -415,12 +415,12 @@ pack_delta_base(struct pack_reader *reader, const struct pack_location *where,
 		return -1;
 	ssize_t got = pack_read_at(file->fd, bytes, sizeof bytes, where->frame_offset);
 	if (got < PACK_FRAME_HEADER_SIZE || pack_parse_frame_header(bytes, &header) != 0)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: bad or "
+		return hearth_error_put(error, "pack %s: frame at offset %llu: bad or "
 		    "truncated frame header", file->name, (unsigned long long)where->frame_offset);
 	if (header.codec != PACK_CODEC_DELTA)
 		return 0;
 	if ((size_t)got < sizeof bytes)
-		return error_put(error, error_size, "pack %s: frame at offset %llu: truncated",
+		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated",
 		    file->name, (unsigned long long)where->frame_offset);
 	memcpy(base->bytes, bytes + PACK_FRAME_HEADER_SIZE, HASH_BYTES);
 	return 1;
@@ -437,8 +437,7 @@ struct pack_scan {
 	uint64_t index_offset;
 	uint32_t index_crc;
 	uint8_t *block;
-	char *error;
-	size_t error_size;
+	struct hearth_error *error;
 };
 
 static int
@@ -448,10 +447,10 @@ pack_scan_read(struct pack_scan *scan, void *out, size_t length, uint64_t offset
 	ssize_t got = pack_read_at(scan->fd, out, length, offset);
 
 	if (got < 0)
-		return error_put(scan->error, scan->error_size, "pack %s: %s at offset %llu: %s",
+		return hearth_error_put(scan->error, "pack %s: %s at offset %llu: %s",
 		    scan->name, what, (unsigned long long)offset, strerror(errno));
 	if ((size_t)got < length)
-		return error_put(scan->error, scan->error_size, "pack %s: %s at offset %llu: "
+		return hearth_error_put(scan->error, "pack %s: %s at offset %llu: "
 		    "truncated", scan->name, what, (unsigned long long)offset);
 	return 0;
 }
@@ -466,15 +465,15 @@ pack_scan_ends(struct pack_scan *scan)
 	if (pack_scan_read(scan, header, sizeof header, 0, "header") != 0)
 		return -1;
 	if (memcmp(header, pack_magic, sizeof pack_magic) != 0 || load_u32be(header + 12) != 0)
-		return error_put(scan->error, scan->error_size, "pack %s: header at offset 0: "
+		return hearth_error_put(scan->error, "pack %s: header at offset 0: "
 		    "not a hearth pack", scan->name);
 	if (load_u32be(header + 8) < 1 || load_u32be(header + 8) > PACK_VERSION)
-		return error_put(scan->error, scan->error_size, "pack %s: header at offset 0: "
+		return hearth_error_put(scan->error, "pack %s: header at offset 0: "
 		    "unknown version %u", scan->name, load_u32be(header + 8));
 	if (pack_scan_read(scan, footer, sizeof footer, footer_offset, "footer") != 0)
 		return -1;
 	if (memcmp(footer + 12, pack_seal_magic, sizeof pack_seal_magic) != 0)
-		return error_put(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
+		return hearth_error_put(scan->error, "pack %s: footer at offset %llu: "
 		    "no seal (truncated or unfinished)", scan->name,
 		    (unsigned long long)footer_offset);
 	scan->index_offset = load_u64be(footer);
@@ -483,7 +482,7 @@ pack_scan_ends(struct pack_scan *scan)
 	    scan->index_offset > footer_offset - PACK_INDEX_HEADER_SIZE ||
 	    (footer_offset - scan->index_offset - PACK_INDEX_HEADER_SIZE) %
 		    PACK_INDEX_ENTRY_SIZE != 0)
-		return error_put(scan->error, scan->error_size, "pack %s: footer at offset %llu: "
+		return hearth_error_put(scan->error, "pack %s: footer at offset %llu: "
 		    "index offset %llu is out of range", scan->name,
 		    (unsigned long long)footer_offset, (unsigned long long)scan->index_offset);
 	return 0;
@@ -505,7 +504,7 @@ pack_scan_check_index(struct pack_scan *scan)
 		offset += length;
 	}
 	if (crc != scan->index_crc)
-		return error_put(scan->error, scan->error_size, "pack %s: index at offset %llu: "
+		return hearth_error_put(scan->error, "pack %s: index at offset %llu: "
 		    "checksum mismatch", scan->name, (unsigned long long)scan->index_offset);
 	uint8_t header[PACK_INDEX_HEADER_SIZE];
 	if (pack_scan_read(scan, header, sizeof header, scan->index_offset, "index") != 0)
@@ -514,7 +513,7 @@ pack_scan_check_index(struct pack_scan *scan)
 	    PACK_INDEX_ENTRY_SIZE;
 	if (memcmp(header, pack_index_magic, sizeof pack_index_magic) != 0 ||
 	    load_u32be(header + 8) != entries)
-		return error_put(scan->error, scan->error_size, "pack %s: index at offset %llu: "
+		return hearth_error_put(scan->error, "pack %s: index at offset %llu: "
 		    "bad index header", scan->name, (unsigned long long)scan->index_offset);
 	return 0;
 }
@@ -542,7 +541,7 @@ pack_scan_entries(struct pack_scan *scan,
 			if (frame_offset < PACK_HEADER_SIZE ||
 			    frame_offset + PACK_FRAME_HEADER_SIZE > scan->index_offset ||
 			    (uint64_t)offset_in_frame + chunk_length > PACK_FRAME_RAW_MAX)
-				return error_put(scan->error, scan->error_size, "pack %s: index "
+				return hearth_error_put(scan->error, "pack %s: index "
 				    "entry at offset %llu: points outside the pack's frames",
 				    scan->name, (unsigned long long)(offset + at));
 			int status = visit(context, &chunk, frame_offset, offset_in_frame,
@@ -559,23 +558,23 @@ int
 pack_scan_index(int packs_dir_fd, const char *file_name,
     int (*visit)(void *context, const struct hash *chunk, uint64_t frame_offset,
         uint32_t offset_in_frame, uint32_t length),
-    void *context, char *error, size_t error_size)
+    void *context, struct hearth_error *error)
 {
-	struct pack_scan scan = { .name = file_name, .error = error, .error_size = error_size };
+	struct pack_scan scan = { .name = file_name, .error = error };
 	struct stat status;
 	int result = -1;
 
 	scan.fd = openat(packs_dir_fd, file_name, O_RDONLY | O_CLOEXEC);
 	if (scan.fd < 0)
-		return error_put(error, error_size, "pack %s: cannot open: %s", file_name,
+		return hearth_error_put(error, "pack %s: cannot open: %s", file_name,
 		    strerror(errno));
 	if (fstat(scan.fd, &status) != 0) {
-		error_put(error, error_size, "pack %s: %s", file_name, strerror(errno));
+		hearth_error_put(error, "pack %s: %s", file_name, strerror(errno));
 		goto done;
 	}
 	scan.size = (uint64_t)status.st_size;
 	if (scan.size < PACK_HEADER_SIZE + PACK_INDEX_HEADER_SIZE + PACK_FOOTER_SIZE) {
-		error_put(error, error_size, "pack %s: %llu bytes is too short for a pack",
+		hearth_error_put(error, "pack %s: %llu bytes is too short for a pack",
 		    file_name, (unsigned long long)scan.size);
 		goto done;
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "backend/io/fail.h"
 #include "backend/io/io.h"
 #include "backend/store/delta.h"
 #include "backend/store/pack_format.h"
@@ -446,11 +447,11 @@ pack_writer_fail(struct pack_writer *writer, int status, const char *format, ...
 }
 
 static int
-pack_writer_report(const struct pack_writer *writer, char *error, size_t error_size)
+pack_writer_report(const struct pack_writer *writer, struct hearth_error *error)
 {
 	if (writer->status == 0)
 		return 0;
-	error_put(error, error_size, "%s", writer->failure);
+	hearth_error_put(error, "%s", writer->failure);
 	return writer->status;
 }
 
@@ -879,12 +880,12 @@ pack_writer_submit_alone(struct pack_writer *writer, const struct hash *chunk,
 }
 
 static int
-pack_writer_usable(struct pack_writer *writer, char *error, size_t error_size)
+pack_writer_usable(struct pack_writer *writer, struct hearth_error *error)
 {
 	if (writer->status != 0)
-		return pack_writer_report(writer, error, error_size);
+		return pack_writer_report(writer, error);
 	if (writer->finished || writer->aborted)
-		return error_put(error, error_size, "pack writer used after it %s",
+		return hearth_error_put(error, "pack writer used after it %s",
 		    writer->aborted ? "was aborted" : "finished");
 	return 0;
 }
@@ -895,15 +896,14 @@ pack_writer_usable(struct pack_writer *writer, char *error, size_t error_size)
  * bytes to copy: the chunk goes whole. */
 int
 pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
-    const uint8_t *data, size_t length, const struct pack_base *base, char *error,
-    size_t error_size)
+    const uint8_t *data, size_t length, const struct pack_base *base, struct hearth_error *error)
 {
-	int status = pack_writer_usable(writer, error, error_size);
+	int status = pack_writer_usable(writer, error);
 
 	if (status != 0)
 		return status;
 	if (length > CHUNK_MAX)
-		return error_put(error, error_size, "chunk of %zu bytes exceeds the %u-byte limit",
+		return hearth_error_put(error, "chunk of %zu bytes exceeds the %u-byte limit",
 		    length, CHUNK_MAX);
 	if (base != NULL && (base->length == 0 || base->depth >= PACK_DELTA_DEPTH_MAX ||
 				base->length > CHUNK_MAX || hash_equal(&base->id, chunk)))
@@ -919,21 +919,21 @@ pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 			status = pack_writer_submit_gather(writer);
 	}
 	if (status != 0)
-		return pack_writer_report(writer, error, error_size);
+		return pack_writer_report(writer, error);
 	return 0;
 }
 
 int
 pack_writer_add(struct pack_writer *writer, const struct hash *chunk, const uint8_t *data,
-    size_t length, char *error, size_t error_size)
+    size_t length, struct hearth_error *error)
 {
-	return pack_writer_add_delta(writer, chunk, data, length, NULL, error, error_size);
+	return pack_writer_add_delta(writer, chunk, data, length, NULL, error);
 }
 
 int
-pack_writer_finish(struct pack_writer *writer, char *error, size_t error_size)
+pack_writer_finish(struct pack_writer *writer, struct hearth_error *error)
 {
-	int status = pack_writer_usable(writer, error, error_size);
+	int status = pack_writer_usable(writer, error);
 
 	if (status != 0)
 		return status;
@@ -949,7 +949,7 @@ pack_writer_finish(struct pack_writer *writer, char *error, size_t error_size)
 		    strerror(errno));
 	pack_writer_stop_workers(writer);
 	writer->finished = true;
-	return pack_writer_report(writer, error, error_size);
+	return pack_writer_report(writer, error);
 }
 
 void

@@ -19,7 +19,7 @@ static int
 sync_answer_want(struct sync_session *session, const struct hash *chunk, uint64_t *sent)
 {
 	struct pack_location where;
-	char message[1024];
+	struct hearth_error failure;
 
 	if (blob_chunk_find(session->home, chunk, &where) != 1) {
 		size_t start = wire_begin(&session->out, WIRE_LACK);
@@ -30,12 +30,11 @@ sync_answer_want(struct sync_session *session, const struct hash *chunk, uint64_
 	wire_encode_chunk_header(&session->out, chunk);
 	size_t before = session->out.length;
 	/* pack_read checks the hash: a copy damaged here too is a LACK. */
-	if (pack_read(session->home->reader, chunk, &where, &session->out, message,
-		sizeof message) != 0) {
+	if (pack_read(session->home->reader, chunk, &where, &session->out, &failure) != 0) {
 		session->out.length = start;
 		start = wire_begin(&session->out, WIRE_LACK);
-		char why[1100];
-		snprintf(why, sizeof why, "damaged here too: %s", message);
+		char why[sizeof failure.message + 32];
+		snprintf(why, sizeof why, "damaged here too: %s", failure.message);
 		wire_encode_lack(&session->out, chunk, why);
 		return sync_queued(session, start);
 	}

@@ -661,7 +661,8 @@ sync_undelta(struct sync_session *session, struct sync_incoming *incoming, size_
     struct pack_base *base)
 {
 	struct pack_location where;
-	char message[1024], hex[HASH_HEX];
+	struct hearth_error failure;
+	char hex[HASH_HEX];
 	const char *reason = "it does not say its size";
 
 	hash_hex(&incoming->wants[index], hex);
@@ -672,10 +673,9 @@ sync_undelta(struct sync_session *session, struct sync_incoming *incoming, size_
 		return sync_fail(session, HEARTH_FAILED, "out of memory");
 	buffer_reset(&undelta->base);
 	if (blob_chunk_find(session->home, named, &where) != 1 ||
-	    pack_read(session->home->reader, named, &where, &undelta->base, message,
-		sizeof message) != 0)
+	    pack_read(session->home->reader, named, &where, &undelta->base, &failure) != 0)
 		return sync_fail(session, HEARTH_DAMAGED, "the base of chunk %.16s does not read "
-		    "here: %s", hex, message);
+		    "here: %s", hex, failure.message);
 	unsigned long long size = ZSTD_getFrameContentSize(delta, length);
 	buffer_reset(&undelta->bytes);
 	if (size <= WIRE_CHUNK_DATA_MAX) {

@@ -426,15 +426,15 @@ static int
 sync_window_read(struct sync_session *session, const struct hash *chunks,
     struct sync_window_chunk *window, size_t count, struct buffer *held)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	qsort(window, count, sizeof *window, compare_by_location);
 	buffer_reset(held);
 	for (size_t i = 0; i < count; i++) {
 		window[i].offset = held->length;
 		if (pack_read(session->home->reader, &chunks[window[i].want], &window[i].where, held,
-			message, sizeof message) != 0)
-			return sync_fail(session, HEARTH_DAMAGED, "%s", message);
+			&failure) != 0)
+			return sync_fail(session, HEARTH_DAMAGED, "%s", failure.message);
 	}
 	qsort(window, count, sizeof *window, compare_by_want);
 	return 0;
@@ -453,14 +453,13 @@ sync_delta_made(struct sync_session *session, struct sync_deltas *deltas,
     const struct hash *base, const uint8_t *data, size_t length)
 {
 	struct pack_location where;
-	char message[1024];
+	struct hearth_error failure;
 
 	if (deltas->context == NULL || hash_is_zero(base) ||
 	    blob_chunk_find(session->home, base, &where) != 1)
 		return false;
 	buffer_reset(&deltas->base);
-	if (pack_read(session->home->reader, base, &where, &deltas->base, message,
-		sizeof message) != 0)
+	if (pack_read(session->home->reader, base, &where, &deltas->base, &failure) != 0)
 		return false;
 	size_t bound = ZSTD_compressBound(length);
 	buffer_reset(&deltas->delta);

@@ -51,7 +51,8 @@ pack_fuzz_setup(void)
 static void
 pack_fuzz_write(const uint8_t *data, size_t size)
 {
-	int fd = openat(pack_fuzz_dir, PACK_FUZZ_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = openat(pack_fuzz_dir, PACK_FUZZ_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600);
 
 	fuzz_check(fd >= 0, "the scratch pack opens");
 	for (size_t done = 0; done < size;) {
@@ -91,11 +92,12 @@ static void
 pack_fuzz_read(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where, struct buffer *out)
 {
-	char error[1024] = "";
+	struct hearth_error failure = { 0 };
 
 	buffer_reset(out);
-	if (pack_read(reader, chunk, where, out, error, sizeof error) != 0) {
-		fuzz_check(strstr(error, PACK_FUZZ_NAME) != NULL || strstr(error, "memory") != NULL,
+	if (pack_read(reader, chunk, where, out, &failure) != 0) {
+		fuzz_check(strstr(failure.message, PACK_FUZZ_NAME) != NULL ||
+		    strstr(failure.message, "memory") != NULL,
 		    "a failed read names the pack");
 		return;
 	}
@@ -112,13 +114,14 @@ static void
 pack_fuzz_file(const uint8_t *data, size_t size)
 {
 	static struct pack_fuzz_entries entries;
-	char error[1024] = "";
+	struct hearth_error failure = { 0 };
 	struct buffer out;
 
 	entries.count = 0;
-	if (pack_scan_index(pack_fuzz_dir, PACK_FUZZ_NAME, pack_fuzz_visit, &entries, error,
-		sizeof error) != 0)
-		fuzz_check(strstr(error, PACK_FUZZ_NAME) != NULL || strstr(error, "memory") != NULL,
+	if (pack_scan_index(pack_fuzz_dir, PACK_FUZZ_NAME, pack_fuzz_visit, &entries,
+	    &failure) != 0)
+		fuzz_check(strstr(failure.message, PACK_FUZZ_NAME) != NULL ||
+		    strstr(failure.message, "memory") != NULL,
 		    "a refused pack is named");
 	struct pack_reader *reader = pack_reader_new(pack_fuzz_dir, pack_fuzz_path, pack_fuzz_name,
 	    NULL);
@@ -154,7 +157,8 @@ pack_fuzz_fix_checksums(uint8_t *data, size_t size)
 		}
 	}
 	uint64_t offset = PACK_FUZZ_HEADER;
-	for (int frame = 0; frame < PACK_FUZZ_FRAMES && offset + PACK_FUZZ_FRAME_HEADER <= index_offset;
+	for (int frame = 0; frame < PACK_FUZZ_FRAMES &&
+	    offset + PACK_FUZZ_FRAME_HEADER <= index_offset;
 	    frame++) {
 		uint64_t stored = load_u32be(data + offset + 4);
 		if (offset + PACK_FUZZ_FRAME_HEADER + stored > index_offset)

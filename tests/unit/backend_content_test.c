@@ -141,16 +141,15 @@ test_reads_back(int dir_fd, const char *path, struct test_store *store,
 {
 	struct pack_reader *reader = pack_reader_new(dir_fd, path, test_file_name, store);
 	struct buffer out;
-	char error[512];
+	struct hearth_error failure = { 0 };
 	bool good = true;
 
 	buffer_init(&out);
 	for (size_t i = 0; i < result->chunk_count && good; i++) {
 		const struct test_record *record = test_find(store, &result->chunks[i]);
 		if (record == NULL ||
-		    pack_read(reader, &result->chunks[i], &record->where, &out, error,
-			sizeof error) != 0) {
-			tap_diag("chunk %zu: %s", i, record ? error : "never stored");
+		    pack_read(reader, &result->chunks[i], &record->where, &out, &failure) != 0) {
+			tap_diag("chunk %zu: %s", i, record ? failure.message : "never stored");
 			good = false;
 		}
 	}
@@ -213,7 +212,7 @@ static void
 test_memory_bounded(void)
 {
 	size_t size = (test_under_valgrind() ? 32 : 256) * (size_t)TEST_MIB;
-	char path[4096], error[512] = "";
+	char path[4096];
 	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("big", path, sizeof path);
 	struct test_store store = { 0 };
@@ -234,7 +233,7 @@ test_memory_bounded(void)
 	long before = test_peak_rss_kib();
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
 	check_int(content_store_fd(writer, fd, test_known, &store, &result, &failure), 0);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	long grown = (test_peak_rss_kib() - before) / 1024;
 	tap_diag("storing a %zu MiB file raised peak RSS by %ld MiB (pack: %llu bytes)",
 	    size / TEST_MIB, grown, (unsigned long long)pack_writer_bytes(writer));
@@ -259,7 +258,7 @@ test_round_trip(void)
 {
 	size_t size = 20 * (size_t)TEST_MIB;
 	uint8_t *bytes = malloc(size);
-	char path[4096], error[512] = "";
+	char path[4096];
 	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("round-trip", path, sizeof path);
 	struct test_store store = { 0 };
@@ -274,7 +273,7 @@ test_round_trip(void)
 	int fd = test_write_file("twenty", bytes, size);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
 	check_int(content_store_fd(writer, fd, NULL, NULL, &result, &failure), 0);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	ok(hash_equal(&result.blob, &expected), "the blob id is the SHA-256 of the file");
 	check_uint(result.size, size);
 	ok(result.chunk_count >= 10, "20 MiB makes %zu chunks", result.chunk_count);
@@ -306,14 +305,13 @@ test_one_chunk(const char *name, const uint8_t *bytes, size_t length, int dir_fd
 	struct test_store store = { 0 };
 	struct content_result result;
 	struct hash expected;
-	char error[512] = "";
 	struct hearth_error failure = { 0 };
 
 	hash_bytes(bytes, length, &expected);
 	int fd = test_write_file(name, bytes, length);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
 	check_int(content_store_fd(writer, fd, NULL, NULL, &result, &failure), 0);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	ok(result.chunk_count == 1 && hash_equal(&result.chunks[0], &result.blob) &&
 	    hash_equal(&result.blob, &expected), "%s: one chunk whose id is the blob id", name);
 	check_uint(result.size, length);
@@ -329,7 +327,7 @@ static void
 test_small_files(void)
 {
 	uint8_t *bytes = malloc(CHUNK_MIN);
-	char path[4096], error[512] = "";
+	char path[4096];
 	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("small", path, sizeof path);
 	struct test_store store = { 0 };
@@ -346,7 +344,7 @@ test_small_files(void)
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
 	check_int(content_store_bytes(writer, target, strlen(target), NULL, NULL, &result,
 	    &failure), 0);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	ok(result.chunk_count == 1 && hash_equal(&result.blob, &expected) &&
 	    hash_equal(&result.chunks[0], &expected), "a symlink target is one chunk");
 	ok(test_reads_back(dir_fd, path, &store, &result, (const uint8_t *)target,
@@ -364,7 +362,6 @@ static size_t
 test_store_counting(int dir_fd, const char *path, int fd, struct test_store *store,
     struct content_result *result, bool twice)
 {
-	char error[512] = "";
 	struct hearth_error failure = { 0 };
 	struct pack_writer *writer = test_writer(dir_fd, path, store);
 	size_t before = store->record_count;
@@ -376,8 +373,8 @@ test_store_counting(int dir_fd, const char *path, int fd, struct test_store *sto
 		if (content_store_fd(writer, fd, test_known, store, result, &failure) != 0)
 			tap_diag("store: %s", failure.message);
 	}
-	if (pack_writer_finish(writer, error, sizeof error) != 0)
-		tap_diag("finish: %s", error);
+	if (pack_writer_finish(writer, &failure) != 0)
+		tap_diag("finish: %s", failure.message);
 	pack_writer_abort(writer);
 	pack_writer_free(writer);
 	return store->record_count - before;
@@ -437,7 +434,7 @@ test_pipe(void)
 {
 	size_t size = 12 * (size_t)TEST_MIB;
 	uint8_t *bytes = malloc(size);
-	char path[4096], error[512] = "";
+	char path[4096];
 	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("pipe", path, sizeof path);
 	struct test_store store = { 0 };
@@ -463,7 +460,7 @@ test_pipe(void)
 	close(ends[1]);
 	struct pack_writer *writer = test_writer(dir_fd, path, &store);
 	check_int(content_store_fd(writer, ends[0], NULL, NULL, &result, &failure), 0);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	waitpid(child, NULL, 0);
 	ok(hash_equal(&result.blob, &expected) && result.size == size,
 	    "a pipe's bytes get the same blob id");

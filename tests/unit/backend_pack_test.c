@@ -161,7 +161,8 @@ test_stored(void *context, const struct hash *chunk, const struct pack_location 
 		return sink->refuse_stored;
 	if (sink->record_count == sink->record_capacity) {
 		sink->record_capacity = sink->record_capacity ? sink->record_capacity * 2 : 64;
-		sink->records = realloc(sink->records, sink->record_capacity * sizeof *sink->records);
+		sink->records = realloc(sink->records,
+		    sink->record_capacity * sizeof *sink->records);
 	}
 	sink->records[sink->record_count++] = (struct test_record){ *chunk, *where };
 	return 0;
@@ -259,17 +260,17 @@ test_file_size(int dir_fd, const char *name)
 }
 
 static int
-test_write_chunks(struct pack_writer *writer, const struct test_chunks *chunks, char *error,
-    size_t error_size)
+test_write_chunks(struct pack_writer *writer, const struct test_chunks *chunks,
+    struct hearth_error *error)
 {
 	for (size_t i = 0; i < chunks->count; i++) {
 		const struct test_chunk *chunk = &chunks->items[i];
 		int status = pack_writer_add(writer, &chunk->id, test_chunk_bytes(chunks, chunk),
-		    chunk->length, error, error_size);
+		    chunk->length, error);
 		if (status != 0)
 			return status;
 	}
-	return pack_writer_finish(writer, error, error_size);
+	return pack_writer_finish(writer, error);
 }
 
 /* Reads every chunk back, in a scattered order so the reader's caches of
@@ -280,7 +281,7 @@ test_read_back(int dir_fd, const char *path, const struct test_sink *sink,
 {
 	struct pack_reader *reader = pack_reader_new(dir_fd, path, test_file_name, (void *)sink);
 	struct buffer out;
-	char error[512] = "";
+	struct hearth_error failure = { 0 };
 	size_t good = 0;
 
 	buffer_init(&out);
@@ -289,9 +290,9 @@ test_read_back(int dir_fd, const char *path, const struct test_sink *sink,
 		const struct test_record *record = test_find_record(sink, &chunk->id);
 		buffer_reset(&out);
 		if (record == NULL ||
-		    pack_read(reader, &chunk->id, &record->where, &out, error, sizeof error) != 0) {
+		    pack_read(reader, &chunk->id, &record->where, &out, &failure) != 0) {
 			tap_diag("chunk %zu: %s", step * 7 % chunks->count,
-			    record ? error : "never stored");
+			    record ? failure.message : "never stored");
 			continue;
 		}
 		if (out.length == chunk->length &&
@@ -411,7 +412,8 @@ test_visit(void *context, const struct hash *chunk, uint64_t frame_offset,
 static void
 test_round_trip(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("round-trip", path, sizeof path);
 	struct test_sink sink = { 0 };
 	struct pack_sink callbacks = test_sink_of(&sink);
@@ -419,8 +421,8 @@ test_round_trip(void)
 
 	test_chunks_mixed(&chunks, 1500);
 	struct pack_writer *writer = pack_writer_new(dir_fd, path, true, &callbacks);
-	check_int(test_write_chunks(writer, &chunks, error, sizeof error), 0);
-	check_str(error, "");
+	check_int(test_write_chunks(writer, &chunks, &failure), 0);
+	check_str(failure.message, "");
 	check_uint(sink.started, 1);
 	check_uint(sink.sealed, 1);
 	check_uint(sink.order_errors, 0);
@@ -445,7 +447,7 @@ test_round_trip(void)
 	check_uint(survey.alone_small, 0);
 
 	struct test_scan scan = { .sink = &sink };
-	check_int(pack_scan_index(dir_fd, sink.names[0], test_visit, &scan, error, sizeof error), 0);
+	check_int(pack_scan_index(dir_fd, sink.names[0], test_visit, &scan, &failure), 0);
 	check_uint(scan.visited, chunks.count);
 	check_uint(scan.matched, chunks.count);
 
@@ -458,14 +460,15 @@ test_round_trip(void)
 static void
 test_dedup_and_empty(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("dedup", path, sizeof path);
 	struct test_sink sink = { 0 };
 	struct pack_sink callbacks = test_sink_of(&sink);
 	struct test_chunks chunks;
 
 	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	pack_writer_free(writer);
 	check_uint(test_file_count(path), 0);
 	check_uint(sink.started, 0);
@@ -480,15 +483,15 @@ test_dedup_and_empty(void)
 		for (size_t i = 0; i < 2; i++)
 			ok(pack_writer_add(writer, &chunks.items[i].id,
 			    test_chunk_bytes(&chunks, &chunks.items[i]), chunks.items[i].length,
-			    error, sizeof error) == 0, "add chunk %zu, round %d", i, round);
+			    &failure) == 0, "add chunk %zu, round %d", i, round);
 	ok(pack_writer_holds(writer, &chunks.items[0].id), "holds a small chunk it gathers");
 	ok(pack_writer_holds(writer, &chunks.items[1].id), "holds a big chunk it added");
 	ok(!pack_writer_holds(writer, &chunks.items[2].id), "does not hold one never added");
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	check_uint(sink.record_count, 2);
 	ok(pack_writer_add(writer, &chunks.items[2].id, test_chunk_bytes(&chunks,
-	    &chunks.items[2]), 7, error, sizeof error) != 0, "add after finish is refused: %s",
-	    error);
+	    &chunks.items[2]), 7, &failure) != 0, "add after finish is refused: %s",
+	    failure.message);
 	pack_writer_free(writer);
 	test_chunks_free(&chunks);
 	test_sink_free(&sink);
@@ -498,7 +501,8 @@ test_dedup_and_empty(void)
 static void
 test_sealing(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("sealing", path, sizeof path);
 	struct test_sink sink = { 0 };
 	struct pack_sink callbacks = test_sink_of(&sink);
@@ -513,7 +517,7 @@ test_sealing(void)
 		test_chunks_add(&chunks, 2000, i % 3 != 0);
 	struct pack_writer *writer = pack_writer_new(dir_fd, path, true, &callbacks);
 	pack_writer_set_seal_size(writer, seal_size);
-	check_int(test_write_chunks(writer, &chunks, error, sizeof error), 0);
+	check_int(test_write_chunks(writer, &chunks, &failure), 0);
 	ok(sink.started > 8, "a small seal size makes many packs (%zu)", sink.started);
 	check_uint(sink.sealed, sink.started);
 	check_uint(sink.order_errors, 0);
@@ -526,8 +530,8 @@ test_sealing(void)
 		total_size += sink.sealed_size[i];
 		if (sink.sealed_size[i] > seal_size + 48 * sink.sealed_chunks[i] + 32)
 			bounded = false;
-		if (pack_scan_index(dir_fd, sink.names[i], test_visit, &scan, error,
-			sizeof error) != 0 || scan.matched != sink.sealed_chunks[i])
+		if (pack_scan_index(dir_fd, sink.names[i], test_visit, &scan, &failure) != 0 ||
+		    scan.matched != sink.sealed_chunks[i])
 			scanned = false;
 	}
 	check_uint(total_chunks, chunks.count);
@@ -544,7 +548,8 @@ test_sealing(void)
 static void
 test_abort(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("abort", path, sizeof path);
 	struct test_sink sink = { 0 };
 	struct pack_sink callbacks = test_sink_of(&sink);
@@ -557,17 +562,16 @@ test_abort(void)
 	pack_writer_set_seal_size(writer, 1024 * 1024);
 	for (size_t i = 0; i < chunks.count; i++)
 		pack_writer_add(writer, &chunks.items[i].id,
-		    test_chunk_bytes(&chunks, &chunks.items[i]), chunks.items[i].length, error,
-		    sizeof error);
+		    test_chunk_bytes(&chunks, &chunks.items[i]), chunks.items[i].length, &failure);
 	ok(test_file_count(path) >= 2, "packs are on disk before finish (%zu)",
 	    test_file_count(path));
 	pack_writer_abort(writer);
 	check_uint(test_file_count(path), 0);
-	ok(pack_writer_finish(writer, error, sizeof error) != 0, "finish after abort is refused");
+	ok(pack_writer_finish(writer, &failure) != 0, "finish after abort is refused");
 	pack_writer_free(writer);
 
 	writer = pack_writer_new(dir_fd, path, false, &callbacks);
-	check_int(test_write_chunks(writer, &chunks, error, sizeof error), 0);
+	check_int(test_write_chunks(writer, &chunks, &failure), 0);
 	check_uint(test_file_count(path), 1);
 	pack_writer_abort(writer);
 	check_uint(test_file_count(path), 0);
@@ -581,7 +585,8 @@ test_abort(void)
 static void
 test_threads_agree(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("threads", path, sizeof path);
 	struct test_chunks chunks;
 	uint8_t *first = NULL;
@@ -594,7 +599,7 @@ test_threads_agree(void)
 		struct pack_sink callbacks = test_sink_of(&sink);
 		struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
 		pack_writer_set_threads(writer, threads);
-		check_int(test_write_chunks(writer, &chunks, error, sizeof error), 0);
+		check_int(test_write_chunks(writer, &chunks, &failure), 0);
 		size_t length = test_file_size(dir_fd, sink.names[0]);
 		uint8_t *bytes = malloc(length);
 		int fd = openat(dir_fd, sink.names[0], O_RDONLY);
@@ -634,14 +639,14 @@ static void
 test_damaged_make(struct test_damaged *damaged)
 {
 	struct pack_sink callbacks = test_sink_of(&damaged->sink);
-	char error[512];
+	struct hearth_error failure;
 
 	memset(damaged, 0, sizeof *damaged);
 	damaged->dir_fd = test_folder("damage", damaged->path, sizeof damaged->path);
 	test_chunks_mixed(&damaged->chunks, 100);
 	struct pack_writer *writer = pack_writer_new(damaged->dir_fd, damaged->path, false,
 	    &callbacks);
-	test_write_chunks(writer, &damaged->chunks, error, sizeof error);
+	test_write_chunks(writer, &damaged->chunks, &failure);
 	pack_writer_free(writer);
 	size_t count = damaged->chunks.count;
 	damaged->raw = test_find_record(&damaged->sink, &damaged->chunks.items[count - 4].id);
@@ -671,6 +676,15 @@ test_damage(struct test_damaged *damaged, size_t at, uint8_t flip, size_t length
 	close(fd);
 }
 
+/* The message into a caller's buffer, cut to its size. */
+static void
+test_copy_message(char *out, size_t size, const struct hearth_error *failure)
+{
+	size_t length = strnlen(failure->message, size - 1);
+	memcpy(out, failure->message, length);
+	out[length] = '\0';
+}
+
 static void
 test_damaged_read(struct test_damaged *damaged, const struct test_record *record,
     char *error, size_t error_size)
@@ -680,9 +694,11 @@ test_damaged_read(struct test_damaged *damaged, const struct test_record *record
 	struct buffer out;
 
 	buffer_init(&out);
-	error[0] = '\0';
-	if (pack_read(reader, &record->chunk, &record->where, &out, error, error_size) == 0)
+	struct hearth_error failure;
+	if (pack_read(reader, &record->chunk, &record->where, &out, &failure) == 0)
 		snprintf(error, error_size, "(read succeeded)");
+	else
+		test_copy_message(error, error_size, &failure);
 	buffer_free(&out);
 	pack_reader_free(reader);
 }
@@ -692,10 +708,12 @@ test_damaged_scan(struct test_damaged *damaged, char *error, size_t error_size)
 {
 	struct test_scan scan = { .sink = &damaged->sink };
 
-	error[0] = '\0';
-	if (pack_scan_index(damaged->dir_fd, damaged->sink.names[0], test_visit, &scan, error,
-		error_size) == 0)
+	struct hearth_error failure;
+	if (pack_scan_index(damaged->dir_fd, damaged->sink.names[0], test_visit, &scan,
+		&failure) == 0)
 		snprintf(error, error_size, "(scan succeeded)");
+	else
+		test_copy_message(error, error_size, &failure);
 }
 
 static void
@@ -713,7 +731,8 @@ test_damage_found(void)
 
 	test_damage(&damaged, raw_at + 16 + 1000, 0x40, damaged.length);
 	test_damaged_read(&damaged, damaged.raw, error, sizeof error);
-	snprintf(want, sizeof want, "pack %s: frame at offset %zu: checksum mismatch", name, raw_at);
+	snprintf(want, sizeof want, "pack %s: frame at offset %zu: checksum mismatch", name,
+	    raw_at);
 	check_str(error, want);
 
 	test_damage(&damaged, zstd_at + 13, 0x01, damaged.length);
@@ -742,7 +761,8 @@ test_damage_found(void)
 
 	test_damage(&damaged, SIZE_MAX, 0, zstd_at + 100);
 	test_damaged_read(&damaged, damaged.zstd, error, sizeof error);
-	snprintf(want, sizeof want, "pack %s: frame at offset %zu: truncated (the file ends at %zu)",
+	snprintf(want, sizeof want,
+	    "pack %s: frame at offset %zu: truncated (the file ends at %zu)",
 	    name, zstd_at, zstd_at + 100);
 	check_str(error, want);
 	test_damaged_scan(&damaged, error, sizeof error);
@@ -823,7 +843,7 @@ test_stored_length(int dir_fd, const struct test_sink *sink, const struct test_r
 
 static int
 test_add_based(struct pack_writer *writer, struct test_chunks *chunks, size_t index,
-    size_t base_index, const struct test_sink *sink, char *error, size_t error_size)
+    size_t base_index, const struct test_sink *sink, struct hearth_error *error)
 {
 	const struct test_chunk *chunk = &chunks->items[index];
 	const struct test_chunk *based = &chunks->items[base_index];
@@ -832,7 +852,7 @@ test_add_based(struct pack_writer *writer, struct test_chunks *chunks, size_t in
 		.length = based->length, .depth = record != NULL ? record->where.depth : 0 };
 
 	return pack_writer_add_delta(writer, &chunk->id, test_chunk_bytes(chunks, chunk),
-	    chunk->length, &base, error, error_size);
+	    chunk->length, &base, error);
 }
 
 static uint32_t
@@ -849,7 +869,8 @@ test_depth_of(const struct test_sink *sink, const struct test_chunks *chunks, si
 static void
 test_deltas(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("deltas", path, sizeof path);
 	struct test_sink sink = { 0 };
 	struct pack_sink callbacks = test_sink_of(&sink);
@@ -869,18 +890,18 @@ test_deltas(void)
 	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
 	for (size_t i = TEXT; i <= OTHER; i++)
 		pack_writer_add(writer, &chunks.items[i].id, test_chunk_bytes(&chunks,
-		    &chunks.items[i]), chunks.items[i].length, error, sizeof error);
-	check_int(pack_writer_finish(writer, error, sizeof error), 0);
+		    &chunks.items[i]), chunks.items[i].length, &failure);
+	check_int(pack_writer_finish(writer, &failure), 0);
 	pack_writer_free(writer);
 	writer = pack_writer_new(dir_fd, path, false, &callbacks);
-	ok(test_add_based(writer, &chunks, TEXT_2, TEXT, &sink, error, sizeof error) == 0 &&
-	    test_add_based(writer, &chunks, RANDOM_2, RANDOM, &sink, error, sizeof error) == 0 &&
-	    test_add_based(writer, &chunks, SMALL_2, SMALL, &sink, error, sizeof error) == 0 &&
-	    pack_writer_finish(writer, error, sizeof error) == 0, "deltas written: %s", error);
+	ok(test_add_based(writer, &chunks, TEXT_2, TEXT, &sink, &failure) == 0 &&
+	    test_add_based(writer, &chunks, RANDOM_2, RANDOM, &sink, &failure) == 0 &&
+	    test_add_based(writer, &chunks, SMALL_2, SMALL, &sink, &failure) == 0 &&
+	    pack_writer_finish(writer, &failure) == 0, "deltas written: %s", failure.message);
 	pack_writer_free(writer);
 	writer = pack_writer_new(dir_fd, path, false, &callbacks);
-	ok(test_add_based(writer, &chunks, TEXT_3, TEXT_2, &sink, error, sizeof error) == 0 &&
-	    pack_writer_finish(writer, error, sizeof error) == 0, "a delta of a delta: %s", error);
+	ok(test_add_based(writer, &chunks, TEXT_3, TEXT_2, &sink, &failure) == 0 &&
+	    pack_writer_finish(writer, &failure) == 0, "a delta of a delta: %s", failure.message);
 	pack_writer_free(writer);
 
 	check_uint(test_depth_of(&sink, &chunks, TEXT_2), 1);
@@ -899,24 +920,25 @@ test_deltas(void)
 	buffer_init(&out);
 	for (size_t round = 0; round < 2; round++)
 		for (size_t i = COUNT; i-- > 0;) {
-			const struct test_record *record = test_find_record(&sink, &chunks.items[i].id);
+			const struct test_record *record = test_find_record(&sink,
+			    &chunks.items[i].id);
 			buffer_reset(&out);
-			if (pack_read(reader, &chunks.items[i].id, &record->where, &out, error,
-				sizeof error) == 0 && out.length == chunks.items[i].length &&
+			if (pack_read(reader, &chunks.items[i].id, &record->where, &out,
+			    &failure) == 0 && out.length == chunks.items[i].length &&
 			    memcmp(out.data, test_chunk_bytes(&chunks, &chunks.items[i]),
 				out.length) == 0)
 				good++;
 			else
-				tap_diag("chunk %zu: %s", i, error);
+				tap_diag("chunk %zu: %s", i, failure.message);
 		}
 	check_uint(good, 2 * COUNT);
 	pack_reader_free(reader);
 
 	reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
 	const struct test_record *delta = test_find_record(&sink, &chunks.items[TEXT_3].id);
-	ok(pack_read(reader, &chunks.items[TEXT_3].id, &delta->where, &out, error,
-	    sizeof error) != 0 && strstr(error, "base of this delta is not in the store") != NULL,
-	    "without the store's index a delta is an error: %s", error);
+	ok(pack_read(reader, &chunks.items[TEXT_3].id, &delta->where, &out, &failure) != 0 &&
+	    strstr(failure.message, "base of this delta is not in the store") != NULL,
+	    "without the store's index a delta is an error: %s", failure.message);
 	pack_reader_free(reader);
 
 	/* A byte of the first base flipped: its deltas no longer read. */
@@ -931,9 +953,9 @@ test_deltas(void)
 	reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
 	pack_reader_set_locate(reader, test_locate);
 	buffer_reset(&out);
-	ok(pack_read(reader, &chunks.items[TEXT_3].id, &delta->where, &out, error,
-	    sizeof error) != 0 && strstr(error, sink.names[0]) != NULL && out.length == 0,
-	    "a delta over a damaged base is an error naming the base's pack: %s", error);
+	ok(pack_read(reader, &chunks.items[TEXT_3].id, &delta->where, &out, &failure) != 0 &&
+	    strstr(failure.message, sink.names[0]) != NULL && out.length == 0,
+	    "a delta over a damaged base is an error naming the base's pack: %s", failure.message);
 	pack_reader_free(reader);
 
 	/* A base as deep as allowed: the chunk goes whole. */
@@ -944,8 +966,8 @@ test_deltas(void)
 		.length = chunks.items[TEXT_3].length, .depth = PACK_DELTA_DEPTH_MAX };
 	const struct test_chunk *last = &chunks.items[chunks.count - 1];
 	ok(pack_writer_add_delta(writer, &last->id, test_chunk_bytes(&chunks, last),
-	    last->length, &deep, error, sizeof error) == 0 &&
-	    pack_writer_finish(writer, error, sizeof error) == 0, "written beside a deep base");
+	    last->length, &deep, &failure) == 0 &&
+	    pack_writer_finish(writer, &failure) == 0, "written beside a deep base");
 	check_uint(test_depth_of(&sink, &chunks, chunks.count - 1), 0);
 	pack_writer_free(writer);
 
@@ -956,9 +978,9 @@ test_deltas(void)
 	struct pack_base empty = { .id = chunks.items[SMALL].id, .data = NULL, .length = 0 };
 	last = &chunks.items[chunks.count - 1];
 	ok(pack_writer_add_delta(writer, &last->id, test_chunk_bytes(&chunks, last),
-	    last->length, &empty, error, sizeof error) == 0 &&
-	    pack_writer_finish(writer, error, sizeof error) == 0, "written beside an empty base: %s",
-	    error);
+	    last->length, &empty, &failure) == 0 &&
+	    pack_writer_finish(writer, &failure) == 0, "written beside an empty base: %s",
+	    failure.message);
 	check_uint(test_depth_of(&sink, &chunks, chunks.count - 1), 0);
 	pack_writer_free(writer);
 	buffer_free(&out);
@@ -972,7 +994,8 @@ test_deltas(void)
 static void
 test_sink_refuses(void)
 {
-	char path[4096], error[512] = "";
+	char path[4096];
+	struct hearth_error failure = { 0 };
 	int dir_fd = test_folder("refuse", path, sizeof path);
 	struct test_sink sink = { .refuse_stored = 7, .refuse_after = 3 };
 	struct pack_sink callbacks = test_sink_of(&sink);
@@ -980,10 +1003,11 @@ test_sink_refuses(void)
 
 	test_chunks_mixed(&chunks, 50);
 	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
-	check_int(test_write_chunks(writer, &chunks, error, sizeof error), 7);
-	ok(strstr(error, "refused") != NULL, "the error says the store refused: %s", error);
+	check_int(test_write_chunks(writer, &chunks, &failure), 7);
+	ok(strstr(failure.message, "refused") != NULL, "the error says the store refused: %s",
+	    failure.message);
 	ok(pack_writer_add(writer, &chunks.items[0].id, test_chunk_bytes(&chunks,
-	    &chunks.items[0]), chunks.items[0].length, error, sizeof error) == 7,
+	    &chunks.items[0]), chunks.items[0].length, &failure) == 7,
 	    "a stopped writer keeps refusing");
 	pack_writer_abort(writer);
 	check_uint(test_file_count(path), 0);
@@ -999,7 +1023,8 @@ test_sink_refuses(void)
 static void
 test_fault_walk(enum io_fault_kind kind, const char *kind_name)
 {
-	char path[4096], error[512];
+	char path[4096];
+	struct hearth_error failure;
 	int dir_fd = test_folder("faults", path, sizeof path);
 	struct test_chunks chunks;
 	size_t failures = 0, unclean = 0, unexplained = 0;
@@ -1017,8 +1042,8 @@ test_fault_walk(enum io_fault_kind kind, const char *kind_name)
 		pack_writer_set_seal_size(writer, 200 * 1024);
 		uint64_t before = io_call_count();
 		io_fault_arm(nth, kind);
-		error[0] = '\0';
-		int status = test_write_chunks(writer, &chunks, error, sizeof error);
+		failure.message[0] = '\0';
+		int status = test_write_chunks(writer, &chunks, &failure);
 		bool fired = io_call_count() - before >= nth;
 		io_fault_arm(0, kind);
 		if (status == 0) {
@@ -1027,7 +1052,7 @@ test_fault_walk(enum io_fault_kind kind, const char *kind_name)
 				unexplained++;
 		} else {
 			failures++;
-			if (error[0] == '\0' || !fired)
+			if (failure.message[0] == '\0' || !fired)
 				unexplained++;
 		}
 		pack_writer_abort(writer);
