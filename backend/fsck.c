@@ -22,6 +22,7 @@
 #include "backend/history/blob.h"
 #include "backend/store/chunk.h"
 #include "backend/store/hash.h"
+#include "backend/store/pack_index.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/disk/identity.h"
@@ -401,65 +402,65 @@ chunk_damaged(struct fsck *fsck, const struct hash *chunk, int64_t pack, const c
 	}
 }
 
+/* The walk of every chunk row, in pack order: a missing pack is looked up
+ * once for all its chunks, and a damaged frame's message said once. */
+struct chunk_check {
+	struct fsck *fsck;
+	struct buffer bytes;
+	char last_message[HEARTH_ERROR_MAX];
+	int64_t last_pack;
+	bool pack_missing;
+	uint64_t total;
+};
+
+static int
+check_chunk(void *context, const struct hash *id, const struct pack_location *where,
+    const char *file_name)
+{
+	struct chunk_check *check = context;
+	struct fsck *fsck = check->fsck;
+	struct hearth_error failure;
+	char message[1024], hex[HASH_HEX];
+
+	fsck->report->chunks_checked++;
+	if (file_name == NULL) {
+		hash_hex(id, hex);
+		snprintf(message, sizeof message, "chunk %.16s points at pack %lld, which the "
+		    "store does not list", hex, (long long)where->pack);
+		chunk_damaged(fsck, id, where->pack, message);
+		return 0;
+	}
+	/* A missing pack was named once (check_packs); its chunks are
+	 * all lost, and are counted without a line each. */
+	if (where->pack != check->last_pack) {
+		check->last_pack = where->pack;
+		check->pack_missing = faccessat(fsck->home->packs_fd, file_name, F_OK, 0) != 0;
+	}
+	if (check->pack_missing) {
+		chunk_damaged(fsck, id, where->pack, NULL);
+		return 0;
+	}
+	buffer_reset(&check->bytes);
+	/* The chunks of one damaged frame share its message: one line. */
+	if (pack_read(fsck->home->reader, id, where, &check->bytes, &failure) != 0) {
+		bool said = strcmp(failure.message, check->last_message) == 0;
+		chunk_damaged(fsck, id, where->pack, said ? NULL : failure.message);
+		snprintf(check->last_message, sizeof check->last_message, "%s", failure.message);
+	}
+	if (fsck->report->chunks_checked % 4096 == 0)
+		progress(fsck, "checking content", fsck->report->chunks_checked, check->total);
+	return 0;
+}
+
 static void
 check_chunks(struct fsck *fsck)
 {
-	struct hearth *home = fsck->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT c.id, c.pack, c.frame, c.offset, c.length, p.name FROM chunk c "
-	    "LEFT JOIN pack p ON p.number = c.pack ORDER BY c.pack, c.frame, c.offset");
-	struct buffer bytes;
-	struct hearth_error failure;
-	char message[1024], last_message[sizeof failure.message] = "";
-	char hex[HASH_HEX];
-	uint64_t total = 0;
+	struct chunk_check check = { .fsck = fsck, .last_pack = -1 };
 
-	sqlite3_stmt *count = store_statement(&home->store, "SELECT count(*) FROM chunk");
-	if (sqlite3_step(count) == SQLITE_ROW)
-		total = (uint64_t)sqlite3_column_int64(count, 0);
-	sqlite3_reset(count);
-	buffer_init(&bytes);
-	int64_t last_pack = -1;
-	bool pack_missing = false;
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		struct hash id;
-		struct pack_location where;
-		memcpy(id.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
-		where.pack = sqlite3_column_int64(statement, 1);
-		where.frame_offset = (uint64_t)sqlite3_column_int64(statement, 2);
-		where.offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 3);
-		where.length = (uint32_t)sqlite3_column_int64(statement, 4);
-		fsck->report->chunks_checked++;
-		if (sqlite3_column_type(statement, 5) == SQLITE_NULL) {
-			hash_hex(&id, hex);
-			snprintf(message, sizeof message, "chunk %.16s points at pack %lld, which the "
-			    "store does not list", hex, (long long)where.pack);
-			chunk_damaged(fsck, &id, where.pack, message);
-			continue;
-		}
-		/* A missing pack was named once (check_packs); its chunks are
-		 * all lost, and are counted without a line each. */
-		if (where.pack != last_pack) {
-			last_pack = where.pack;
-			pack_missing = faccessat(home->packs_fd,
-			    (const char *)sqlite3_column_text(statement, 5), F_OK, 0) != 0;
-		}
-		if (pack_missing) {
-			chunk_damaged(fsck, &id, where.pack, NULL);
-			continue;
-		}
-		buffer_reset(&bytes);
-		/* The chunks of one damaged frame share its message: one line. */
-		if (pack_read(home->reader, &id, &where, &bytes, &failure) != 0) {
-			bool said = strcmp(failure.message, last_message) == 0;
-			chunk_damaged(fsck, &id, where.pack, said ? NULL : failure.message);
-			snprintf(last_message, sizeof last_message, "%s", failure.message);
-		}
-		if (fsck->report->chunks_checked % 4096 == 0)
-			progress(fsck, "checking content", fsck->report->chunks_checked, total);
-	}
-	sqlite3_reset(statement);
-	buffer_free(&bytes);
+	check.total = chunk_index_count(&fsck->home->store);
+	buffer_init(&check.bytes);
+	chunk_index_each(&fsck->home->store, check_chunk, &check);
+	buffer_free(&check.bytes);
 	if (fsck->chunk_lines_left_out > 0)
 		problem(fsck, "... and %llu more damaged chunks",
 		    (unsigned long long)fsck->chunk_lines_left_out);
@@ -473,27 +474,40 @@ count_index_entry(void *context, const struct hash *chunk, uint64_t frame_offset
 	return 0;
 }
 
+/* A listed pack whose file is gone: its chunks are lost here. */
+static int
+check_pack_present(void *context, int64_t number, const char *file_name, uint64_t chunks)
+{
+	struct fsck *fsck = context;
+	struct hearth *home = fsck->home;
+
+	if (faccessat(home->packs_fd, file_name, F_OK, 0) == 0)
+		return 0;
+	problem(fsck, "pack %s/%s is missing: its %lld chunks are lost here",
+	    home->packs_path, file_name, (long long)chunks);
+	fsck_add_pack(fsck->damage, number);
+	fsck->damage->missing_packs++;
+	return 0;
+}
+
 static void
 check_packs(struct fsck *fsck)
 {
 	struct hearth *home = fsck->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT number, sealed FROM pack WHERE name = ?1");
 	DIR *dir = opendir(home->packs_path);
 	struct dirent *dirent;
 
 	while (dir != NULL && (dirent = readdir(dir)) != NULL) {
 		if (dirent->d_name[0] == '.')
 			continue;
-		sqlite3_reset(statement);
-		sqlite3_bind_text(statement, 1, dirent->d_name, -1, SQLITE_TRANSIENT);
+		int64_t number;
+		bool sealed;
 		/* A pack the store does not list is a writer's work in progress,
 		 * or what an interrupted one left; the next writer removes it. */
-		if (sqlite3_step(statement) != SQLITE_ROW)
+		if (pack_index_find(&home->store, dirent->d_name, &number, &sealed) != 1)
 			continue;
-		int64_t number = sqlite3_column_int64(statement, 0);
 		fsck->report->packs_checked++;
-		if (sqlite3_column_int(statement, 1) == 0) {
+		if (!sealed) {
 			problem(fsck, "%s/%s was never sealed", home->packs_path, dirent->d_name);
 			fsck_add_pack(fsck->damage, number);
 		}
@@ -507,20 +521,7 @@ check_packs(struct fsck *fsck)
 	}
 	if (dir != NULL)
 		closedir(dir);
-	sqlite3_reset(statement);
-	statement = store_statement(&home->store,
-	    "SELECT p.number, p.name, (SELECT count(*) FROM chunk c WHERE c.pack = p.number) "
-	    "FROM pack p");
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(statement, 1);
-		if (faccessat(home->packs_fd, name, F_OK, 0) == 0)
-			continue;
-		problem(fsck, "pack %s/%s is missing: its %lld chunks are lost here",
-		    home->packs_path, name, (long long)sqlite3_column_int64(statement, 2));
-		fsck_add_pack(fsck->damage, sqlite3_column_int64(statement, 0));
-		fsck->damage->missing_packs++;
-	}
-	sqlite3_reset(statement);
+	pack_index_each(&home->store, check_pack_present, fsck);
 }
 
 /* ---- tracing damage to contents, paths and versions ------------------------------------ */
@@ -941,15 +942,6 @@ fsck_run(struct hearth *home, const struct hearth_progress *progress_to,
 	return 0;
 }
 
-/* Which packs the store lists: a gc (or its light upkeep after another
- * command) replaces them with new ones of higher numbers. */
-static uint64_t
-fsck_pack_generation(struct hearth *home)
-{
-	return store_scalar(&home->store, "SELECT coalesce(max(number), 0) * 1000003 + count(*) "
-	    "FROM pack");
-}
-
 /* fsck takes no lock, so a gc that runs beside it may remove the packs its
  * snapshot lists: those show as missing, though nothing is lost. When the
  * packs changed while it ran, the check runs again on the new ones (a few
@@ -964,11 +956,11 @@ hearth_fsck(hearth *home, const struct hearth_progress *progress_to,
 
 	hearth_error_clear(error);
 	for (int attempt = 0;; attempt++) {
-		uint64_t before = fsck_pack_generation(home);
+		uint64_t before = pack_index_generation(&home->store);
 		fsck_run(home, progress_to, out, &damage);
 		fsck_damage_free(&damage);
 		if (out->problem_count == 0 || attempt == FSCK_GC_RETRIES ||
-		    fsck_pack_generation(home) == before)
+		    pack_index_generation(&home->store) == before)
 			break;
 		hearth_fsck_report_free(out);
 	}

@@ -6,6 +6,7 @@
  * STATE/damaged/, kept for whoever wants to look at it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "backend/fsck.h"
 #include "backend/history/blob.h"
 #include "backend/store/hash.h"
+#include "backend/store/pack_index.h"
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
 #include "backend/sync/sync.h"
@@ -73,38 +75,40 @@ repair_add(struct repair *repair, const struct hash *chunk, const uint8_t *data,
 
 /* Every chunk the index keeps in a damaged pack: copied while it reads
  * whole (pack_read checks its hash), wanted from the peer otherwise. */
+struct repair_copy {
+	struct repair *repair;
+	struct buffer bytes;
+};
+
+static int
+repair_copy_chunk(void *context, const struct hash *id, const struct pack_location *where,
+    const char *file_name)
+{
+	struct repair_copy *copy = context;
+	struct repair *repair = copy->repair;
+	struct hearth_error failure;
+
+	(void)file_name;
+	if (!fsck_pack_damaged(&repair->damage, where->pack))
+		return 0;
+	buffer_reset(&copy->bytes);
+	if (!fsck_hashes_has(&repair->damage.chunks, id) &&
+	    pack_read(repair->home->reader, id, where, &copy->bytes, &failure) == 0) {
+		repair->out->chunks_copied++;
+		return repair_add(repair, id, copy->bytes.data, copy->bytes.length, repair->error);
+	}
+	fsck_hashes_add(&repair->wants, id);
+	return 0;
+}
+
 static int
 repair_copy_readable(struct repair *repair)
 {
-	struct hearth *home = repair->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT id, pack, frame, offset, length FROM chunk ORDER BY pack, frame, offset");
-	struct buffer bytes;
-	struct hearth_error failure;
-	int status = 0;
+	struct repair_copy copy = { .repair = repair };
 
-	buffer_init(&bytes);
-	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
-		struct hash id;
-		struct pack_location where;
-		where.pack = sqlite3_column_int64(statement, 1);
-		if (!fsck_pack_damaged(&repair->damage, where.pack))
-			continue;
-		memcpy(id.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
-		where.frame_offset = (uint64_t)sqlite3_column_int64(statement, 2);
-		where.offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 3);
-		where.length = (uint32_t)sqlite3_column_int64(statement, 4);
-		buffer_reset(&bytes);
-		if (!fsck_hashes_has(&repair->damage.chunks, &id) &&
-		    pack_read(home->reader, &id, &where, &bytes, &failure) == 0) {
-			status = repair_add(repair, &id, bytes.data, bytes.length, repair->error);
-			repair->out->chunks_copied++;
-		} else {
-			fsck_hashes_add(&repair->wants, &id);
-		}
-	}
-	sqlite3_reset(statement);
-	buffer_free(&bytes);
+	buffer_init(&copy.bytes);
+	int status = chunk_index_each(&repair->home->store, repair_copy_chunk, &copy);
+	buffer_free(&copy.bytes);
 	/* And what the index lacks altogether. */
 	for (size_t i = 0; i < repair->damage.chunks.count; i++)
 		fsck_hashes_add(&repair->wants, &repair->damage.chunks.items[i]);
@@ -161,25 +165,15 @@ repair_forget_packs(struct repair *repair, char ***names, size_t *count)
 	*names = array_zeroed(repair->damage.pack_count + 1, sizeof **names);
 	*count = 0;
 	for (size_t i = 0; i < repair->damage.pack_count; i++) {
-		int64_t pack = repair->damage.packs[i];
-		sqlite3_stmt *statement = store_statement(&home->store,
-		    "SELECT 1 FROM chunk WHERE pack = ?1 LIMIT 1");
-		sqlite3_bind_int64(statement, 1, pack);
-		bool used = sqlite3_step(statement) == SQLITE_ROW;
-		sqlite3_reset(statement);
-		if (used)
+		char name[PATH_MAX];
+		int used = pack_index_forget(&home->store, repair->damage.packs[i], name, sizeof name,
+		    repair->error);
+		if (used < 0)
+			return HEARTH_FAILED;
+		if (used > 0)
 			continue;	/* a chunk nobody could give is still read from it */
-		statement = store_statement(&home->store, "SELECT name FROM pack WHERE number = ?1");
-		sqlite3_bind_int64(statement, 1, pack);
-		if (sqlite3_step(statement) == SQLITE_ROW)
-			(*names)[(*count)++] =
-			    array_strdup((const char *)sqlite3_column_text(statement, 0));
-		sqlite3_reset(statement);
-		statement = store_statement(&home->store, "DELETE FROM pack WHERE number = ?1");
-		sqlite3_bind_int64(statement, 1, pack);
-		if (sqlite3_step(statement) != SQLITE_DONE)
-			return hearth_fail(repair->error, HEARTH_FAILED, "cannot update the pack list: %s",
-			    sqlite3_errmsg(home->store.db));
+		if (name[0] != '\0')
+			(*names)[(*count)++] = array_strdup(name);
 		repair->out->packs_retired++;
 	}
 	return 0;

@@ -13,6 +13,7 @@
 #include "backend/disk/home.h"
 #include "backend/history/blob.h"
 #include "backend/store/hash.h"
+#include "backend/store/pack_index.h"
 #include "model/arena.h"
 #include "model/array.h"
 #include "model/op.h"
@@ -86,45 +87,18 @@ gc_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_coun
 
 /* ---- what is rewritten -------------------------------------------------------------- */
 
-static uint64_t
-gc_scalar(struct hearth *home, const char *sql)
-{
-	sqlite3_stmt *statement = store_statement(&home->store, sql);
-	uint64_t value = sqlite3_step(statement) == SQLITE_ROW
-	    ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
-	sqlite3_reset(statement);
-	return value;
-}
-
 /* Every sealed pack (full), or those under GC_LIGHT_PACK_MAX; then their
  * chunks, read into memory first, since the rows move as packs seal. */
 static void
 gc_choose(struct gc *gc)
 {
-	struct hearth *home = gc->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT number FROM pack WHERE sealed = 1 AND size < ?1 ORDER BY number");
+	struct store *store = &gc->home->store;
 	size_t capacity = 0;
 
-	sqlite3_bind_int64(statement, 1, gc->full ? INT64_MAX : (int64_t)GC_LIGHT_PACK_MAX);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		gc->packs = array_grow(gc->packs, &capacity, gc->pack_count + 1, sizeof *gc->packs);
-		gc->packs[gc->pack_count++] = sqlite3_column_int64(statement, 0);
-	}
-	sqlite3_reset(statement);
-	capacity = 0;
-	statement = store_statement(&home->store,
-	    "SELECT id FROM chunk WHERE pack = ?1 ORDER BY frame, offset");
-	for (size_t i = 0; i < gc->pack_count; i++) {
-		sqlite3_bind_int64(statement, 1, gc->packs[i]);
-		while (sqlite3_step(statement) == SQLITE_ROW) {
-			gc->chunks = array_grow(gc->chunks, &capacity, gc->chunk_count + 1,
-			    sizeof *gc->chunks);
-			memcpy(gc->chunks[gc->chunk_count++].bytes, sqlite3_column_blob(statement, 0),
-			    HASH_BYTES);
-		}
-		sqlite3_reset(statement);
-	}
+	pack_index_sealed_below(store, gc->full ? UINT64_MAX : GC_LIGHT_PACK_MAX, &gc->packs,
+	    &gc->pack_count);
+	for (size_t i = 0; i < gc->pack_count; i++)
+		chunk_index_of_pack(store, gc->packs[i], &gc->chunks, &gc->chunk_count, &capacity);
 }
 
 static bool
@@ -309,19 +283,12 @@ gc_forget(struct gc *gc)
 	struct hearth *home = gc->home;
 
 	for (size_t i = 0; i < gc->pack_count; i++) {
-		sqlite3_stmt *statement = store_statement(&home->store,
-		    "SELECT 1 FROM chunk WHERE pack = ?1 LIMIT 1");
-		sqlite3_bind_int64(statement, 1, gc->packs[i]);
-		bool used = sqlite3_step(statement) == SQLITE_ROW;
-		sqlite3_reset(statement);
-		if (used)
+		int used = pack_index_forget(&home->store, gc->packs[i], NULL, 0, gc->error);
+		if (used < 0)
+			return HEARTH_FAILED;
+		if (used > 0)
 			return hearth_fail(gc->error, HEARTH_FAILED, "pack %lld still holds a chunk "
 			    "gc did not copy; nothing was changed", (long long)gc->packs[i]);
-		statement = store_statement(&home->store, "DELETE FROM pack WHERE number = ?1");
-		sqlite3_bind_int64(statement, 1, gc->packs[i]);
-		if (sqlite3_step(statement) != SQLITE_DONE)
-			return hearth_fail(gc->error, HEARTH_FAILED, "cannot update the pack list: %s",
-			    sqlite3_errmsg(home->store.db));
 	}
 	return 0;
 }
@@ -394,8 +361,8 @@ gc_switch(struct gc *gc)
 		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	if (status == 0)
 		status = gc_forget(gc);
-	gc->out->packs_after = gc_scalar(home, "SELECT count(*) FROM pack");
-	gc->out->bytes_after = gc_scalar(home, "SELECT sum(size) FROM pack");
+	gc->out->packs_after = pack_index_count(&home->store);
+	gc->out->bytes_after = pack_index_bytes(&home->store);
 	if (status == 0 && store_commit(&home->store, failure.message, sizeof failure.message) != 0)
 		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	return status;
@@ -409,8 +376,8 @@ gc_run(struct gc *gc)
 	int status = gc_begin(gc);
 	if (status != 0)
 		return status;
-	gc->out->packs_before = gc_scalar(home, "SELECT count(*) FROM pack");
-	gc->out->bytes_before = gc_scalar(home, "SELECT sum(size) FROM pack");
+	gc->out->packs_before = pack_index_count(&home->store);
+	gc->out->bytes_before = pack_index_bytes(&home->store);
 	gc_choose(gc);
 	if (gc->pack_count < (gc->full ? 1u : 2u)) {
 		gc->out->packs_after = gc->out->packs_before;
@@ -480,7 +447,7 @@ hearth_upkeep(hearth *home, struct hearth_gc_result *out, struct hearth_error *e
 	hearth_error_clear(error);
 	uint64_t limit = gc_auto_packs();
 	if (home == NULL || home->packs_made == 0 || limit == 0 ||
-	    gc_scalar(home, "SELECT count(*) FROM pack") <= limit)
+	    pack_index_count(&home->store) <= limit)
 		return 0;
 	return gc_locked(home, false, "gc (after a command)", out, error);
 }

@@ -19,6 +19,7 @@
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
 #include "backend/io/space.h"
+#include "backend/store/pack_index.h"
 #include "backend/disk/layout.h"
 #include "backend/disk/setup.h"
 #include "model/array.h"
@@ -828,15 +829,7 @@ static int
 pack_file_name(void *context, int64_t pack, char *out, size_t out_size)
 {
 	struct hearth *home = context;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT name FROM pack WHERE number = ?1");
-
-	sqlite3_bind_int64(statement, 1, pack);
-	if (sqlite3_step(statement) != SQLITE_ROW)
-		return -1;
-	snprintf(out, out_size, "%s", (const char *)sqlite3_column_text(statement, 0));
-	sqlite3_reset(statement);
-	return 0;
+	return pack_index_name(&home->store, pack, out, out_size);
 }
 
 /* A delta's base, for the pack reader. */
@@ -1245,7 +1238,6 @@ put_back_moved(struct hearth *home, size_t root, int staging_fd, const char *nam
 void
 home_collect_garbage(struct hearth *home)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, "SELECT 1 FROM pack WHERE name = ?1");
 	int listing = dup(home->packs_fd);
 	DIR *dir = listing >= 0 ? fdopendir(listing) : NULL;
 	struct dirent *dirent;
@@ -1257,12 +1249,11 @@ home_collect_garbage(struct hearth *home)
 	while (dir != NULL && (dirent = readdir(dir)) != NULL) {
 		if (dirent->d_name[0] == '.')
 			continue;
-		sqlite3_reset(statement);
-		sqlite3_bind_text(statement, 1, dirent->d_name, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(statement) != SQLITE_ROW)
+		int64_t number;
+		bool sealed;
+		if (pack_index_find(&home->store, dirent->d_name, &number, &sealed) != 1)
 			io_unlink(home->packs_fd, dirent->d_name);
 	}
-	sqlite3_reset(statement);
 	if (dir != NULL)
 		closedir(dir);
 	for (size_t i = 0; i < home->root_count; i++) {

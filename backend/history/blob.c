@@ -8,18 +8,9 @@
 #include <string.h>
 
 #include "backend/store/hash.h"
+#include "backend/store/pack_index.h"
 #include "backend/io/io.h"
 
-static const char SQL_PACK_ADD[] = "INSERT INTO pack(name) VALUES(?1)";
-static const char SQL_PACK_SEAL[] =
-    "UPDATE pack SET size = ?2, chunks = ?3, sealed = 1 WHERE number = ?1";
-static const char SQL_CHUNK_ADD[] =
-    "INSERT OR IGNORE INTO chunk(id, pack, frame, offset, length, depth) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
-static const char SQL_CHUNK_MOVE[] =
-    "INSERT OR REPLACE INTO chunk(id, pack, frame, offset, length, depth) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
-static const char SQL_CHUNK_HAS[] = "SELECT 1 FROM chunk WHERE id = ?1";
 static const char SQL_BLOB_ADD[] = "INSERT OR IGNORE INTO blob(id, size, chunks) VALUES(?1, ?2, ?3)";
 static const char SQL_BLOB_GET[] = "SELECT chunks FROM blob WHERE id = ?1";
 static const char SQL_BLOB_LIST[] = "SELECT size, chunks FROM blob WHERE id = ?1";
@@ -27,12 +18,8 @@ static const char SQL_BLOB_LIST[] = "SELECT size, chunks FROM blob WHERE id = ?1
 int
 blob_pack_started(struct hearth *home, const char *file_name, int64_t *pack_number)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_PACK_ADD);
-
-	sqlite3_bind_text(statement, 1, file_name, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) != SQLITE_DONE)
+	if (pack_index_add(&home->store, file_name, pack_number) != 0)
 		return -1;
-	*pack_number = sqlite3_last_insert_rowid(home->store.db);
 	home->packs_made++;
 	return store_meta_add_int(&home->store, "packs_created", 1);
 }
@@ -40,34 +27,13 @@ blob_pack_started(struct hearth *home, const char *file_name, int64_t *pack_numb
 int
 blob_pack_sealed(struct hearth *home, int64_t pack_number, uint64_t size, uint64_t chunk_count)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_PACK_SEAL);
-
-	sqlite3_bind_int64(statement, 1, pack_number);
-	sqlite3_bind_int64(statement, 2, (int64_t)size);
-	sqlite3_bind_int64(statement, 3, (int64_t)chunk_count);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
-}
-
-/* A new chunk's row, or (replace) a chunk's row moved to a new copy. */
-static int
-chunk_row(struct hearth *home, const char *sql, const struct hash *chunk,
-    const struct pack_location *where)
-{
-	sqlite3_stmt *statement = store_statement(&home->store, sql);
-
-	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(statement, 2, where->pack);
-	sqlite3_bind_int64(statement, 3, (int64_t)where->frame_offset);
-	sqlite3_bind_int64(statement, 4, where->offset_in_frame);
-	sqlite3_bind_int64(statement, 5, where->length);
-	sqlite3_bind_int64(statement, 6, where->depth);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	return pack_index_seal(&home->store, pack_number, size, chunk_count);
 }
 
 int
 blob_chunk_moved(struct hearth *home, const struct hash *chunk, const struct pack_location *where)
 {
-	return chunk_row(home, SQL_CHUNK_MOVE, chunk, where);
+	return chunk_index_move(&home->store, chunk, where);
 }
 
 static int
@@ -84,7 +50,7 @@ sink_stored(void *context, const struct hash *chunk, const struct pack_location 
 
 	writer->chunks_written++;
 	writer->bytes_new += where->length;
-	return chunk_row(writer->home, SQL_CHUNK_ADD, chunk, where);
+	return chunk_index_add(&writer->home->store, chunk, where);
 }
 
 static int
@@ -92,18 +58,6 @@ sink_sealed(void *context, int64_t pack_number, uint64_t size, uint64_t chunk_co
 {
 	struct blob_writer *writer = context;
 	return blob_pack_sealed(writer->home, pack_number, size, chunk_count);
-}
-
-static bool
-chunk_known(struct hearth *home, const struct hash *chunk)
-{
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_CHUNK_HAS);
-	bool found;
-
-	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
-	found = sqlite3_step(statement) == SQLITE_ROW;
-	sqlite3_reset(statement);
-	return found;
 }
 
 /* Each chunk cut from a file being stored: counted, the cancel flag read
@@ -120,13 +74,13 @@ writer_chunk(void *context, const struct hash *chunk, size_t length)
 			return -1;
 		}
 	}
-	return chunk_known(writer->home, chunk) ? 1 : 0;
+	return chunk_index_holds(&writer->home->store, chunk) ? 1 : 0;
 }
 
 bool
 blob_is_stored(struct hearth *home, const struct hash *blob)
 {
-	if (chunk_known(home, blob))
+	if (chunk_index_holds(&home->store, blob))
 		return true;
 	sqlite3_stmt *statement = store_statement(&home->store, SQL_BLOB_GET);
 	sqlite3_bind_blob(statement, 1, blob->bytes, HASH_BYTES, SQLITE_STATIC);
@@ -201,7 +155,7 @@ blob_bases_open(struct blob_bases *bases, struct blob_writer *writer, const stru
 	if (blob_chunk_list(home, previous, &size, &bases->list) == 1) {
 		bases->chunks = (const struct hash *)bases->list.data;
 		bases->count = bases->list.length / HASH_BYTES;
-	} else if (chunk_known(home, previous)) {
+	} else if (chunk_index_holds(&home->store, previous)) {
 		bases->single = *previous;
 		bases->chunks = &bases->single;
 		bases->count = 1;
@@ -549,19 +503,19 @@ blob_each(struct hearth *home,
 void
 blob_stats(struct hearth *home, struct hearth_stats *out)
 {
-	struct store *store = &home->store;
+	struct pack_index_figures figures;
 
-	out->chunks = store_scalar(store, "SELECT count(*) FROM chunk");
-	out->blobs = store_scalar(store, "SELECT count(*) FROM blob") + out->chunks;
-	out->packs = store_scalar(store, "SELECT count(*) FROM pack");
-	out->stored_bytes = store_scalar(store, "SELECT sum(length) FROM chunk");
-	out->pack_bytes = store_scalar(store, "SELECT sum(size) FROM pack");
-	out->delta_chunks = store_scalar(store, "SELECT count(*) FROM chunk WHERE depth > 0");
-	out->delta_bytes = store_scalar(store, "SELECT sum(length) FROM chunk WHERE depth > 0");
-	out->depth_max = store_scalar(store, "SELECT max(depth) FROM chunk");
-	if (out->delta_chunks > 0)
-		out->depth_mean = (double)store_scalar(store, "SELECT sum(depth) FROM chunk") /
-		    (double)out->delta_chunks;
+	pack_index_figures(&home->store, &figures);
+	out->chunks = figures.chunks;
+	out->blobs = store_scalar(&home->store, "SELECT count(*) FROM blob") + figures.chunks;
+	out->packs = figures.packs;
+	out->stored_bytes = figures.stored_bytes;
+	out->pack_bytes = figures.pack_bytes;
+	out->delta_chunks = figures.delta_chunks;
+	out->delta_bytes = figures.delta_bytes;
+	out->depth_max = figures.depth_max;
+	if (figures.delta_chunks > 0)
+		out->depth_mean = (double)figures.depth_sum / (double)figures.delta_chunks;
 }
 
 int

@@ -980,23 +980,3 @@ store_decode_op_ids(struct store *store, const void *data, size_t length, struct
 	*count = found;
 	return 0;
 }
-
-int
-store_chunk_find(struct store *store, const struct hash *chunk, struct pack_location *out)
-{
-	sqlite3_stmt *statement = store_statement(store,
-	    "SELECT pack, frame, offset, length, depth FROM chunk WHERE id = ?1");
-
-	sqlite3_bind_blob(statement, 1, chunk->bytes, HASH_BYTES, SQLITE_STATIC);
-	if (sqlite3_step(statement) != SQLITE_ROW) {
-		sqlite3_reset(statement);
-		return 0;
-	}
-	out->pack = sqlite3_column_int64(statement, 0);
-	out->frame_offset = (uint64_t)sqlite3_column_int64(statement, 1);
-	out->offset_in_frame = (uint32_t)sqlite3_column_int64(statement, 2);
-	out->length = (uint32_t)sqlite3_column_int64(statement, 3);
-	out->depth = (uint32_t)sqlite3_column_int64(statement, 4);
-	sqlite3_reset(statement);
-	return 1;
-}

@@ -102,8 +102,6 @@ int store_fail(struct store *store, const char *what, char *error, size_t error_
 /* meta: small named values. */
 int store_meta_get_blob(struct store *store, const char *key, void *out, size_t size);
 int store_meta_get_int(struct store *store, const char *key, int64_t *out);
-/* Where the store keeps a chunk (the chunk table's row): 1 found, 0 not. */
-int store_chunk_find(struct store *store, const struct hash *chunk, struct pack_location *out);
 int store_meta_get_buffer(struct store *store, const char *key, struct buffer *out);
 int store_meta_set_blob(struct store *store, const char *key, const void *data, size_t size);
 int store_meta_set_int(struct store *store, const char *key, int64_t value);

@@ -21,7 +21,7 @@ my %owner = (
 	version => 'history/history.c', version_alias => 'history/history.c',
 	node => 'history/integrate.c',
 	conflict => 'history/conflicts.c', peer => 'sync/peer.c',
-	entry => 'disk/scan.c', pack => 'history/blob.c', chunk => 'history/blob.c',
+	entry => 'disk/scan.c', pack => 'store/pack_index.c', chunk => 'store/pack_index.c',
 	blob => 'history/blob.c', folder => 'disk/reconcile.c', dirty => 'disk/reconcile.c',
 	watch => 'disk/watch.c',
 );
@@ -32,20 +32,13 @@ my %schema = map { $_ => 1 } ('store/store.c', 'store/store_chain.c');
 # FILE TABLE: SQL of TABLE that FILE still holds, to move to the owner.
 my %allowed = map { $_ => 0 } split /\n/, <<'ALLOWED';
 disk/home.c entry
-disk/home.c pack
 disk/reconcile.c entry
-fsck.c chunk
 fsck.c entry
 fsck.c op
-fsck.c pack
 fsck.c version
-fsck_repair.c chunk
-fsck_repair.c pack
 fsck_repair_ops.c op
 fsck_repair_ops.c version
-gc.c chunk
 gc.c op
-gc.c pack
 history/automerge.c conflict
 history/automerge.c node
 history/automerge.c op
