@@ -748,6 +748,27 @@ store_scalar(struct store *store, const char *sql)
 	return value;
 }
 
+void
+store_replicas_held(struct store *store, struct store_replica_held **out, size_t *count)
+{
+	sqlite3_stmt *statement = store_statement(store,
+	    "SELECT number, id, counter FROM replica WHERE counter > 0");
+	size_t capacity = 0;
+
+	*out = NULL;
+	*count = 0;
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(statement, 1) != ID_BYTES)
+			continue;
+		*out = array_grow(*out, &capacity, *count + 1, sizeof **out);
+		struct store_replica_held *row = &(*out)[(*count)++];
+		row->number = sqlite3_column_int64(statement, 0);
+		memcpy(row->id.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		row->counter = (uint64_t)sqlite3_column_int64(statement, 2);
+	}
+	sqlite3_reset(statement);
+}
+
 uint64_t
 store_op_count(struct store *store)
 {

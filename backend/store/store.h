@@ -117,6 +117,14 @@ uint64_t store_op_count(struct store *store);
 /* Replicas get small local numbers so ops and heads stay compact. */
 int64_t store_replica_number(struct store *store, struct replica_id id, bool create);
 int store_replica_id(struct store *store, int64_t number, struct replica_id *out);
+/* Every replica with an op held: its number, id and highest counter
+ * (*out the caller's to free; count 0 and NULL when none). */
+struct store_replica_held {
+	int64_t number;
+	struct replica_id id;
+	uint64_t counter;
+};
+void store_replicas_held(struct store *store, struct store_replica_held **out, size_t *count);
 /* Highest counter held for a replica (0 if none). */
 uint64_t store_replica_counter(struct store *store, int64_t number);
 uint64_t store_max_lamport(struct store *store);

@@ -29,7 +29,6 @@ struct sync_cursor {
 	bool sent;
 };
 
-static const char SQL_REPLICAS[] = "SELECT number, id, counter FROM replica WHERE counter > 0";
 static const char SQL_OPS_AFTER[] =
     "SELECT lamport, counter, kind, body, chain FROM op WHERE replica = ?1 AND counter > ?2 "
     "ORDER BY counter";
@@ -94,16 +93,14 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
     size_t *live)
 {
 	struct store *store = &session->home->store;
-	sqlite3_stmt *replicas = store_statement(store, SQL_REPLICAS);
-	size_t capacity = 0;
+	struct store_replica_held *replicas;
+	size_t replica_count, capacity = 0;
 
 	memset(merge, 0, sizeof *merge);
-	while (sqlite3_step(replicas) == SQLITE_ROW) {
-		struct replica_id id;
-		if (sqlite3_column_bytes(replicas, 1) != ID_BYTES)
-			continue;
-		memcpy(id.bytes, sqlite3_column_blob(replicas, 1), ID_BYTES);
-		uint64_t held = (uint64_t)sqlite3_column_int64(replicas, 2);
+	store_replicas_held(store, &replicas, &replica_count);
+	for (size_t r = 0; r < replica_count; r++) {
+		struct replica_id id = replicas[r].id;
+		uint64_t held = replicas[r].counter;
 		uint64_t known = vv_get(theirs, id);
 		if (held <= known)
 			continue;
@@ -121,25 +118,24 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		cursor->id.replica = id;
 		if (sqlite3_prepare_v3(store->db, SQL_OPS_AFTER, -1, 0, &cursor->statement,
 			NULL) != SQLITE_OK) {
-			sqlite3_reset(replicas);
+			free(replicas);
 			sync_merge_free(merge);
 			return sync_fail(session, HEARTH_FAILED, "cannot read ops: %s",
 			    sqlite3_errmsg(store->db));
 		}
-		sqlite3_bind_int64(cursor->statement, 1, sqlite3_column_int64(replicas, 0));
+		sqlite3_bind_int64(cursor->statement, 1, replicas[r].number);
 		sqlite3_bind_int64(cursor->statement, 2, (int64_t)known);
 		merge->count++;
-		if (store_op_chain(store, sqlite3_column_int64(replicas, 0), known,
-			&cursor->chain) != 0) {
+		if (store_op_chain(store, replicas[r].number, known, &cursor->chain) != 0) {
 			char hex[ID_HEX];
 			replica_id_hex(id, hex);
-			sqlite3_reset(replicas);
+			free(replicas);
 			sync_merge_free(merge);
 			return sync_fail(session, HEARTH_DAMAGED, "op %.8s/%llu in this store has no hash "
 			    "chain (run hearth fsck)", hex, (unsigned long long)known);
 		}
 	}
-	sqlite3_reset(replicas);
+	free(replicas);
 	merge->heap = array_zeroed(merge->count + 1, sizeof *merge->heap);
 	*live = 0;
 	for (size_t i = 0; i < merge->count; i++)

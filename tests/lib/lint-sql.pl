@@ -65,7 +65,6 @@ history/verify.c node
 history/verify.c op
 sync/sync_receive.c node
 sync/sync_send.c op
-sync/sync_send.c replica
 ALLOWED
 
 my $status = 0;
