@@ -47,8 +47,6 @@ static const char SQL_VERSION_BY_ID[] =
     "SELECT id, replica_id, counter, time, utc_offset, author, message, changes, lamport "
     "FROM version WHERE id = ?1";
 static const char SQL_VERSION_OF_OP[] = "SELECT id FROM version WHERE replica = ?1 AND counter = ?2";
-static const char SQL_TREE_OP_PAST[] =
-    "SELECT 1 FROM op WHERE replica = ?1 AND counter > ?2 AND kind != ?3 LIMIT 1";
 static const char SQL_VERSION_KEY[] =
     "SELECT lamport, replica_id, counter, time FROM version WHERE id = ?1";
 
@@ -287,12 +285,7 @@ history_covers_head(struct hearth *home, const struct vv *vv)
 		if (have >= head.entries[i].counter)
 			continue;
 		int64_t number = store_replica_number(&home->store, head.entries[i].replica, false);
-		sqlite3_stmt *statement = store_statement(&home->store, SQL_TREE_OP_PAST);
-		sqlite3_bind_int64(statement, 1, number);
-		sqlite3_bind_int64(statement, 2, (int64_t)have);
-		sqlite3_bind_int(statement, 3, OP_COMMIT);
-		covers = sqlite3_step(statement) != SQLITE_ROW;
-		sqlite3_reset(statement);
+		covers = !store_replica_has_change_after(&home->store, number, have);
 	}
 	vv_free(&head);
 	return covers;

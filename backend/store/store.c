@@ -769,6 +769,20 @@ store_replicas_held(struct store *store, struct store_replica_held **out, size_t
 	sqlite3_reset(statement);
 }
 
+bool
+store_replica_has_change_after(struct store *store, int64_t number, uint64_t counter)
+{
+	sqlite3_stmt *statement = store_statement(store,
+	    "SELECT 1 FROM op WHERE replica = ?1 AND counter > ?2 AND kind != ?3 LIMIT 1");
+
+	sqlite3_bind_int64(statement, 1, number);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	sqlite3_bind_int(statement, 3, OP_COMMIT);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return found;
+}
+
 uint64_t
 store_op_count(struct store *store)
 {

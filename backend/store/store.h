@@ -125,6 +125,8 @@ struct store_replica_held {
 	uint64_t counter;
 };
 void store_replicas_held(struct store *store, struct store_replica_held **out, size_t *count);
+/* Whether the replica made an op other than a COMMIT after counter. */
+bool store_replica_has_change_after(struct store *store, int64_t number, uint64_t counter);
 /* Highest counter held for a replica (0 if none). */
 uint64_t store_replica_counter(struct store *store, int64_t number);
 uint64_t store_max_lamport(struct store *store);

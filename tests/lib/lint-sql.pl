@@ -49,7 +49,6 @@ history/file_history.c op
 history/file_history.c version
 history/head.c entry
 history/head.c node
-history/history.c op
 history/integrate.c conflict
 history/integrate.c op
 history/listing.c entry
