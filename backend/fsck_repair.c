@@ -224,7 +224,7 @@ repair_content(struct repair *repair, const struct hearth_repair_options *option
 	struct pack_sink sink = { .started = repair_started, .stored = repair_stored,
 		.sealed = repair_sealed, .context = repair };
 
-	if (store_begin(&home->store, failure.message, sizeof failure.message) != 0)
+	if (store_begin(&home->store, &failure) != 0)
 		return hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
 	repair->writer = pack_writer_new(home->packs_fd, home->packs_path,
 	    config_durability_rules(home->config->durability).sync_packs, &sink);
@@ -235,7 +235,7 @@ repair_content(struct repair *repair, const struct hearth_repair_options *option
 		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
 	if (status == 0)
 		status = repair_forget_packs(repair, retired, retired_count);
-	if (status == 0 && store_commit(&home->store, failure.message, sizeof failure.message) != 0)
+	if (status == 0 && store_commit(&home->store, &failure) != 0)
 		status = hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
 	if (status != 0) {
 		store_rollback(&home->store);

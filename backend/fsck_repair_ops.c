@@ -211,10 +211,11 @@ mend_history(struct hearth *home, struct hearth_error *error)
 	sqlite3_stmt *commits;
 	struct buffer encoded;
 	struct arena arena;
+	struct hearth_error failure;
 	char reason[128], id[HASH_HEX];
 	int status = 0;
 
-	if (store_exec(&home->store, "DELETE FROM version", reason, sizeof reason) != 0 ||
+	if (store_exec(&home->store, "DELETE FROM version", &failure) != 0 ||
 	    sqlite3_prepare_v2(home->store.db, "SELECT body FROM op WHERE kind = 3 ORDER BY replica, "
 		"counter", -1, &commits, NULL) != SQLITE_OK)
 		return hearth_fail(error, HEARTH_FAILED, "cannot write the history anew: %s",
@@ -245,11 +246,11 @@ repair_transaction(struct op_repair *repair, struct hearth_repair_result *out,
     struct hearth_error *error)
 {
 	struct hearth *home = repair->home;
-	char message[1024];
+	struct hearth_error failure;
 	int status = 0;
 
-	if (store_begin(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_begin(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	if (write_refetched(repair) != 0 || mend_op_rows(repair, &out->rows_mended) != 0)
 		status = hearth_fail(error, HEARTH_FAILED, "cannot mend the ops: %s",
 		    sqlite3_errmsg(home->store.db));
@@ -257,8 +258,8 @@ repair_transaction(struct op_repair *repair, struct hearth_repair_result *out,
 	if (status == 0 && repair->got_count == repair->damage->op_count &&
 	    (repair->got_count > 0 || repair->damage->rows_disagreeing > 0))
 		status = mend_history(home, error);
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&home->store, &failure) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	if (status != 0) {
 		store_rollback(&home->store);
 		out->rows_mended = 0;

@@ -312,22 +312,22 @@ static int
 gc_begin(struct gc *gc)
 {
 	struct store *store = &gc->home->store;
-	char message[1024];
+	struct hearth_error failure;
 
 	gc->mode = store->durability;
 	store->durability = DURABILITY_GROUP;
-	if (store_begin(store, message, sizeof message) == 0)
+	if (store_begin(store, &failure) == 0)
 		return 0;
 	store->durability = gc->mode;
-	store_sync_restore(store, message, sizeof message);
-	return hearth_fail(gc->error, HEARTH_FAILED, "%s", message);
+	store_sync_restore(store, &failure);
+	return hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 }
 
 static void
 gc_end(struct gc *gc, int status)
 {
 	struct store *store = &gc->home->store;
-	char message[1024];
+	struct hearth_error failure;
 
 	if (status != 0) {
 		store_rollback(store);
@@ -338,7 +338,7 @@ gc_end(struct gc *gc, int status)
 	pack_writer_free(gc->writer);
 	gc->writer = NULL;
 	store->durability = gc->mode;
-	store_sync_restore(store, message, sizeof message);
+	store_sync_restore(store, &failure);
 }
 
 /* The copies, the new packs sealed and durable, the rows moved, the old
@@ -363,7 +363,7 @@ gc_switch(struct gc *gc)
 		status = gc_forget(gc);
 	gc->out->packs_after = pack_index_count(&home->store);
 	gc->out->bytes_after = pack_index_bytes(&home->store);
-	if (status == 0 && store_commit(&home->store, failure.message, sizeof failure.message) != 0)
+	if (status == 0 && store_commit(&home->store, &failure) != 0)
 		status = hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	return status;
 }

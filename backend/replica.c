@@ -139,22 +139,22 @@ static int
 replica_renew(struct hearth *home, const uint8_t stamp[STAMP_BYTES], struct hearth_error *error)
 {
 	struct replica_id fresh;
-	char message[512];
+	struct hearth_error failure;
 
 	home_random(fresh.bytes, ID_BYTES);
-	if (store_begin(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_begin(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	int64_t number = store_replica_number(&home->store, fresh, true);
 	if (number <= 0 || former_add(home) != 0 ||
 	    store_meta_set_blob(&home->store, "replica", fresh.bytes, ID_BYTES) != 0 ||
 	    store_meta_set_blob(&home->store, "state_stamp", stamp, STAMP_BYTES) != 0)
-		snprintf(message, sizeof message, "%s", sqlite3_errmsg(home->store.db));
-	else if (store_commit(&home->store, message, sizeof message) == 0)
-		message[0] = '\0';
-	if (message[0] != '\0') {
+		snprintf(failure.message, sizeof failure.message, "%s", sqlite3_errmsg(home->store.db));
+	else if (store_commit(&home->store, &failure) == 0)
+		failure.message[0] = '\0';
+	if (failure.message[0] != '\0') {
 		store_rollback(&home->store);
 		return hearth_fail(error, HEARTH_FAILED, "cannot give the replica a new id: %s",
-		    message);
+		    failure.message);
 	}
 	home->replica = fresh;
 	home->replica_number = number;
@@ -166,21 +166,23 @@ replica_check_copy(struct hearth *home, struct hearth_error *error)
 {
 	struct state_stamp stamp;
 	uint8_t now[STAMP_BYTES], kept[STAMP_BYTES];
-	char message[512], old_hex[ID_HEX], new_hex[ID_HEX];
+	struct hearth_error failure;
+	char old_hex[ID_HEX];
+	char new_hex[ID_HEX];
 
 	if (state_stamp_read(home, &stamp) != 0)
 		return hearth_fail_errno(error, "cannot read what %s is", home->location.state_path);
 	state_stamp_encode(&stamp, now);
 	/* A store from before stamps (or a new one) takes this folder's. */
 	if (store_meta_get_blob(&home->store, "state_stamp", kept, STAMP_BYTES) != 0) {
-		if (store_begin(&home->store, message, sizeof message) != 0)
-			return hearth_fail(error, HEARTH_FAILED, "%s", message);
+		if (store_begin(&home->store, &failure) != 0)
+			return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 		if (store_meta_set_blob(&home->store, "state_stamp", now, STAMP_BYTES) != 0)
-			snprintf(message, sizeof message, "%s", sqlite3_errmsg(home->store.db));
-		else if (store_commit(&home->store, message, sizeof message) == 0)
+			snprintf(failure.message, sizeof failure.message, "%s", sqlite3_errmsg(home->store.db));
+		else if (store_commit(&home->store, &failure) == 0)
 			return 0;
 		store_rollback(&home->store);
-		return hearth_fail(error, HEARTH_FAILED, "cannot note the state folder: %s", message);
+		return hearth_fail(error, HEARTH_FAILED, "cannot note the state folder: %s", failure.message);
 	}
 	if (state_stamp_same(kept, now))
 		return 0;

@@ -74,12 +74,12 @@ home_bytes_written(void)
 int
 home_count_writes(struct hearth *home, uint64_t content_bytes)
 {
-	char error[256];
+	struct hearth_error failure;
 
 	/* After the command's commit, so its database writes count too. The
 	 * counters are statistics: a crash may lose them, so they cost no
 	 * flush of their own. */
-	if (store_sync_relax(&home->store, error, sizeof error) != 0)
+	if (store_sync_relax(&home->store, &failure) != 0)
 		return -1;
 	uint64_t written = home_bytes_written() - home->write_bytes_at_start;
 	home->write_bytes_at_start += written;
@@ -87,7 +87,7 @@ home_count_writes(struct hearth *home, uint64_t content_bytes)
 	if (store_meta_add_int(&home->store, "bytes_written", (int64_t)written) != 0 ||
 	    store_meta_add_int(&home->store, "content_bytes_written", (int64_t)content_bytes) != 0)
 		status = -1;
-	if (store_sync_restore(&home->store, error, sizeof error) != 0)
+	if (store_sync_restore(&home->store, &failure) != 0)
 		status = -1;
 	return status;
 }
@@ -163,7 +163,7 @@ home_fopen_regular(const char *path, const char **why)
 }
 
 static int
-marker_read(const char *root_path, struct marker *out, char *error, size_t error_size)
+marker_read(const char *root_path, struct marker *out, struct hearth_error *error)
 {
 	char path[PATH_MAX + 32], line[4200];
 	FILE *file;
@@ -174,7 +174,7 @@ marker_read(const char *root_path, struct marker *out, char *error, size_t error
 	const char *why;
 	file = home_fopen_regular(path, &why);
 	if (file == NULL) {
-		snprintf(error, error_size, "%s: %s", path, why);
+		hearth_error_put(error, "%s: %s", path, why);
 		return -1;
 	}
 	while (fgets(line, sizeof line, file) != NULL) {
@@ -183,7 +183,7 @@ marker_read(const char *root_path, struct marker *out, char *error, size_t error
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (value == NULL) {
-			snprintf(error, error_size, "%s:%d: expected \"key: value\"", path, line_number);
+			hearth_error_put(error, "%s:%d: expected \"key: value\"", path, line_number);
 			fclose(file);
 			return -1;
 		}
@@ -202,7 +202,7 @@ marker_read(const char *root_path, struct marker *out, char *error, size_t error
 	fclose(file);
 	uint8_t id[ID_BYTES];
 	if (!hex_decode(out->home, id, ID_BYTES) || out->root[0] == '\0') {
-		snprintf(error, error_size, "%s: damaged marker (no valid home id or root name)", path);
+		hearth_error_put(error, "%s: damaged marker (no valid home id or root name)", path);
 		return -1;
 	}
 	return 0;
@@ -297,9 +297,9 @@ locate_by_marker(const char *start, struct hearth_location *out, struct hearth_e
 		    strcmp(dir, "/") == 0 ? "" : dir);
 		if (is_file(probe)) {
 			struct marker marker;
-			char message[4400];
-			if (marker_read(dir, &marker, message, sizeof message) != 0)
-				return hearth_fail(error, HEARTH_FAILED, "%s", message);
+			struct hearth_error failure;
+			if (marker_read(dir, &marker, &failure) != 0)
+				return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 			join_path(out->config_path, sizeof out->config_path, dir, marker.config);
 			join_path(out->state_path, sizeof out->state_path, dir, marker.state);
 			snprintf(out->found_by, sizeof out->found_by, "marker");
@@ -358,7 +358,8 @@ static int
 make_state(const char *state_path, const uint8_t home_id[ID_BYTES],
     enum config_durability durability, enum setup_kind kind, struct hearth_error *error)
 {
-	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
+	char path[PATH_MAX + 32];
+	struct hearth_error failure;
 	struct store store;
 	struct replica_id replica;
 	int64_t now = (int64_t)time(NULL);
@@ -372,20 +373,20 @@ make_state(const char *state_path, const uint8_t home_id[ID_BYTES],
 	if (access(path, F_OK) == 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s already exists: this is a Home already",
 		    path);
-	if (store_open(&store, path, true, durability, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_open(&store, path, true, durability, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	home_random(replica.bytes, ID_BYTES);
-	if (store_begin(&store, message, sizeof message) != 0 ||
+	if (store_begin(&store, &failure) != 0 ||
 	    store_meta_set_blob(&store, "home", home_id, ID_BYTES) != 0 ||
 	    store_meta_set_blob(&store, "replica", replica.bytes, ID_BYTES) != 0 ||
 	    store_replica_number(&store, replica, true) != 1 ||
 	    store_meta_set_int(&store, "created", now) != 0 ||
 	    store_meta_set_int(&store, "folder_ids", FOLDER_IDS_IN_XATTRS) != 0 ||
 	    store_meta_set_int(&store, "setup_pending", kind) != 0 ||
-	    store_commit(&store, message, sizeof message) != 0) {
+	    store_commit(&store, &failure) != 0) {
 		store_rollback(&store);
 		store_close(&store);
-		return hearth_fail(error, HEARTH_FAILED, "cannot set up %s: %s", path, message);
+		return hearth_fail(error, HEARTH_FAILED, "cannot set up %s: %s", path, failure.message);
 	}
 	store_close(&store);
 	return 0;
@@ -627,13 +628,15 @@ static int
 joined_root_before(const struct config_root *root, bool resume, const char *home_hex,
     struct hearth_error *error)
 {
-	char marker_path[PATH_MAX + 32], message[4400], inner[PATH_MAX];
+	char marker_path[PATH_MAX + 32];
+	struct hearth_error failure;
+	char inner[PATH_MAX];
 	struct marker marker;
 
 	snprintf(marker_path, sizeof marker_path, "%s/" HOME_DIR_NAME "/" HOME_MARKER_NAME,
 	    root->path);
 	if (access(marker_path, F_OK) == 0 && !(resume &&
-		marker_read(root->path, &marker, message, sizeof message) == 0 &&
+		marker_read(root->path, &marker, &failure) == 0 &&
 		strcmp(marker.home, home_hex) == 0 && strcmp(marker.root, root->name) == 0))
 		return hearth_fail(error, HEARTH_FAILED,
 		    "root '%s' (%s) already belongs to a Home (%s exists)", root->name, root->path,
@@ -726,16 +729,16 @@ check_root(struct hearth *home, struct home_root *root, const char *home_hex,
     struct hearth_error *error)
 {
 	struct marker marker;
-	char message[4400];
+	struct hearth_error failure;
 
 	if (!is_directory(root->path))
 		return hearth_fail(error, HEARTH_FAILED,
 		    "root '%s' is missing: %s is not there (unmounted or moved?); "
 		    "nothing was changed. Mount it again, then retry", root->name, root->path);
-	if (marker_read(root->path, &marker, message, sizeof message) != 0)
+	if (marker_read(root->path, &marker, &failure) != 0)
 		return hearth_fail(error, HEARTH_FAILED,
 		    "root '%s' at %s has no valid marker (%s); nothing was changed. "
-		    "Is the right disk mounted there?", root->name, root->path, message);
+		    "Is the right disk mounted there?", root->name, root->path, failure.message);
 	if (strcmp(marker.home, home_hex) != 0 || strcmp(marker.root, root->name) != 0)
 		return hearth_fail(error, HEARTH_FAILED,
 		    "root '%s' at %s belongs to another Home or root (its marker names "
@@ -843,7 +846,8 @@ pack_locate(void *context, const struct hash *chunk, struct pack_location *out)
 static int
 open_state(struct hearth *home, bool setup, struct hearth_error *error)
 {
-	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
+	char path[PATH_MAX + 32];
+	struct hearth_error failure;
 
 	snprintf(path, sizeof path, "%s/store.db", home->location.state_path);
 	/* Where a write that fails for space is said to fail, until one names
@@ -853,9 +857,8 @@ open_state(struct hearth *home, bool setup, struct hearth_error *error)
 		return hearth_fail(error, HEARTH_FAILED,
 		    "no store at %s: the state folder is missing or was moved; nothing was changed",
 		    path);
-	if (store_open(&home->store, path, false, home->config->durability, message,
-		sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_open(&home->store, path, false, home->config->durability, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	if (store_meta_get_blob(&home->store, "home", home->home_id, ID_BYTES) != 0 ||
 	    store_meta_get_blob(&home->store, "replica", home->replica.bytes, ID_BYTES) != 0)
 		return hearth_fail(error, HEARTH_DAMAGED, "%s: no home or replica id in the store",

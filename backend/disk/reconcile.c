@@ -120,7 +120,7 @@ sql_failed(struct hearth *home, const char *what, struct hearth_error *error)
 static int
 begin(struct hearth *home, bool wait, bool *busy, struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	*busy = false;
 	if (!wait) {
@@ -129,22 +129,22 @@ begin(struct hearth *home, bool wait, bool *busy, struct hearth_error *error)
 		*busy = true;
 		return 0;
 	}
-	if (store_begin(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_begin(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	return 0;
 }
 
 static int
 commit(struct hearth *home, struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	if (store_meta_add_int(&home->store, "reconcile_pages", 1) != 0) {
 		store_rollback(&home->store);
 		return sql_failed(home, "cannot count the page", error);
 	}
-	if (store_commit(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_commit(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	maybe_die_after_page();
 	return 0;
 }
@@ -249,9 +249,9 @@ reconcile_mark(struct hearth *home, char *const *paths, size_t count, bool wait,
 			return sql_failed(home, "cannot mark a folder", error);
 		}
 	}
-	char message[1024];
-	if (store_commit(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	struct hearth_error failure;
+	if (store_commit(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	return 0;
 }
 

@@ -490,9 +490,9 @@ load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, 
 		entry_row_from_statement(walk, statement, &(*rows)[(*count)++]);
 	}
 	if (step != SQLITE_DONE) {
-		char message[512];
-		store_fail(&walk->home->store, "cannot read the index", message, sizeof message);
-		return hearth_fail(walk->error, HEARTH_FAILED, "%s", message);
+		struct hearth_error failure;
+		store_fail(&walk->home->store, "cannot read the index", &failure);
+		return hearth_fail(walk->error, HEARTH_FAILED, "%s", failure.message);
 	}
 	return 0;
 }

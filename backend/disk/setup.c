@@ -45,7 +45,8 @@ read_header(const char *path, int64_t *application_id, bool *tables)
 enum setup_store
 setup_probe_store(const char *state_path, uint8_t home_id[ID_BYTES], int64_t *pending)
 {
-	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
+	char path[PATH_MAX + 32];
+	struct hearth_error failure;
 	struct stat status;
 	struct store store;
 	int64_t application_id = 0;
@@ -64,7 +65,7 @@ setup_probe_store(const char *state_path, uint8_t home_id[ID_BYTES], int64_t *pe
 	if (application_id == 0 && !tables)
 		return SETUP_HALF_STORE;	/* made, its schema not yet committed */
 	if (application_id != STORE_APPLICATION_ID ||
-	    store_open(&store, path, false, DURABILITY_GROUP, message, sizeof message) != 0)
+	    store_open(&store, path, false, DURABILITY_GROUP, &failure) != 0)
 		return SETUP_FOREIGN;
 	enum setup_store found = SETUP_HALF_STORE;
 	if (store_meta_get_blob(&store, "home", home_id, ID_BYTES) == 0) {
@@ -129,12 +130,13 @@ setup_remove_store(const char *state_path)
 int
 setup_finish(const char *state_path, struct hearth_error *error)
 {
-	char path[PATH_MAX + 32], message[HEARTH_ERROR_MAX];
+	char path[PATH_MAX + 32];
+	struct hearth_error failure;
 	struct store store;
 
 	snprintf(path, sizeof path, "%s/store.db", state_path);
-	if (store_open(&store, path, false, DURABILITY_GROUP, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_open(&store, path, false, DURABILITY_GROUP, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	int status = store_meta_set_int(&store, "setup_pending", SETUP_DONE);
 	if (status != 0)
 		hearth_fail(error, HEARTH_FAILED, "cannot finish the setup of %s: %s", path,

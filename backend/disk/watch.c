@@ -185,7 +185,7 @@ static int
 put_row(struct hearth_watch *watch)
 {
 	struct store *store = &watch->home->store;
-	char message[512];
+	struct hearth_error failure;
 
 	watch->next_row_ms = monotonic_ms() + RETRY_MS;
 	if (store_try_begin(store) != 0)
@@ -202,7 +202,7 @@ put_row(struct hearth_watch *watch)
 		store_rollback(store);
 		return -1;
 	}
-	if (store_commit(store, message, sizeof message) != 0)
+	if (store_commit(store, &failure) != 0)
 		return -1;
 	watch->registered = true;
 	watch->next_row_ms = monotonic_ms() + BEAT_MS;
@@ -744,8 +744,8 @@ hearth_watch_start(hearth *home, struct hearth_watch **out, struct hearth_error 
 	 * only delays the row (run retries it). */
 	if (store_try_begin(&home->store) == 0) {
 		forget_dead_rows(watch);
-		char message[256];
-		store_commit(&home->store, message, sizeof message);
+		struct hearth_error failure;
+		store_commit(&home->store, &failure);
 	}
 	put_row(watch);
 	home->watch = watch;
@@ -888,14 +888,14 @@ hearth_watch_stop(struct hearth_watch *watch)
 		return;
 	struct hearth *home = watch->home;
 	if (watch->registered) {
-		char message[256];
-		if (store_begin(&home->store, message, sizeof message) == 0) {
+		struct hearth_error failure;
+		if (store_begin(&home->store, &failure) == 0) {
 			sqlite3_stmt *statement = store_statement(&home->store, SQL_ROW_DELETE);
 			sqlite3_bind_text(statement, 1, watch->host, -1, SQLITE_STATIC);
 			sqlite3_bind_int64(statement, 2, (int64_t)getpid());
 			sqlite3_step(statement);
 			sqlite3_reset(statement);
-			store_commit(&home->store, message, sizeof message);
+			store_commit(&home->store, &failure);
 		}
 	}
 	if (home->watch == watch)

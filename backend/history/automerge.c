@@ -452,7 +452,7 @@ automerge_after_sync(struct hearth *home, const struct op *ops, size_t count,
     struct automerge_result *out, struct hearth_error *error)
 {
 	struct merger merger = { .home = home, .error = error, .out = out };
-	char message[1024];
+	struct hearth_error failure;
 	size_t node_count;
 
 	memset(out, 0, sizeof *out);
@@ -461,9 +461,9 @@ automerge_after_sync(struct hearth *home, const struct op *ops, size_t count,
 		free(nodes);
 		return 0;
 	}
-	if (store_begin(&home->store, message, sizeof message) != 0) {
+	if (store_begin(&home->store, &failure) != 0) {
 		free(nodes);
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	}
 	arena_init(&merger.scratch, 16 * 1024);
 	blob_writer_begin(home, &merger.blobs);
@@ -472,8 +472,8 @@ automerge_after_sync(struct hearth *home, const struct op *ops, size_t count,
 	int status = merge_all(&merger, nodes, node_count);
 	if (status == 0 && out->merged == 0) {
 		store_rollback(&home->store);
-	} else if (status == 0 && store_commit(&home->store, message, sizeof message) != 0) {
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	} else if (status == 0 && store_commit(&home->store, &failure) != 0) {
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	}
 	if (status != 0) {
 		store_rollback(&home->store);
@@ -531,14 +531,14 @@ automerge_merged_node(struct hearth *home, struct node_id node, struct automerge
 	struct head_node head;
 	struct arena scratch;
 	struct op set;
-	char reason[256];
+	struct hearth_error failure;
 
 	memset(out, 0, sizeof *out);
 	arena_init(&scratch, 4096);
 	int found = head_get(home, node, &head, &scratch);
 	int is_merge = 0;
 	if (found == 1 && head.kind == NODE_FILE && head.has_content &&
-	    store_get_op(&home->store, head.content_op, &set, &scratch, reason, sizeof reason) == 1)
+	    store_get_op(&home->store, head.content_op, &set, &scratch, &failure) == 1)
 		is_merge = automerge_explain(home, &set, out, error);
 	arena_free(&scratch);
 	if (found < 0)

@@ -1390,7 +1390,7 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 {
 	struct hearth *home = checkout->home;
 	struct scan_result scan;
-	char message[1024];
+	struct hearth_error failure;
 	int status;
 
 	if (load_trees(checkout, vv) != 0 || load_currents(checkout) != 0)
@@ -1437,9 +1437,9 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 		clear_staging(checkout);
 		return checkout->error->code;
 	}
-	if (store_begin(&home->store, message, sizeof message) != 0) {
+	if (store_begin(&home->store, &failure) != 0) {
 		clear_staging(checkout);
-		return hearth_fail(checkout->error, HEARTH_FAILED, "%s", message);
+		return hearth_fail(checkout->error, HEARTH_FAILED, "%s", failure.message);
 	}
 	/* From here the tree changes. A failure part way keeps what was done
 	 * in the index, so status tells the truth and a rerun completes it. */
@@ -1458,8 +1458,8 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 		status = checkout_clear_pending(home, checkout->error);
 	if (status == 0)
 		status = flush_roots(checkout);
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(checkout->error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&home->store, &failure) != 0)
+		status = hearth_fail(checkout->error, HEARTH_FAILED, "%s", failure.message);
 	if (status == 0)
 		home_count_writes(home, 0);
 	if (status != 0)
@@ -1614,7 +1614,7 @@ int
 checkout_adopt(struct hearth *home, uint64_t *adopted, struct hearth_error *error)
 {
 	struct checkout checkout = { .home = home, .error = error };
-	char message[1024];
+	struct hearth_error failure;
 	struct timespec now;
 
 	*adopted = 0;
@@ -1627,12 +1627,12 @@ checkout_adopt(struct hearth *home, uint64_t *adopted, struct hearth_error *erro
 		checkout.head = checkout.target;
 		checkout.target_is_head = true;
 	}
-	if (status == 0 && store_begin(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_begin(&home->store, &failure) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	else if (status == 0) {
 		status = adopt_existing(&checkout, adopted);
-		if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-			status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+		if (status == 0 && store_commit(&home->store, &failure) != 0)
+			status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 		if (status != 0)
 			store_rollback(&home->store);
 	}

@@ -52,13 +52,13 @@ checkout_set_pending(struct hearth *home, const struct node_id *nodes, size_t co
 static int
 drop_pending(struct hearth *home, struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 
-	if (store_begin(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (store_begin(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	int status = checkout_clear_pending(home, error);
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&home->store, &failure) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	if (status != 0)
 		store_rollback(&home->store);
 	return status;

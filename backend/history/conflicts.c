@@ -130,7 +130,7 @@ describe_side(struct lister *lister, const struct head_node *node, struct op_id 
     enum conflict_kind kind, struct hearth_conflict_side *side)
 {
 	struct op op;
-	char message[256];
+	struct hearth_error failure;
 
 	memset(side, 0, sizeof *side);
 	replica_id_hex(id.replica, side->replica);
@@ -139,8 +139,7 @@ describe_side(struct lister *lister, const struct head_node *node, struct op_id 
 	side->what = "?";
 	side->path = "";
 	side_version(lister, id, side);
-	if (store_get_op(&lister->home->store, id, &op, &lister->scratch, message,
-		sizeof message) != 1)
+	if (store_get_op(&lister->home->store, id, &op, &lister->scratch, &failure) != 1)
 		return;
 	if (op.kind == OP_SET) {
 		side->what = "edit";
@@ -483,12 +482,11 @@ touch(struct resolver *resolver, struct node_id id)
 static int
 load_op(struct resolver *resolver, struct op_id id, struct op *out)
 {
-	char message[256];
-	int found = store_get_op(&resolver->home->store, id, out, &resolver->scratch, message,
-	    sizeof message);
+	struct hearth_error failure;
+	int found = store_get_op(&resolver->home->store, id, out, &resolver->scratch, &failure);
 	if (found != 1)
 		return hearth_fail(resolver->error, HEARTH_DAMAGED, "an op of a conflict is missing%s%s",
-		    found < 0 ? ": " : "", found < 0 ? message : "");
+		    found < 0 ? ": " : "", found < 0 ? failure.message : "");
 	return 0;
 }
 
@@ -964,7 +962,7 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 	struct resolver resolver = { .home = home, .error = error, .options = options };
 	struct hearth_conflict_list list;
 	struct hearth_checkout_result written;
-	char message[1024];
+	struct hearth_error failure;
 	int status;
 
 	memset(out, 0, sizeof *out);
@@ -990,8 +988,8 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 			history_version_free(&version);
 		}
 	}
-	if (status == 0 && store_begin(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_begin(&home->store, &failure) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	else if (status == 0) {
 		author_begin(&resolver.author, home, error);
 		blob_writer_begin(home, &resolver.blobs);
@@ -1022,8 +1020,8 @@ hearth_resolve_conflicts(hearth *home, const struct hearth_resolve_options *opti
 			status = checkout_set_pending(home, resolver.touched, resolver.touched_count, error);
 		if (status == 0)
 			status = blob_writer_finish(&resolver.blobs, error);
-		if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-			status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+		if (status == 0 && store_commit(&home->store, &failure) != 0)
+			status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 		if (status != 0) {
 			store_rollback(&home->store);
 			blob_writer_abort(&resolver.blobs);

@@ -427,11 +427,11 @@ history_version_vv(struct hearth *home, const struct hash *id, struct history_ve
 
 	struct op commit;
 	struct arena arena;
-	char message[512];
+	struct hearth_error failure;
 	struct op_id op_id = { .counter = out->counter };
 	arena_init(&arena, 4096);
 	if (store_replica_id(&home->store, out->replica_number, &op_id.replica) != 0 ||
-	    store_get_op(&home->store, op_id, &commit, &arena, message, sizeof message) != 1 ||
+	    store_get_op(&home->store, op_id, &commit, &arena, &failure) != 1 ||
 	    commit.kind != OP_COMMIT) {
 		arena_free(&arena);
 		return hearth_fail(error, HEARTH_DAMAGED, "the COMMIT op of version %s is missing or "

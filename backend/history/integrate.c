@@ -876,12 +876,11 @@ read_set(struct integrator *integrator, struct op_id id, struct op *out)
 		*out = *fresh;
 		return 0;
 	}
-	char message[512];
-	int found = store_get_op(&integrator->home->store, id, out, &integrator->arena, message,
-	    sizeof message);
+	struct hearth_error failure;
+	int found = store_get_op(&integrator->home->store, id, out, &integrator->arena, &failure);
 	if (found != 1 || out->kind != OP_SET)
 		return hearth_fail(integrator->error, HEARTH_DAMAGED, "a content head is missing: %s",
-		    found < 0 ? message : "no such SET op");
+		    found < 0 ? failure.message : "no such SET op");
 	return 0;
 }
 

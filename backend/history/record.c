@@ -792,9 +792,9 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	meter_init(&recorder.meter, progress);
 	recorder.blobs.meter = &recorder.meter;
 	recorder.now_ns = wall_clock_ns();
-	char message[1024];
-	if (store_begin(&home->store, message, sizeof message) != 0) {
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	struct hearth_error failure;
+	if (store_begin(&home->store, &failure) != 0) {
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 		goto done_scan;
 	}
 	author_begin(&recorder.author, home, error);
@@ -824,8 +824,8 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 		tree_free(&before);
 	if (status == 0)
 		status = blob_writer_finish(&recorder.blobs, error);
-	if (status == 0 && store_commit(&home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&home->store, &failure) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	if (status == 0)
 		home_count_writes(home, recorder.blobs.bytes_new);
 	if (status != 0) {

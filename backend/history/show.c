@@ -24,7 +24,7 @@ merged_here(struct hearth *home, const struct compare_pair *pair, const struct t
 {
 	struct arena scratch;
 	struct hearth_error ignored;
-	char reason[128];
+	struct hearth_error failure;
 	bool merged = false;
 
 	if (node->kind != NODE_FILE)
@@ -36,7 +36,7 @@ merged_here(struct hearth *home, const struct compare_pair *pair, const struct t
 		if (!replica_id_equal(id.replica, pair->replica) || id.counter <= pair->previous ||
 		    id.counter > pair->counter)
 			continue;
-		if (store_get_op(&home->store, id, &set, &scratch, reason, sizeof reason) == 1)
+		if (store_get_op(&home->store, id, &set, &scratch, &failure) == 1)
 			merged = automerge_explain(home, &set, sides, &ignored) == 1;
 	}
 	arena_free(&scratch);

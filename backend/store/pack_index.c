@@ -134,7 +134,6 @@ int
 pack_index_forget(struct store *store, int64_t number, char *name_out, size_t name_size,
     struct hearth_error *error)
 {
-	char message[1024];
 
 	if (pack_index_used(store, number))
 		return 1;
@@ -144,8 +143,7 @@ pack_index_forget(struct store *store, int64_t number, char *name_out, size_t na
 	sqlite3_bind_int64(statement, 1, number);
 	if (sqlite3_step(statement) == SQLITE_DONE)
 		return 0;
-	store_fail(store, "cannot update the pack list", message, sizeof message);
-	return hearth_error_put(error, "%s", message);
+	return store_fail(store, "cannot update the pack list", error);
 }
 
 /* ---- chunks ----------------------------------------------------------------------- */

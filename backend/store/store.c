@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/io/fail.h"
 #include "backend/io/space.h"
 #include "backend/store/hash.h"
 #include "backend/store/store_vfs.h"
 #include "model/array.h"
-#include "model/error.h"
 
 /* Version 1. Blobs of 16 bytes are replica and node ids, of 32 bytes
  * SHA-256 hashes. Op id lists (heads, seen) are varint pairs of (replica
@@ -275,27 +275,29 @@ failed_for_space(sqlite3 *db)
 }
 
 int
-store_fail(struct store *store, const char *what, char *error, size_t error_size)
+store_fail(struct store *store, const char *what, struct hearth_error *error)
 {
 	if (failed_for_space(store->db)) {
 		char reason[8192];
 		space_message(store->path, reason, sizeof reason);
-		return error_put(error, error_size, "%s: %s", what, reason);
+		return hearth_error_put(error, "%s: %s", what, reason);
 	}
-	return error_put(error, error_size, "%s: %s (%s)", what, sqlite3_errmsg(store->db), store->path);
+	return hearth_error_put(error, "%s: %s (%s)", what, sqlite3_errmsg(store->db), store->path);
 }
 
 int
-store_exec(struct store *store, const char *sql, char *error, size_t error_size)
+store_exec(struct store *store, const char *sql, struct hearth_error *error)
 {
 	char *message = NULL;
 
 	if (sqlite3_exec(store->db, sql, NULL, NULL, &message) == SQLITE_OK)
 		return 0;
-	if (failed_for_space(store->db))
-		space_message(store->path, error, error_size);
-	else
-		error_put(error, error_size, "%s (%s)", message ? message : "SQLite error", store->path);
+	if (failed_for_space(store->db)) {
+		char reason[HEARTH_ERROR_MAX];
+		space_message(store->path, reason, sizeof reason);
+		hearth_error_put(error, "%s", reason);
+	} else
+		hearth_error_put(error, "%s (%s)", message ? message : "SQLite error", store->path);
 	sqlite3_free(message);
 	return -1;
 }
@@ -317,96 +319,95 @@ pragma_int(struct store *store, const char *pragma, int64_t *out)
 }
 
 static int
-create_schema(struct store *store, char *error, size_t error_size)
+create_schema(struct store *store, struct hearth_error *error)
 {
 	char pragmas[128];
 
-	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+	if (store_exec(store, "BEGIN IMMEDIATE", error) != 0)
 		return -1;
 	snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
 	    STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
-	if (store_exec(store, SCHEMA, error, error_size) != 0 ||
-	    store_exec(store, SCHEMA_2, error, error_size) != 0 ||
-	    store_exec(store, SCHEMA_3, error, error_size) != 0 ||
-	    store_exec(store, SCHEMA_4, error, error_size) != 0 ||
-	    store_exec(store, SCHEMA_5, error, error_size) != 0 ||
-	    store_exec(store, SCHEMA_6, error, error_size) != 0 ||
-	    store_exec(store, SCHEMA_7, error, error_size) != 0 ||
-	    store_exec(store, pragmas, error, error_size) != 0) {
+	if (store_exec(store, SCHEMA, error) != 0 ||
+	    store_exec(store, SCHEMA_2, error) != 0 ||
+	    store_exec(store, SCHEMA_3, error) != 0 ||
+	    store_exec(store, SCHEMA_4, error) != 0 ||
+	    store_exec(store, SCHEMA_5, error) != 0 ||
+	    store_exec(store, SCHEMA_6, error) != 0 ||
+	    store_exec(store, SCHEMA_7, error) != 0 ||
+	    store_exec(store, pragmas, error) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
-	return store_exec(store, "COMMIT", error, error_size);
+	return store_exec(store, "COMMIT", error);
 }
 
 /* One step up to version `to`: what it adds (the observed index's tables
  * for 2, the listing index for 3) and the new number in one transaction,
  * so a crash leaves the old version or the new one. */
 static int
-migrate_step(struct store *store, const char *schema, int to, char *error, size_t error_size)
+migrate_step(struct store *store, const char *schema, int to, struct hearth_error *error)
 {
 	char pragma[64];
 
-	if (store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+	if (store_exec(store, "BEGIN IMMEDIATE", error) != 0)
 		return -1;
 	snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", to);
-	if (store_exec(store, schema, error, error_size) != 0 ||
-	    (to == 4 && store_chain_migrate(store, error, error_size) != 0) ||
-	    (to == 7 && store_version_ids_migrate(store, error, error_size) != 0) ||
-	    store_exec(store, pragma, error, error_size) != 0) {
+	if (store_exec(store, schema, error) != 0 ||
+	    (to == 4 && store_chain_migrate(store, error) != 0) ||
+	    (to == 7 && store_version_ids_migrate(store, error) != 0) ||
+	    store_exec(store, pragma, error) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
-	return store_exec(store, "COMMIT", error, error_size);
+	return store_exec(store, "COMMIT", error);
 }
 
 /* Brings an older schema up to date, one version at a time. */
 static int
-migrate(struct store *store, int64_t from, char *error, size_t error_size)
+migrate(struct store *store, int64_t from, struct hearth_error *error)
 {
 	if (from > STORE_SCHEMA_VERSION)
-		return error_put(error, error_size,
+		return hearth_error_put(error,
 		    "%s: store format %lld is newer than this hearth understands (%d); "
 		    "upgrade hearth", store->path, (long long)from, STORE_SCHEMA_VERSION);
 	if (from < 1)
-		return error_put(error, error_size, "%s: store format %lld is not one hearth ever wrote",
+		return hearth_error_put(error, "%s: store format %lld is not one hearth ever wrote",
 		    store->path, (long long)from);
-	if (from < 2 && migrate_step(store, SCHEMA_2, 2, error, error_size) != 0)
+	if (from < 2 && migrate_step(store, SCHEMA_2, 2, error) != 0)
 		return -1;
-	if (from < 3 && migrate_step(store, SCHEMA_3, 3, error, error_size) != 0)
+	if (from < 3 && migrate_step(store, SCHEMA_3, 3, error) != 0)
 		return -1;
-	if (from < 4 && migrate_step(store, SCHEMA_4, 4, error, error_size) != 0)
+	if (from < 4 && migrate_step(store, SCHEMA_4, 4, error) != 0)
 		return -1;
-	if (from < 5 && migrate_step(store, SCHEMA_5, 5, error, error_size) != 0)
+	if (from < 5 && migrate_step(store, SCHEMA_5, 5, error) != 0)
 		return -1;
-	if (from < 6 && migrate_step(store, SCHEMA_6, 6, error, error_size) != 0)
+	if (from < 6 && migrate_step(store, SCHEMA_6, 6, error) != 0)
 		return -1;
-	if (from < 7 && migrate_step(store, SCHEMA_7, 7, error, error_size) != 0)
+	if (from < 7 && migrate_step(store, SCHEMA_7, 7, error) != 0)
 		return -1;
 	return 0;
 }
 
 static int
-check_format(struct store *store, bool created, char *error, size_t error_size)
+check_format(struct store *store, bool created, struct hearth_error *error)
 {
 	int64_t application_id = 0, user_version = 0;
 
 	if (pragma_int(store, "PRAGMA application_id", &application_id) != 0 ||
 	    pragma_int(store, "PRAGMA user_version", &user_version) != 0)
-		return store_fail(store, "cannot read the store's header", error, error_size);
+		return store_fail(store, "cannot read the store's header", error);
 	if (application_id == 0 && user_version == 0 && created)
-		return create_schema(store, error, error_size);
+		return create_schema(store, error);
 	if (application_id != STORE_APPLICATION_ID)
-		return error_put(error, error_size, "%s: not a hearth store (application id %#llx)",
+		return hearth_error_put(error, "%s: not a hearth store (application id %#llx)",
 		    store->path, (unsigned long long)application_id);
-	return migrate(store, user_version, error, error_size);
+	return migrate(store, user_version, error);
 }
 
 static int
-set_sync(struct store *store, bool synced, char *error, size_t error_size)
+set_sync(struct store *store, bool synced, struct hearth_error *error)
 {
-	if (store_exec(store, synced ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF", error,
-		error_size) != 0)
+	if (store_exec(store, synced ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF", error) != 0)
 		return -1;
 	store->synced = synced;
 	return 0;
@@ -421,54 +422,54 @@ wants_sync(const struct store *store)
 /* Sets the connection's flush on commit to what the mode asks, unless
  * relaxed; a no-op when it is set so already. */
 static int
-apply_sync(struct store *store, char *error, size_t error_size)
+apply_sync(struct store *store, struct hearth_error *error)
 {
 	return store->synced == wants_sync(store) ? 0
-	    : set_sync(store, wants_sync(store), error, error_size);
+	    : set_sync(store, wants_sync(store), error);
 }
 
 int
-store_sync_relax(struct store *store, char *error, size_t error_size)
+store_sync_relax(struct store *store, struct hearth_error *error)
 {
 	store->sync_relaxed = true;
-	if (apply_sync(store, error, error_size) == 0)
+	if (apply_sync(store, error) == 0)
 		return 0;
 	store->sync_relaxed = false;
 	return -1;
 }
 
 int
-store_sync_restore(struct store *store, char *error, size_t error_size)
+store_sync_restore(struct store *store, struct hearth_error *error)
 {
 	store->sync_relaxed = false;
-	return apply_sync(store, error, error_size);
+	return apply_sync(store, error);
 }
 
 /* One connection: opened, configured, checked. With no_space the WAL
  * index lives in this process's memory (locking_mode=EXCLUSIVE before the
  * first read), so nothing needs to grow on disk to read. */
 static int
-store_connect(struct store *store, bool create, bool no_space, char *error, size_t error_size)
+store_connect(struct store *store, bool create, bool no_space, struct hearth_error *error)
 {
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
 
 	/* Through the VFS shim, so the database's writes pass the I/O seam. */
 	const char *vfs = store_vfs_name();
 	if (vfs == NULL)
-		return error_put(error, error_size, "cannot open %s: SQLite has no file system layer",
+		return hearth_error_put(error, "cannot open %s: SQLite has no file system layer",
 		    store->path);
 	if (sqlite3_open_v2(store->path, &store->db, flags, vfs) != SQLITE_OK)
-		return error_put(error, error_size, "cannot open %s: %s", store->path,
+		return hearth_error_put(error, "cannot open %s: %s", store->path,
 		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
 	sqlite3_extended_result_codes(store->db, 1);
 	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
 	store->no_space = no_space;
-	if ((no_space && store_exec(store, "PRAGMA locking_mode=EXCLUSIVE", error, error_size) != 0) ||
-	    store_exec(store, "PRAGMA journal_mode=WAL", error, error_size) != 0 ||
-	    set_sync(store, wants_sync(store), error, error_size) != 0 ||
+	if ((no_space && store_exec(store, "PRAGMA locking_mode=EXCLUSIVE", error) != 0) ||
+	    store_exec(store, "PRAGMA journal_mode=WAL", error) != 0 ||
+	    set_sync(store, wants_sync(store), error) != 0 ||
 	    store_exec(store, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;"
-		"PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=4000", error, error_size) != 0 ||
-	    check_format(store, create, error, error_size) != 0 ||
+		"PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=4000", error) != 0 ||
+	    check_format(store, create, error) != 0 ||
 	    load_replicas(store) != 0)
 		return -1;
 	return 0;
@@ -476,12 +477,12 @@ store_connect(struct store *store, bool create, bool no_space, char *error, size
 
 int
 store_open(struct store *store, const char *path, bool create,
-    enum config_durability durability, char *error, size_t error_size)
+    enum config_durability durability, struct hearth_error *error)
 {
 	memset(store, 0, sizeof *store);
 	snprintf(store->path, sizeof store->path, "%s", path);
 	store->durability = durability;
-	if (store_connect(store, create, false, error, error_size) == 0)
+	if (store_connect(store, create, false, error) == 0)
 		return 0;
 	/* A full disk must not stop reading what is stored (log, ls, fsck,
 	 * status): again with the index in memory; writes are refused. */
@@ -489,12 +490,11 @@ store_open(struct store *store, const char *path, bool create,
 	store_close(store);
 	if (!for_space)
 		return -1;
-	char first[8192];
-	snprintf(first, sizeof first, "%s", error);
-	if (store_connect(store, false, true, error, error_size) == 0)
+	struct hearth_error first = *error;
+	if (store_connect(store, false, true, error) == 0)
 		return 0;
 	store_close(store);
-	snprintf(error, error_size, "%s", first);
+	*error = first;
 	return -1;
 }
 
@@ -571,15 +571,15 @@ store_widen_cache(struct store *store)
 }
 
 int
-store_begin(struct store *store, char *error, size_t error_size)
+store_begin(struct store *store, struct hearth_error *error)
 {
 	if (store->no_space) {
 		char reason[8192];
 		space_message(store->path, reason, sizeof reason);
-		return error_put(error, error_size, "%s; nothing was changed", reason);
+		return hearth_error_put(error, "%s; nothing was changed", reason);
 	}
-	if (apply_sync(store, error, error_size) != 0 ||
-	    store_exec(store, "BEGIN IMMEDIATE", error, error_size) != 0)
+	if (apply_sync(store, error) != 0 ||
+	    store_exec(store, "BEGIN IMMEDIATE", error) != 0)
 		return -1;
 	store->in_transaction = true;
 	store_widen_cache(store);
@@ -592,7 +592,7 @@ store_begin(struct store *store, char *error, size_t error_size)
 int
 store_try_begin(struct store *store)
 {
-	if (apply_sync(store, NULL, 0) != 0)
+	if (apply_sync(store, NULL) != 0)
 		return -1;
 	sqlite3_busy_timeout(store->db, 0);
 	int status = sqlite3_exec(store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -622,10 +622,10 @@ store_end_read(struct store *store)
 }
 
 int
-store_commit(struct store *store, char *error, size_t error_size)
+store_commit(struct store *store, struct hearth_error *error)
 {
 	if (store_count_transaction(store) != 0 ||
-	    store_exec(store, "COMMIT", error, error_size) != 0) {
+	    store_exec(store, "COMMIT", error) != 0) {
 		store_rollback(store);
 		return -1;
 	}
@@ -955,7 +955,7 @@ store_replica_raise(struct store *store, int64_t replica_number, uint64_t counte
 
 int
 store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
-    char *error, size_t error_size)
+    struct hearth_error *error)
 {
 	int64_t number = store_replica_number(store, id.replica, false);
 	char reason[128];
@@ -973,7 +973,7 @@ store_get_op(struct store *store, struct op_id id, struct op *out, struct arena 
 		char hex[ID_HEX];
 		replica_id_hex(id.replica, hex);
 		sqlite3_reset(statement);
-		return error_put(error, error_size, "%s: op %.8s/%llu does not decode: %s", store->path,
+		return hearth_error_put(error, "%s: op %.8s/%llu does not decode: %s", store->path,
 		    hex, (unsigned long long)id.counter, reason);
 	}
 	sqlite3_reset(statement);

@@ -67,7 +67,7 @@ op_mtime store_column_mtime(sqlite3_stmt *statement, int column);
 
 /* Opens (creating with create) store.db at path and migrates it. */
 int store_open(struct store *store, const char *path, bool create,
-    enum config_durability durability, char *error, size_t error_size);
+    enum config_durability durability, struct hearth_error *error);
 void store_close(struct store *store);
 
 /* A cached prepared statement, reset and with bindings cleared. sql must be
@@ -81,10 +81,10 @@ sqlite3_stmt *store_statement(struct store *store, const char *sql);
  * transaction (SQLite refuses, and so they fail). Should a restore fail,
  * the next store_begin restores first or refuses: no transaction commits
  * unflushed under a mode that asks for flushes. */
-int store_sync_relax(struct store *store, char *error, size_t error_size);
-int store_sync_restore(struct store *store, char *error, size_t error_size);
+int store_sync_relax(struct store *store, struct hearth_error *error);
+int store_sync_restore(struct store *store, struct hearth_error *error);
 
-int store_begin(struct store *store, char *error, size_t error_size);
+int store_begin(struct store *store, struct hearth_error *error);
 /* store_begin without waiting: -1 at once when another connection holds
  * the write lock (a watch must never make the app wait behind a record). */
 int store_try_begin(struct store *store);
@@ -92,12 +92,12 @@ int store_try_begin(struct store *store);
  * store, even while a writer commits (WAL). Nests inside nothing. */
 int store_begin_read(struct store *store);
 void store_end_read(struct store *store);
-int store_commit(struct store *store, char *error, size_t error_size);
+int store_commit(struct store *store, struct hearth_error *error);
 void store_rollback(struct store *store);
 /* Runs SQL with no result rows. */
-int store_exec(struct store *store, const char *sql, char *error, size_t error_size);
+int store_exec(struct store *store, const char *sql, struct hearth_error *error);
 /* Writes "what: sqlite message" to error and returns -1. */
-int store_fail(struct store *store, const char *what, char *error, size_t error_size);
+int store_fail(struct store *store, const char *what, struct hearth_error *error);
 
 /* meta: small named values. */
 int store_meta_get_blob(struct store *store, const char *key, void *out, size_t size);
@@ -155,7 +155,7 @@ int store_chain_extend(struct store *store, int64_t replica_number, uint64_t cou
 /* Drops the chain tips remembered (a transaction ended or rolled back). */
 void store_chain_forget(struct store *store);
 /* Schema 4's migration: the chain of every op held. Inside its transaction. */
-int store_chain_migrate(struct store *store, char *error, size_t error_size);
+int store_chain_migrate(struct store *store, struct hearth_error *error);
 /* A version's id (schema 7): SHA-256 of a tag, the chain of its COMMIT
  * (which hashes the COMMIT's own bytes, its version vector among them, and
  * every op its replica made before it) and the chain at each entry of its
@@ -168,10 +168,10 @@ int store_version_id(struct store *store, const struct op *commit, struct hash *
 void store_version_id_1(const struct buffer *encoded, struct hash *out);
 /* Schema 7's migration: every version takes its new id, its old one kept
  * as an alias (and the tree's version follows). Inside its transaction. */
-int store_version_ids_migrate(struct store *store, char *error, size_t error_size);
+int store_version_ids_migrate(struct store *store, struct hearth_error *error);
 /* Loads and decodes one op into arena. Returns 1 found, 0 missing, -1 error. */
 int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
-    char *error, size_t error_size);
+    struct hearth_error *error);
 
 /* Compact lists of op ids (heads, seen sets) as (replica number, counter)
  * varint pairs: the form the node and entry tables keep. */

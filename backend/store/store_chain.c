@@ -132,7 +132,7 @@ chain_page(struct store *store, int64_t *replica, uint64_t *counter, struct hash
 }
 
 int
-store_chain_migrate(struct store *store, char *error, size_t error_size)
+store_chain_migrate(struct store *store, struct hearth_error *error)
 {
 	struct chain_row *rows = array_alloc(CHAIN_MIGRATE_PAGE, sizeof *rows);
 	struct hash previous;
@@ -145,7 +145,7 @@ store_chain_migrate(struct store *store, char *error, size_t error_size)
 	if (sqlite3_prepare_v2(store->db, "UPDATE op SET chain = ?3 WHERE replica = ?1 AND "
 		"counter = ?2", -1, &update, NULL) != SQLITE_OK) {
 		free(rows);
-		return store_fail(store, "cannot chain the ops", error, error_size);
+		return store_fail(store, "cannot chain the ops", error);
 	}
 	memset(previous.bytes, 0, HASH_BYTES);
 	while (status == 0 && (count = chain_page(store, &replica, &counter, &previous, rows)) > 0) {
@@ -154,7 +154,7 @@ store_chain_migrate(struct store *store, char *error, size_t error_size)
 			sqlite3_bind_int64(update, 2, (int64_t)rows[i].counter);
 			sqlite3_bind_blob(update, 3, rows[i].chain.bytes, HASH_BYTES, SQLITE_STATIC);
 			if (sqlite3_step(update) != SQLITE_DONE)
-				status = store_fail(store, "cannot chain the ops", error, error_size);
+				status = store_fail(store, "cannot chain the ops", error);
 			sqlite3_reset(update);
 		}
 	}
@@ -243,7 +243,7 @@ version_renames(struct store *store, struct version_rename **out, size_t *count)
 }
 
 int
-store_version_ids_migrate(struct store *store, char *error, size_t error_size)
+store_version_ids_migrate(struct store *store, struct hearth_error *error)
 {
 	static const char *const STEPS[] = {
 		"UPDATE version SET id = ?2 WHERE id = ?1",
@@ -270,6 +270,5 @@ store_version_ids_migrate(struct store *store, char *error, size_t error_size)
 		sqlite3_finalize(statement);
 	}
 	free(renames);
-	return status == 0 ? 0 : store_fail(store, "cannot give the versions their new ids", error,
-	    error_size);
+	return status == 0 ? 0 : store_fail(store, "cannot give the versions their new ids", error);
 }

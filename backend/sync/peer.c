@@ -64,26 +64,26 @@ peer_write(struct hearth *home, const struct peer_outcome *outcome)
 int
 peer_record(struct hearth *home, const struct peer_outcome *outcome, struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 	int status = 0;
 
 	/* A status line for `hearth peers`, like the cost counters: a crash
 	 * may lose it, so it costs no flush (a no-op sync stays cheap). */
-	if (store_sync_relax(&home->store, message, sizeof message) != 0)
-		return hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", message);
-	if (store_begin(&home->store, message, sizeof message) != 0) {
-		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", message);
+	if (store_sync_relax(&home->store, &failure) != 0)
+		return hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", failure.message);
+	if (store_begin(&home->store, &failure) != 0) {
+		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", failure.message);
 	} else if (peer_write(home, outcome) != 0) {
 		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s",
 		    sqlite3_errmsg(home->store.db));
 		store_rollback(&home->store);
-	} else if (store_commit(&home->store, message, sizeof message) != 0) {
-		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", message);
+	} else if (store_commit(&home->store, &failure) != 0) {
+		status = hearth_fail(error, HEARTH_FAILED, "cannot save the sync status: %s", failure.message);
 	}
-	if (store_sync_restore(&home->store, message, sizeof message) != 0 && status == 0)
+	if (store_sync_restore(&home->store, &failure) != 0 && status == 0)
 		status = hearth_fail(error, HEARTH_FAILED,
 		    "saved the sync status, but cannot turn the database's flushes back on: %s",
-		    message);
+		    failure.message);
 	return status;
 }
 

@@ -708,13 +708,13 @@ sync_undelta(struct sync_session *session, struct sync_incoming *incoming, size_
 static int
 sync_batch_open(struct sync_session *session, struct sync_incoming *incoming)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	if (incoming->writer_started)
 		return 0;
-	if (store_begin(&session->home->store, message, sizeof message) != 0) {
+	if (store_begin(&session->home->store, &failure) != 0) {
 		incoming->store_failed = true;
-		return sync_fail(session, HEARTH_FAILED, "%s", message);
+		return sync_fail(session, HEARTH_FAILED, "%s", failure.message);
 	}
 	blob_writer_begin(session->home, &incoming->writer);
 	incoming->writer_started = true;
@@ -729,14 +729,14 @@ static int
 sync_batch_close(struct sync_session *session, struct sync_incoming *incoming,
     struct hearth_error *error)
 {
-	char message[1024];
+	struct hearth_error failure;
 
 	if (!incoming->writer_started)
 		return 0;
 	incoming->writer_started = false;
 	int status = blob_writer_finish(&incoming->writer, error);
-	if (status == 0 && store_commit(&session->home->store, message, sizeof message) != 0)
-		status = hearth_fail(error, HEARTH_FAILED, "%s", message);
+	if (status == 0 && store_commit(&session->home->store, &failure) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	if (status != 0) {
 		store_rollback(&session->home->store);
 		blob_writer_abort(&incoming->writer);
@@ -957,7 +957,7 @@ sync_merge(struct sync_session *session)
 static int
 sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool merge)
 {
-	char message[1024];
+	struct hearth_error failure;
 	int status = 0;
 
 	size_t sets = 0;
@@ -979,8 +979,8 @@ sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool 
 		return status;
 	/* The ops, their lists, the head state and history: one transaction
 	 * over chunks already durable. */
-	if (store_begin(&session->home->store, message, sizeof message) != 0)
-		return sync_fail(session, HEARTH_FAILED, "%s", message);
+	if (store_begin(&session->home->store, &failure) != 0)
+		return sync_fail(session, HEARTH_FAILED, "%s", failure.message);
 	incoming->in_transaction = true;
 	if ((status = sync_store_lists(session, incoming)) != 0)
 		return status;
@@ -996,9 +996,9 @@ sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool 
 		return status;
 	if (sync_cancelled(session))
 		return sync_fail(session, HEARTH_CANCELLED, "sync cancelled");
-	if (store_commit(&session->home->store, message, sizeof message) != 0) {
+	if (store_commit(&session->home->store, &failure) != 0) {
 		incoming->in_transaction = false;
-		return sync_fail(session, HEARTH_FAILED, "%s", message);
+		return sync_fail(session, HEARTH_FAILED, "%s", failure.message);
 	}
 	incoming->in_transaction = false;
 	return 0;

@@ -38,7 +38,7 @@ open_home(const char *dir)
 	struct hearth_open_options open = { .start_dir = dir };
 	struct hearth_error error;
 	hearth *home;
-	char message[256];
+	struct hearth_error failure;
 
 	if (hearth_open(&home, &open, &error) != 0 &&
 	    (hearth_init(&init, &error) != 0 || hearth_open(&home, &open, &error) != 0)) {
@@ -46,11 +46,11 @@ open_home(const char *dir)
 		return NULL;
 	}
 	/* Scratch stores need no flushes. */
-	if (store_sync_relax(&home->store, message, sizeof message) != 0 ||
+	if (store_sync_relax(&home->store, &failure) != 0 ||
 	    store_exec(&home->store, "DELETE FROM op; DELETE FROM node; "
 		"DELETE FROM conflict; DELETE FROM version; UPDATE replica SET counter = 0",
-		message, sizeof message) != 0) {
-		tap_diag("cannot empty %s: %s", dir, message);
+		&failure) != 0) {
+		tap_diag("cannot empty %s: %s", dir, failure.message);
 		hearth_close(home);
 		return NULL;
 	}
@@ -61,16 +61,16 @@ static int
 deliver(hearth *home, const struct op *ops, size_t count, struct integrate_result *result)
 {
 	struct hearth_error error;
-	char message[256];
+	struct hearth_error failure;
 
-	if (store_begin(&home->store, message, sizeof message) != 0)
+	if (store_begin(&home->store, &failure) != 0)
 		return -1;
 	if (integrate_ops(home, ops, count, result, &error) != 0) {
 		tap_diag("integrate failed: %s", error.message);
 		store_rollback(&home->store);
 		return -1;
 	}
-	return store_commit(&home->store, message, sizeof message);
+	return store_commit(&home->store, &failure);
 }
 
 /* The whole node and conflict tables as bytes, to see that nothing moved. */
@@ -139,7 +139,8 @@ run_history(uint64_t seed, const char *dir, size_t *batches_out, size_t *slow_ou
 	buffer_init(&after);
 
 	while (good && delivered_count < history.count) {
-		int replica = (int)history_gen_random_below(&random, (uint64_t)history.replica_count);
+		int replica = (int)history_gen_random_below(&random,
+		    (uint64_t)history.replica_count);
 		size_t prefix = 1 + (size_t)history_gen_random_below(&random, history.count);
 		size_t count = 0;
 		/* What the replica knew among the first `prefix` ops made: a
@@ -166,7 +167,8 @@ run_history(uint64_t seed, const char *dir, size_t *batches_out, size_t *slow_ou
 				(*slow_out)++;
 		if (!check_equal(&run, sofar, delivered_count)) {
 			tap_diag("seed %llu: after a batch of %zu ops (%zu delivered):\n%s",
-			    (unsigned long long)seed, count, delivered_count, buffer_string(&run.problems));
+			    (unsigned long long)seed, count, delivered_count,
+			    buffer_string(&run.problems));
 			good = false;
 			break;
 		}
@@ -232,7 +234,8 @@ test_refusals(void)
 	ok(history.count >= 4, "a small history to tamper with (%zu ops)", history.count);
 	ok(deliver(home, history.ops + 1, history.count - 1, &result) != 0,
 	    "a batch that skips its replica's first op is refused");
-	ok(deliver(home, history.ops, history.count, &result) == 0 && result.ops_new == history.count,
+	ok(deliver(home, history.ops, history.count, &result) == 0 &&
+	    result.ops_new == history.count,
 	    "the whole history then goes in");
 	struct op forged = history.ops[history.count - 1];
 	struct op_id unknown = { .replica = forged.id.replica, .counter = 999 };
@@ -240,7 +243,8 @@ test_refusals(void)
 	forged.lamport += 10;
 	forged.supersedes = &unknown;
 	forged.supersedes_count = 1;
-	ok(deliver(home, &forged, 1, &result) != 0, "an op superseding an op nobody sent is refused");
+	ok(deliver(home, &forged, 1, &result) != 0,
+	    "an op superseding an op nobody sent is refused");
 	hearth_close(home);
 	history_gen_free(&history);
 }

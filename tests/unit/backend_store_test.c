@@ -37,18 +37,20 @@ test_rules(void)
 	ok(!none.sync_each_file && !none.sync_folders && !none.sync_packs && !none.sync_database,
 	    "none flushes nothing");
 	struct config_durability_rules unknown = config_durability_rules((enum config_durability)7);
-	ok(unknown.sync_each_file && unknown.sync_database, "a mode out of range gets full's rules");
+	ok(unknown.sync_each_file && unknown.sync_database,
+	    "a mode out of range gets full's rules");
 }
 
 static int
 open_store(struct store *store, const char *name, enum config_durability durability)
 {
-	char path[4096], error[1024];
+	char path[4096];
+	struct hearth_error failure;
 
 	snprintf(path, sizeof path, "%s/%s", tap_scratch_dir(), name);
-	if (store_open(store, path, true, durability, error, sizeof error) == 0)
+	if (store_open(store, path, true, durability, &failure) == 0)
 		return 0;
-	tap_diag("cannot open %s: %s", path, error);
+	tap_diag("cannot open %s: %s", path, failure.message);
 	return -1;
 }
 
@@ -56,32 +58,33 @@ static void
 test_relax_and_restore(void)
 {
 	struct store store;
-	char error[1024];
+	struct hearth_error failure;
 
 	if (!ok(open_store(&store, "full.db", DURABILITY_FULL) == 0, "a store opens under full"))
 		return;
 	check_int(synchronous_now(&store), 2);
-	check_int(store_sync_relax(&store, error, sizeof error), 0);
+	check_int(store_sync_relax(&store, &failure), 0);
 	check_int(synchronous_now(&store), 0);
 	/* Inside a transaction SQLite refuses the change: the restore says
 	 * so instead of leaving the connection unflushed in silence. */
-	check_int(store_begin(&store, error, sizeof error), 0);
+	check_int(store_begin(&store, &failure), 0);
 	check_int(synchronous_now(&store), 0);
-	error[0] = '\0';
-	check_int(store_sync_restore(&store, error, sizeof error), -1);
-	ok(strstr(error, "transaction") != NULL, "the failed restore names why: %s", error);
-	check_int(store_commit(&store, error, sizeof error), 0);
+	failure.message[0] = '\0';
+	check_int(store_sync_restore(&store, &failure), -1);
+	ok(strstr(failure.message, "transaction") != NULL, "the failed restore names why: %s",
+	    failure.message);
+	check_int(store_commit(&store, &failure), 0);
 	/* The next transaction restores first: it commits flushed. */
-	check_int(store_begin(&store, error, sizeof error), 0);
+	check_int(store_begin(&store, &failure), 0);
 	check_int(synchronous_now(&store), 2);
-	check_int(store_commit(&store, error, sizeof error), 0);
+	check_int(store_commit(&store, &failure), 0);
 	/* A relax refused inside a transaction leaves the mode's setting. */
-	check_int(store_begin(&store, error, sizeof error), 0);
-	check_int(store_sync_relax(&store, error, sizeof error), -1);
-	check_int(store_commit(&store, error, sizeof error), 0);
-	check_int(store_begin(&store, error, sizeof error), 0);
+	check_int(store_begin(&store, &failure), 0);
+	check_int(store_sync_relax(&store, &failure), -1);
+	check_int(store_commit(&store, &failure), 0);
+	check_int(store_begin(&store, &failure), 0);
 	check_int(synchronous_now(&store), 2);
-	check_int(store_commit(&store, error, sizeof error), 0);
+	check_int(store_commit(&store, &failure), 0);
 	store_close(&store);
 }
 
@@ -89,17 +92,17 @@ static void
 test_none_never_flushes(void)
 {
 	struct store store;
-	char error[1024];
+	struct hearth_error failure;
 
 	if (!ok(open_store(&store, "none.db", DURABILITY_NONE) == 0, "a store opens under none"))
 		return;
 	check_int(synchronous_now(&store), 0);
-	check_int(store_sync_relax(&store, error, sizeof error), 0);
-	check_int(store_sync_restore(&store, error, sizeof error), 0);
+	check_int(store_sync_relax(&store, &failure), 0);
+	check_int(store_sync_restore(&store, &failure), 0);
 	check_int(synchronous_now(&store), 0);
-	check_int(store_begin(&store, error, sizeof error), 0);
+	check_int(store_begin(&store, &failure), 0);
 	check_int(synchronous_now(&store), 0);
-	check_int(store_commit(&store, error, sizeof error), 0);
+	check_int(store_commit(&store, &failure), 0);
 	store_close(&store);
 }
 
