@@ -376,6 +376,11 @@ show_progress(void *context, const struct hearth_progress_report *report)
 	char line[512], bar[BAR + 3] = "";
 	double fraction = progress_fraction(report);
 
+	/* Until the peer's first answer the terminal may be ssh's: a line
+	 * drawn now lands over its host-key or password question. */
+	if (strcmp(report->phase, "connecting") == 0)
+		return;
+
 	progress_line(&cli->clock, report, line, sizeof line);
 	if (fraction >= 0) {
 		int filled = (int)(fraction * BAR);
