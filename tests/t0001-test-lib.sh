@@ -4,7 +4,7 @@ test_description='the test library itself: cleanups, known breakages, prerequisi
 
 # Writes a small test script named $1 whose tests are read from stdin, and
 # runs it with the remaining arguments; its TAP goes to $1.out, its status
-# to $1.status. The inner script gets its own TMPDIR so that kept scratch
+# to $1.status, its failures' logs to $1.failures. The inner script gets its own TMPDIR so that kept scratch
 # folders can be counted.
 run_inner() {
 	_name=$1
@@ -17,7 +17,8 @@ run_inner() {
 	} >"$_name.sh"
 	mkdir -p "$_name.tmp"
 	set +e
-	TMPDIR=$PWD/$_name.tmp sh "$_name.sh" "$@" >"$_name.out" 2>&1
+	HEARTH_FAILURE_LOG=$PWD/$_name.failures TMPDIR=$PWD/$_name.tmp sh "$_name.sh" "$@" \
+	    >"$_name.out" 2>&1
 	echo $? >"$_name.status"
 	set -e
 }
@@ -32,7 +33,11 @@ test_expect_success 'a passing and a failing test: TAP lines, status 1, scratch 
 	grep -x "#   the-output-of-a-failure" two.out &&
 	grep -x "1..2" two.out &&
 	test "$(cat two.status)" = 1 &&
-	test "$(ls two.tmp | wc -l)" = 1
+	test "$(ls two.tmp | wc -l)" = 1 &&
+	# What make check prints again after prove: the failure alone, with its log.
+	grep "two.sh: not ok 2 - fails" two.failures &&
+	grep -x "#   the-output-of-a-failure" two.failures &&
+	! grep "passes" two.failures
 '
 
 test_expect_success 'test_when_finished runs after a pass and after a failure, last first' '

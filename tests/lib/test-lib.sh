@@ -231,6 +231,12 @@ test_expect_success() {
 	echo "not ok $test_count - $test_desc"
 	test_show_log
 	echo "#   exit status $_status in $TEST_ROOT"
+	# Kept for `make check` to print again at its end (HEARTH_FAILURE_LOG):
+	# prove hides a failure's log unless verbose, and a failure seen once
+	# in CI must carry its own explanation.
+	[ -z "${HEARTH_FAILURE_LOG:-}" ] ||
+		{ echo "# $0: not ok $test_count - $test_desc"; test_show_log
+		  echo "#   exit status $_status in $TEST_ROOT"; } >>"$HEARTH_FAILURE_LOG"
 	[ -z "$test_immediate" ] || test_stop_here
 }
 
