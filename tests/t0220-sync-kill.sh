@@ -72,15 +72,33 @@ test_expect_success 'the rerun completes it, asking only for the chunks still mi
 	(cd b && hearth checkout >/dev/null) && cmp a/big b/big
 '
 
+# A stand-in for ssh to this machine that passes the first $FEED_BLOCKS
+# reads (of at most 4 KiB) of what the client sends on to the serving side
+# and holds the rest while $TEST_ROOT/feeding exists: a push stays half
+# way however fast the machine is, so the kill lands mid-transfer. The
+# serving hearth's pid goes to $TEST_ROOT/server.
+cat >"$TEST_ROOT/feed-ssh" <<EOF
+#!/bin/sh
+for last; do :; done
+{ dd bs=4096 count=\${FEED_BLOCKS:-0} 2>/dev/null
+  while [ -e "$TEST_ROOT/feeding" ]; do sleep 0.1; done; exec cat; } |
+	sh -c "echo \\\$\\\$ >$TEST_ROOT/server; exec \$last"
+EOF
+chmod +x "$TEST_ROOT/feed-ssh"
+
 test_expect_success 'the serving side killed while it takes chunks in (a push)' '
 	head -c $((150 * megabyte)) /dev/urandom >b/big2 && (cd b && hearth record -m big2 >/dev/null) &&
 	snapshot a >before &&
 	packs=$(ls a/.hearth/packs | wc -l)
-	(cd b && exec "$HEARTH_BIN" sync ../a >../out 2>../err) &
+	: >"$TEST_ROOT/feeding" && rm -f "$TEST_ROOT/server" &&
+	(cd b && HEARTH_SSH="$TEST_ROOT/feed-ssh" FEED_BLOCKS=$((50 * megabyte / 4096)) \
+	    HEARTH_REMOTE_COMMAND="$HEARTH_BIN" \
+	    exec "$HEARTH_BIN" sync "ssh://localhost$TEST_ROOT/a" >../out 2>../err) &
 	client=$!
 	wait_for_pack a/.hearth/packs $packs &&
-	server=$(child_of $client) && test -n "$server" &&
-	kill -9 $server &&
+	test_wait_for "test -s \"$TEST_ROOT/server\"" &&
+	kill -9 $(cat "$TEST_ROOT/server") &&
+	rm "$TEST_ROOT/feeding" &&
 	! wait $client &&
 	snapshot a >after && test_cmp before after &&
 	clean a && clean b

@@ -70,13 +70,15 @@ test_expect_success 'Ctrl-C cancels it at the next safe point; the sync says so'
 
 test_expect_success 'record of a big file counts its bytes from the start; Ctrl-C stops inside it' '
 	truncate -s $big b/zeros.bin &&
-	shell "cd $TEST_ROOT/b && $HEARTH_BIN record -m zeros" &&
+	shell "cd $TEST_ROOT/b && HEARTH_HOLD=storing:$((64 << 20)):$TEST_ROOT/held $HEARTH_BIN record -m zeros" &&
+	test_wait_for "test -s \"$TEST_ROOT/held\"" &&
 	app_wait "storing" 30 &&
 	app_screen >"$TEST_ROOT/screen" &&
-	grep -E "storing [0-9]+% [01]/[12], [0-9.]+ [KMG]?i?B of 5[0-9.]+ MiB" "$TEST_ROOT/screen" &&
+	grep -E "storing [0-9]+% [01]/[12], [1-9][0-9.]* [KMG]iB of 5[0-9.]+ MiB" "$TEST_ROOT/screen" &&
 	! grep "100%" "$TEST_ROOT/screen" &&
-	test_wait_for "app_screen | grep -E \"storing [0-9]+% [01]/[12], [1-9][0-9.]* [KMG]iB of 5[0-9.]+ MiB\"" 30 &&
 	app_keys C-c &&
+	app_wait "cancelling at the next safe point" &&
+	rm "$TEST_ROOT/held" &&
 	app_wait "cmd-exit=" 60 &&
 	app_screen | grep "record cancelled; nothing was recorded" &&
 	(cd b && hearth log --oneline) >log && ! grep zeros log &&
@@ -86,10 +88,13 @@ test_expect_success 'record of a big file counts its bytes from the start; Ctrl-
 test_expect_success 'checkout counts bytes too, and Ctrl-C leaves the tree as it was' '
 	(cd b && hearth record -m zeros >/dev/null) &&
 	rm b/zeros.bin && (cd b && hearth record -m "no zeros" >/dev/null) &&
-	shell "$HEARTH_BIN checkout head~1" &&
+	shell "HEARTH_HOLD=writing:$((64 << 20)):$TEST_ROOT/held $HEARTH_BIN checkout head~1" &&
+	test_wait_for "test -s \"$TEST_ROOT/held\"" &&
 	app_wait "writing" 30 &&
 	app_screen | grep -E "writing [0-9]+% 0/1, [0-9.]+ [KMG]?i?B of 512.0 MiB" &&
 	app_keys C-c &&
+	app_wait "cancelling at the next safe point" &&
+	rm "$TEST_ROOT/held" &&
 	app_wait "cmd-exit=" 60 &&
 	app_screen | grep "checkout cancelled; the working tree was not changed" &&
 	! test -e b/zeros.bin &&
@@ -99,16 +104,18 @@ test_expect_success 'checkout counts bytes too, and Ctrl-C leaves the tree as it
 test_expect_success 'in the app, Esc during a record stops it: nothing is recorded' '
 	cd b &&
 	truncate -s $big again.bin &&
-	app_start &&
+	app_start HEARTH_HOLD=storing:$((64 << 20)):$TEST_ROOT/held &&
 	app_wait "1 History" &&
 	app_keys 3 r &&
 	app_wait "Record every change" &&
 	app_type "never" &&
 	app_keys Enter &&
+	test_wait_for "test -s \"$TEST_ROOT/held\"" &&
 	app_wait "storing" 30 &&
 	app_screen >"$TEST_ROOT/screen" &&
-	grep -E "storing [0-9]+% 0/1, [0-9.]+ [KMG]?i?B of 512.0 MiB" "$TEST_ROOT/screen" &&
+	grep -E "storing [0-9]+% 0/1, [1-9][0-9.]* [KMG]iB of 512.0 MiB" "$TEST_ROOT/screen" &&
 	app_keys Escape &&
+	rm "$TEST_ROOT/held" &&
 	app_wait "Record cancelled; nothing was recorded" 60 &&
 	app_quit &&
 	hearth log --oneline >log && ! grep never log

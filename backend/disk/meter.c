@@ -3,6 +3,8 @@
  * the wire, so a 2 GB file or a 400 MB sync moves the bar while it runs. */
 #include "backend/disk/meter.h"
 
+#include "backend/io/io.h"
+
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -64,6 +66,10 @@ meter_add(struct meter *meter, uint64_t items, uint64_t bytes, const char *path)
 	if (path != NULL)
 		meter->report.path = path;
 	meter_tick(meter);
+	if (io_hold_due(meter->report.phase, meter->report.bytes_done)) {
+		meter_flush(meter);
+		io_hold();
+	}
 	/* A path is the caller's for this call only. */
 	meter->report.path = NULL;
 }

@@ -25,6 +25,14 @@
  *                         process fails as a failed write of it would
  *                         (author.c): the batch boundary a record of many
  *                         files crosses, which no disk call marks.
+ *   HEARTH_HOLD=PHASE:BYTES:PATH
+ *                         once the progress of phase PHASE ("writing",
+ *                         "storing", "receiving chunks"...) has counted
+ *                         BYTES bytes, the command reports it, creates
+ *                         PATH and waits while PATH exists (ten minutes
+ *                         at most): a test then interrupts or kills it
+ *                         mid-call, where no race with the call's end can
+ *                         reach (meter.c asks io_hold_due; once only).
  *
  * A process that `hearth serve` or clone spawns inherits the environment;
  * the tests give the serving side its own settings through a fake ssh
@@ -43,6 +51,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/io/io_powerloss.h"
@@ -62,6 +71,10 @@ static uint64_t powerloss_at;		/* UINT64_MAX: only at exit */
 static uint64_t kill_at;
 static uint64_t batch_fault_at;
 static atomic_uint_fast64_t batch_count;
+static char hold_phase[64];
+static uint64_t hold_bytes;
+static char hold_path[4096];
+static atomic_bool hold_done;
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 static bool environment_read;
 
@@ -122,6 +135,24 @@ read_powerloss_specification(const char *spec)
 }
 
 static void
+read_hold_specification(const char *spec)
+{
+	const char *colon = spec != NULL ? strchr(spec, ':') : NULL;
+	unsigned long long bytes;
+	int path_at = 0;
+
+	if (colon == NULL || (size_t)(colon - spec) >= sizeof hold_phase)
+		return;
+	if (sscanf(colon + 1, "%llu:%n", &bytes, &path_at) < 1 || path_at == 0 ||
+	    strlen(colon + 1 + path_at) >= sizeof hold_path)
+		return;
+	memcpy(hold_phase, spec, (size_t)(colon - spec));
+	hold_phase[colon - spec] = '\0';
+	hold_bytes = bytes;
+	strcpy(hold_path, colon + 1 + path_at);
+}
+
+static void
 read_environment(void)
 {
 	const char *kill_spec = getenv("HEARTH_KILL");
@@ -135,6 +166,7 @@ read_environment(void)
 		const char *batch_spec = getenv("HEARTH_FAULT_BATCH");
 		if (batch_spec != NULL && sscanf(batch_spec, "%llu", &nth) == 1)
 			batch_fault_at = nth;
+		read_hold_specification(getenv("HEARTH_HOLD"));
 	}
 	environment_read = true;
 	if (count_at_exit || powerloss_enabled())
@@ -212,6 +244,32 @@ io_batch_fault_due(void)
 		return false;
 	errno = EIO;
 	return true;
+}
+
+bool
+io_hold_due(const char *phase, uint64_t bytes_counted)
+{
+	pthread_once(&environment_once, read_environment);
+	if (hold_path[0] == '\0' || phase == NULL || bytes_counted < hold_bytes ||
+	    strcmp(phase, hold_phase) != 0)
+		return false;
+	return !atomic_exchange(&hold_done, true);
+}
+
+void
+io_hold(void)
+{
+	/* Plain calls, not the wrappers: the hold is no write of the
+	 * command's, and must not move a fault walk's count. */
+	int fd = open(hold_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	dprintf(fd, "%ld\n", (long)getpid());
+	close(fd);
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+	time_t deadline = time(NULL) + 600;
+	while (access(hold_path, F_OK) == 0 && time(NULL) < deadline)
+		nanosleep(&pause, NULL);
 }
 
 bool

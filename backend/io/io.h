@@ -79,6 +79,12 @@ enum io_call {
  * *kind saying how (a SHORT write lands half its bytes, then fails). */
 bool io_fault_due(enum io_call call, enum io_fault_kind *kind);
 
+/* Tests (HEARTH_HOLD, io.c): true once, when a meter's count of phase's
+ * bytes first reaches the hold's; io_hold then waits until the test lets
+ * the command go on. */
+bool io_hold_due(const char *phase, uint64_t bytes_counted);
+void io_hold(void);
+
 /* For the author's batches (author.c): counts one batch about to be
  * integrated; true, with errno EIO, for the one HEARTH_FAULT_BATCH names. */
 bool io_batch_fault_due(void);
