@@ -213,8 +213,8 @@ gc_copy_version(struct gc *gc, const struct hash *blob, struct buffer *links,
 static int
 gc_copy_history(struct gc *gc)
 {
-	sqlite3_stmt *statement = store_statement(&gc->home->store,
-	    "SELECT node, body FROM op WHERE kind = ?1 ORDER BY node, lamport DESC, counter DESC");
+	struct store_ops sets;
+	struct store_op_row row;
 	struct buffer links, list;
 	struct node_id node = { 0 };
 	struct hash previous = { 0 };
@@ -224,17 +224,15 @@ gc_copy_history(struct gc *gc)
 	buffer_init(&links);
 	buffer_init(&list);
 	arena_init(&arena, 4096);
-	sqlite3_bind_int(statement, 1, OP_SET);
-	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+	store_ops_by_node_newest(&gc->home->store, OP_SET, &sets);
+	while (status == 0 && store_ops_next(&sets, &row)) {
 		struct op op;
 		char message[256];
-		const void *id = sqlite3_column_blob(statement, 0);
-		if (id == NULL || sqlite3_column_bytes(statement, 0) != ID_BYTES ||
-		    !op_decode(sqlite3_column_blob(statement, 1),
-			(size_t)sqlite3_column_bytes(statement, 1), &op, &arena, message, sizeof message))
+		if (node_id_is_zero(row.node) ||
+		    !op_decode(row.body, row.body_length, &op, &arena, message, sizeof message))
 			continue;	/* fsck names an op that does not decode */
-		if (memcmp(id, node.bytes, ID_BYTES) != 0) {
-			memcpy(node.bytes, id, ID_BYTES);
+		if (!node_id_equal(row.node, node)) {
+			node = row.node;
 			buffer_reset(&links);
 			memset(&previous, 0, sizeof previous);
 		}
@@ -242,7 +240,7 @@ gc_copy_history(struct gc *gc)
 			status = gc_copy_version(gc, &op.u.set.blob, &links, &list);
 		previous = op.u.set.blob;
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&sets);
 	arena_free(&arena);
 	buffer_free(&links);
 	buffer_free(&list);

@@ -24,19 +24,18 @@ static int
 load_sets(struct hearth *home, struct node_id node, struct arena *arena, struct op **out,
     size_t *count, struct hearth_error *error)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT body FROM op WHERE node = ?1 AND kind = 2");
+	struct store_ops sets;
+	struct store_op_row row;
 	size_t capacity = 0;
 	char reason[128];
 	int status = 0;
 
 	*out = NULL;
 	*count = 0;
-	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+	store_ops_of_node(&home->store, node, OP_SET, false, &sets);
+	while (status == 0 && store_ops_next(&sets, &row)) {
 		struct op op;
-		if (!op_decode(sqlite3_column_blob(statement, 0),
-			(size_t)sqlite3_column_bytes(statement, 0), &op, arena, reason, sizeof reason)) {
+		if (!op_decode(row.body, row.body_length, &op, arena, reason, sizeof reason)) {
 			status = hearth_fail(error, HEARTH_DAMAGED, "a content op does not decode: %s "
 			    "(run hearth fsck)", reason);
 			break;
@@ -44,7 +43,7 @@ load_sets(struct hearth *home, struct node_id node, struct arena *arena, struct 
 		*out = array_grow(*out, &capacity, *count + 1, sizeof **out);
 		(*out)[(*count)++] = op;
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&sets);
 	return status;
 }
 

@@ -726,15 +726,10 @@ settle_name(struct resolver *resolver, const struct head_node *node, const struc
 		struct head_node holder;
 		if (op_id_equal(ops[i], node->place.op))
 			continue;
-		sqlite3_stmt *statement = store_statement(&resolver->home->store,
-		    "SELECT node FROM op WHERE replica = ?1 AND counter = ?2");
-		sqlite3_bind_int64(statement, 1, store_replica_number(&resolver->home->store,
-		    ops[i].replica, false));
-		sqlite3_bind_int64(statement, 2, (int64_t)ops[i].counter);
-		bool found = sqlite3_step(statement) == SQLITE_ROW;
-		if (found)
-			memcpy(other.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		sqlite3_reset(statement);
+		struct store_op_row row;
+		bool found = store_op_row_get(&resolver->home->store, store_replica_number(
+		    &resolver->home->store, ops[i].replica, false), ops[i].counter, &row) == 1;
+		other = row.node;
 		if (!found || head_get(resolver->home, other, &holder, &resolver->scratch) != 1 ||
 		    holder.shown_length != node->place.name_length ||
 		    memcmp(holder.shown, node->place.name, holder.shown_length) != 0)

@@ -117,6 +117,23 @@ find_fresh(const struct integrator *integrator, struct op_id id)
 	return NULL;
 }
 
+/* A held op's row (no body): 1 found, 0 not held. */
+static int
+held_op_row(struct integrator *integrator, struct op_id id, struct store_op_row *row)
+{
+	struct store *store = &integrator->home->store;
+	return store_op_row_get(store, store_replica_number(store, id.replica, false), id.counter,
+	    row);
+}
+
+static int
+set_op_status(struct integrator *integrator, struct op_id id, int status)
+{
+	struct store *store = &integrator->home->store;
+	return store_op_set_status(store, store_replica_number(store, id.replica, false),
+	    id.counter, status);
+}
+
 static int
 refuse(struct integrator *integrator, const struct op *op, const char *why)
 {
@@ -478,19 +495,19 @@ place_by_maximum(struct integrator *integrator, struct replay_op *replay, size_t
 static int
 placement_before(struct integrator *integrator, struct work_node *node, const struct op *before)
 {
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT body FROM op WHERE node = ?1 AND kind = 1 AND status = 0");
+	struct store_ops places;
+	struct store_op_row row;
 	char reason[128];
 
 	node->exists = false;
 	memset(&node->head.place, 0, sizeof node->head.place);
 	memset(&node->head.visible, 0, sizeof node->head.visible);
-	sqlite3_bind_blob(statement, 1, node->head.id.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
+	store_ops_of_node(&integrator->home->store, node->head.id, OP_PLACE, true, &places);
+	while (store_ops_next(&places, &row)) {
 		struct op *op = arena_alloc(&integrator->arena, sizeof *op);
-		if (!op_decode(sqlite3_column_blob(statement, 0), (size_t)sqlite3_column_bytes(statement, 0),
-			op, &integrator->arena, reason, sizeof reason)) {
-			sqlite3_reset(statement);
+		if (!op_decode(row.body, row.body_length, op, &integrator->arena, reason,
+			sizeof reason)) {
+			store_ops_close(&places);
 			return hearth_fail(integrator->error, HEARTH_DAMAGED, "an op does not decode: %s",
 			    reason);
 		}
@@ -505,7 +522,7 @@ placement_before(struct integrator *integrator, struct work_node *node, const st
 		    (!node->head.visible.valid || place_before(&node->head.visible, op)))
 			node->head.visible = place_of(op);
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&places);
 	return 0;
 }
 
@@ -542,17 +559,16 @@ static int
 load_later_places(struct integrator *integrator, const struct op *first, struct replay_op **out,
     size_t *count, size_t *capacity)
 {
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT body, status, replica FROM op WHERE kind = 1 AND lamport >= ?1");
+	struct store_ops places;
+	struct store_op_row row;
 	char reason[128];
-	int step;
 
-	sqlite3_bind_int64(statement, 1, (int64_t)first->lamport);
-	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+	store_ops_of_kind_since(&integrator->home->store, OP_PLACE, first->lamport, &places);
+	while (store_ops_next(&places, &row)) {
 		struct op *op = arena_alloc(&integrator->arena, sizeof *op);
-		if (!op_decode(sqlite3_column_blob(statement, 0), (size_t)sqlite3_column_bytes(statement, 0),
-			op, &integrator->arena, reason, sizeof reason)) {
-			sqlite3_reset(statement);
+		if (!op_decode(row.body, row.body_length, op, &integrator->arena, reason,
+			sizeof reason)) {
+			store_ops_close(&places);
 			return hearth_fail(integrator->error, HEARTH_DAMAGED, "an op does not decode: %s",
 			    reason);
 		}
@@ -561,13 +577,13 @@ load_later_places(struct integrator *integrator, const struct op *first, struct 
 		*out = array_grow(*out, capacity, *count + 1, sizeof **out);
 		(*out)[(*count)++] = (struct replay_op){
 			.op = op, .lamport = op->lamport, .held = true,
-			.status = sqlite3_column_int(statement, 1),
-			.old_status = sqlite3_column_int(statement, 1),
-			.replica_number = sqlite3_column_int64(statement, 2),
+			.status = row.status, .old_status = row.status,
+			.replica_number = row.replica_number,
 		};
 	}
-	sqlite3_reset(statement);
-	return step == SQLITE_DONE ? 0 : fail_sql(integrator, "cannot read the ops");
+	bool failed = places.failed;
+	store_ops_close(&places);
+	return failed ? fail_sql(integrator, "cannot read the ops") : 0;
 }
 
 /* A PLACE that could be skipped: a move of a folder that already exists,
@@ -584,8 +600,6 @@ is_folder_move(struct integrator *integrator, const struct op *op, bool created_
 static int
 save_statuses(struct integrator *integrator, struct replay_op *replay, size_t count)
 {
-	sqlite3_stmt *statement;
-
 	for (size_t i = 0; i < count; i++) {
 		if (replay[i].held && replay[i].status == replay[i].old_status)
 			continue;
@@ -593,14 +607,7 @@ save_statuses(struct integrator *integrator, struct replay_op *replay, size_t co
 			continue;	/* inserted as applied */
 		if (!replay[i].held && replay[i].status == OP_INVALID)
 			integrator->fresh_invalid++;
-		statement = store_statement(&integrator->home->store,
-		    "UPDATE op SET status = ?3 WHERE replica = ?1 AND counter = ?2");
-		int64_t number = store_replica_number(&integrator->home->store,
-		    replay[i].op->id.replica, false);
-		sqlite3_bind_int64(statement, 1, number);
-		sqlite3_bind_int64(statement, 2, (int64_t)replay[i].op->id.counter);
-		sqlite3_bind_int(statement, 3, replay[i].status);
-		if (sqlite3_step(statement) != SQLITE_DONE)
+		if (set_op_status(integrator, replay[i].op->id, replay[i].status) != 0)
 			return fail_sql(integrator, "cannot update an op");
 	}
 	return 0;
@@ -737,18 +744,11 @@ node_of_op(struct integrator *integrator, struct op_id id, struct node_id *node)
 		*node = op_node(fresh);
 		return fresh->kind;
 	}
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT node, kind FROM op WHERE replica = ?1 AND counter = ?2");
-	enum op_kind kind = 0;
-	sqlite3_bind_int64(statement, 1, store_replica_number(&integrator->home->store, id.replica,
-	    false));
-	sqlite3_bind_int64(statement, 2, (int64_t)id.counter);
-	if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_bytes(statement, 0) == ID_BYTES) {
-		memcpy(node->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		kind = (enum op_kind)sqlite3_column_int(statement, 1);
-	}
-	sqlite3_reset(statement);
-	return kind;
+	struct store_op_row row;
+	if (held_op_row(integrator, id, &row) != 1 || node_id_is_zero(row.node))
+		return 0;
+	*node = row.node;
+	return row.kind;
 }
 
 /* The work node of id, loaded first if the work set lacks it; NULL on a
@@ -855,13 +855,7 @@ save_set_statuses(struct integrator *integrator)
 		if (status == OP_APPLIED)
 			continue;
 		integrator->fresh_invalid += status == OP_INVALID;
-		sqlite3_stmt *statement = store_statement(&integrator->home->store,
-		    "UPDATE op SET status = ?3 WHERE replica = ?1 AND counter = ?2");
-		sqlite3_bind_int64(statement, 1,
-		    store_replica_number(&integrator->home->store, op->id.replica, false));
-		sqlite3_bind_int64(statement, 2, (int64_t)op->id.counter);
-		sqlite3_bind_int(statement, 3, status);
-		if (sqlite3_step(statement) != SQLITE_DONE)
+		if (set_op_status(integrator, op->id, status) != 0)
 			return fail_sql(integrator, "cannot update an op");
 	}
 	return 0;
@@ -888,23 +882,23 @@ read_set(struct integrator *integrator, struct op_id id, struct op *out)
 static int
 greatest_set(struct integrator *integrator, struct node_id node, struct op *out, bool *found)
 {
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT body FROM op WHERE node = ?1 AND kind = 2 AND status = 0");
+	struct store_ops sets;
+	struct store_op_row row;
 	char reason[128];
 
 	*found = false;
-	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
+	store_ops_of_node(&integrator->home->store, node, OP_SET, true, &sets);
+	while (store_ops_next(&sets, &row)) {
 		struct op op;
-		if (!op_decode(sqlite3_column_blob(statement, 0), (size_t)sqlite3_column_bytes(statement, 0),
-			&op, &integrator->arena, reason, sizeof reason))
+		if (!op_decode(row.body, row.body_length, &op, &integrator->arena, reason,
+			sizeof reason))
 			continue;
 		if (!*found || op_order_compare(&op, out) > 0) {
 			*out = op;
 			*found = true;
 		}
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&sets);
 	return 0;
 }
 
@@ -974,16 +968,8 @@ lamport_of(struct integrator *integrator, struct op_id id)
 	const struct op *fresh = find_fresh(integrator, id);
 	if (fresh != NULL)
 		return fresh->lamport;
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT lamport FROM op WHERE replica = ?1 AND counter = ?2");
-	uint64_t lamport = 0;
-	sqlite3_bind_int64(statement, 1, store_replica_number(&integrator->home->store, id.replica,
-	    false));
-	sqlite3_bind_int64(statement, 2, (int64_t)id.counter);
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		lamport = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
-	return lamport;
+	struct store_op_row row;
+	return held_op_row(integrator, id, &row) == 1 ? row.lamport : 0;
 }
 
 /* Sorts a node's heads into total order (the winner last). */
@@ -1010,16 +996,8 @@ sort_heads(struct integrator *integrator, struct op_id *ids, size_t count)
 static int
 op_status_of(struct integrator *integrator, struct op_id id)
 {
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT status FROM op WHERE replica = ?1 AND counter = ?2");
-	int status = 0;
-	sqlite3_bind_int64(statement, 1, store_replica_number(&integrator->home->store, id.replica,
-	    false));
-	sqlite3_bind_int64(statement, 2, (int64_t)id.counter);
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		status = sqlite3_column_int(statement, 0);
-	sqlite3_reset(statement);
-	return status;
+	struct store_op_row row;
+	return held_op_row(integrator, id, &row) == 1 ? row.status : 0;
 }
 
 /* As state_derive rules (model/state.c): heads that all hold one blob

@@ -20,8 +20,6 @@ static const char SQL_LIVE_NODES[] =
 static const char SQL_INDEX_NODES[] =
     "SELECT node, parent, name, kind, root, blob, size, mode, mtime, x'', x'' FROM entry "
     "WHERE restore != 2 ORDER BY node";
-static const char SQL_OPS_OF_REPLICA[] =
-    "SELECT body FROM op WHERE replica = ?1 AND counter <= ?2 AND kind != 3";
 
 static int
 compare_by_id(const void *a, const void *b)
@@ -132,21 +130,20 @@ load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *coun
 		int64_t number = store_replica_number(&home->store, vv->entries[i].replica, false);
 		if (number <= 0)
 			continue;
-		sqlite3_stmt *statement = store_statement(&home->store, SQL_OPS_OF_REPLICA);
-		sqlite3_bind_int64(statement, 1, number);
-		sqlite3_bind_int64(statement, 2, (int64_t)vv->entries[i].counter);
-		while (sqlite3_step(statement) == SQLITE_ROW) {
+		struct store_ops changes;
+		struct store_op_row row;
+		store_ops_changes_upto(&home->store, number, vv->entries[i].counter, &changes);
+		while (store_ops_next(&changes, &row)) {
 			*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
-			if (!op_decode(sqlite3_column_blob(statement, 0),
-				(size_t)sqlite3_column_bytes(statement, 0), &(*ops)[*count], arena, reason,
+			if (!op_decode(row.body, row.body_length, &(*ops)[*count], arena, reason,
 				sizeof reason)) {
-				sqlite3_reset(statement);
+				store_ops_close(&changes);
 				return hearth_fail(error, HEARTH_DAMAGED,
 				    "an op in the store does not decode: %s (run hearth fsck)", reason);
 			}
 			(*count)++;
 		}
-		sqlite3_reset(statement);
+		store_ops_close(&changes);
 	}
 	return 0;
 }

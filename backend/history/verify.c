@@ -192,21 +192,23 @@ int
 verify_load_ops(struct hearth *home, struct op **ops, size_t *count, struct arena *arena,
     struct hearth_error *error)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, "SELECT body FROM op WHERE kind != 3");
+	struct store_ops changes;
+	struct store_op_row row;
 	size_t capacity = 1024;
 	char reason[128];
 
 	*count = 0;
 	*ops = array_alloc(capacity, sizeof **ops);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
+	store_ops_changes(&home->store, &changes);
+	while (store_ops_next(&changes, &row)) {
 		*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
-		if (!op_decode(sqlite3_column_blob(statement, 0), (size_t)sqlite3_column_bytes(statement, 0),
-			&(*ops)[*count], arena, reason, sizeof reason)) {
-			sqlite3_reset(statement);
+		if (!op_decode(row.body, row.body_length, &(*ops)[*count], arena, reason,
+			sizeof reason)) {
+			store_ops_close(&changes);
 			return hearth_fail(error, HEARTH_DAMAGED, "an op does not decode: %s", reason);
 		}
 		(*count)++;
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&changes);
 	return 0;
 }

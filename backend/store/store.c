@@ -1015,3 +1015,153 @@ store_decode_op_ids(struct store *store, const void *data, size_t length, struct
 	*count = found;
 	return 0;
 }
+
+/* ---- walks over the op table -------------------------------------------------------- */
+
+#define OP_ROW_COLUMNS "replica, counter, lamport, kind, node, status, body, chain"
+
+static const char SQL_OPS_OF_NODE[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE node = ?1 AND kind = ?2";
+static const char SQL_OPS_APPLIED_OF_NODE[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE node = ?1 AND kind = ?2 AND status = 0";
+static const char SQL_OPS_BY_NODE_NEWEST[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind = ?1 ORDER BY node, lamport DESC, counter DESC";
+static const char SQL_OPS_OF_KIND_SINCE[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind = ?1 AND lamport >= ?2";
+static const char SQL_OPS_CHANGES[] = "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind != 3";
+static const char SQL_OPS_CHANGES_UPTO[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE replica = ?1 AND counter <= ?2 AND kind != 3";
+static const char SQL_OPS_AFTER[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE replica = ?1 AND counter > ?2 ORDER BY counter";
+static const char SQL_OP_ROW_GET[] =
+    "SELECT replica, counter, lamport, kind, node, status, NULL, chain FROM op "
+    "WHERE replica = ?1 AND counter = ?2";
+static const char SQL_OP_SET_STATUS[] =
+    "UPDATE op SET status = ?3 WHERE replica = ?1 AND counter = ?2";
+
+static void
+ops_open(struct store *store, const char *sql, struct store_ops *out)
+{
+	*out = (struct store_ops){ .statement = store_statement(store, sql) };
+}
+
+void
+store_ops_of_node(struct store *store, struct node_id node, enum op_kind kind,
+    bool applied_only, struct store_ops *out)
+{
+	ops_open(store, applied_only ? SQL_OPS_APPLIED_OF_NODE : SQL_OPS_OF_NODE, out);
+	sqlite3_bind_blob(out->statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int(out->statement, 2, (int)kind);
+}
+
+void
+store_ops_by_node_newest(struct store *store, enum op_kind kind, struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_BY_NODE_NEWEST, out);
+	sqlite3_bind_int(out->statement, 1, (int)kind);
+}
+
+void
+store_ops_of_kind_since(struct store *store, enum op_kind kind, uint64_t lamport,
+    struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_OF_KIND_SINCE, out);
+	sqlite3_bind_int(out->statement, 1, (int)kind);
+	sqlite3_bind_int64(out->statement, 2, (int64_t)lamport);
+}
+
+void
+store_ops_changes(struct store *store, struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_CHANGES, out);
+}
+
+void
+store_ops_changes_upto(struct store *store, int64_t number, uint64_t counter,
+    struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_CHANGES_UPTO, out);
+	sqlite3_bind_int64(out->statement, 1, number);
+	sqlite3_bind_int64(out->statement, 2, (int64_t)counter);
+}
+
+int
+store_ops_after(struct store *store, int64_t number, uint64_t counter, struct store_ops *out)
+{
+	*out = (struct store_ops){ .owned = true };
+	if (sqlite3_prepare_v3(store->db, SQL_OPS_AFTER, -1, 0, &out->statement, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(out->statement, 1, number);
+	sqlite3_bind_int64(out->statement, 2, (int64_t)counter);
+	return 0;
+}
+
+static void
+read_op_row(sqlite3_stmt *statement, struct store_op_row *row)
+{
+	row->replica_number = sqlite3_column_int64(statement, 0);
+	row->counter = (uint64_t)sqlite3_column_int64(statement, 1);
+	row->lamport = (uint64_t)sqlite3_column_int64(statement, 2);
+	row->kind = (enum op_kind)sqlite3_column_int(statement, 3);
+	memset(row->node.bytes, 0, ID_BYTES);
+	if (sqlite3_column_bytes(statement, 4) == ID_BYTES)
+		memcpy(row->node.bytes, sqlite3_column_blob(statement, 4), ID_BYTES);
+	row->status = sqlite3_column_int(statement, 5);
+	row->body = sqlite3_column_blob(statement, 6);
+	row->body_length = (size_t)sqlite3_column_bytes(statement, 6);
+	row->has_chain = sqlite3_column_bytes(statement, 7) == HASH_BYTES;
+	memset(row->chain.bytes, 0, HASH_BYTES);
+	if (row->has_chain)
+		memcpy(row->chain.bytes, sqlite3_column_blob(statement, 7), HASH_BYTES);
+}
+
+bool
+store_ops_next(struct store_ops *ops, struct store_op_row *row)
+{
+	int step = sqlite3_step(ops->statement);
+	if (step != SQLITE_ROW) {
+		ops->failed = step != SQLITE_DONE;
+		return false;
+	}
+	read_op_row(ops->statement, row);
+	return true;
+}
+
+void
+store_ops_close(struct store_ops *ops)
+{
+	if (ops->owned)
+		sqlite3_finalize(ops->statement);
+	else if (ops->statement != NULL)
+		sqlite3_reset(ops->statement);
+	ops->statement = NULL;
+}
+
+int
+store_op_row_get(struct store *store, int64_t number, uint64_t counter,
+    struct store_op_row *row)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_ROW_GET);
+	int found = 0;
+
+	sqlite3_bind_int64(statement, 1, number);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		read_op_row(statement, row);
+		found = 1;
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+int
+store_op_set_status(struct store *store, int64_t number, uint64_t counter, int status)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_SET_STATUS);
+
+	sqlite3_bind_int64(statement, 1, number);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	sqlite3_bind_int(statement, 3, status);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}

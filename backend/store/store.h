@@ -173,6 +173,56 @@ int store_version_ids_migrate(struct store *store, struct hearth_error *error);
 int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
     struct hearth_error *error);
 
+/* A walk over rows of the op table, each selection in its own order (one
+ * selection, one statement: the functions below open it, store_ops_next
+ * steps it, store_ops_close ends it). A row's body is valid until the
+ * next step. */
+struct store_ops {
+	sqlite3_stmt *statement;
+	bool owned;		/* prepared for this walk alone: finalized on close */
+	bool failed;		/* a step failed (not the end of the rows) */
+};
+struct store_op_row {
+	int64_t replica_number;
+	uint64_t counter, lamport;
+	enum op_kind kind;
+	int status;		/* what placement made of it (DESIGN §4.6) */
+	struct node_id node;	/* zero for a COMMIT */
+	const void *body;
+	size_t body_length;
+	struct hash chain;	/* zero when has_chain is false */
+	bool has_chain;
+};
+/* The ops of kind about node, in no order; applied_only: those placement
+ * applied (status 0). */
+void store_ops_of_node(struct store *store, struct node_id node, enum op_kind kind,
+    bool applied_only, struct store_ops *out);
+/* The ops of kind, node by node, each node's newest first (lamport, then
+ * counter, descending). */
+void store_ops_by_node_newest(struct store *store, enum op_kind kind, struct store_ops *out);
+/* The ops of kind with a lamport of at least lamport, in no order. */
+void store_ops_of_kind_since(struct store *store, enum op_kind kind, uint64_t lamport,
+    struct store_ops *out);
+/* Every op but COMMITs, in no order. */
+void store_ops_changes(struct store *store, struct store_ops *out);
+/* The ops but COMMITs replica number made up to counter, in no order. */
+void store_ops_changes_upto(struct store *store, int64_t number, uint64_t counter,
+    struct store_ops *out);
+/* The ops replica number made after counter, by counter, on a statement of
+ * the walk's own (many such walks may be open at once): -1 when it cannot
+ * be prepared (sqlite3_errmsg says why). */
+int store_ops_after(struct store *store, int64_t number, uint64_t counter,
+    struct store_ops *out);
+/* The next row: true with it in *row, false at the end (or on a failed
+ * step, which sets ops->failed). */
+bool store_ops_next(struct store_ops *ops, struct store_op_row *row);
+void store_ops_close(struct store_ops *ops);
+/* One op's row without its body (row->body NULL): 1 found, 0 not held. */
+int store_op_row_get(struct store *store, int64_t number, uint64_t counter,
+    struct store_op_row *row);
+/* What placement made of op (number, counter). */
+int store_op_set_status(struct store *store, int64_t number, uint64_t counter, int status);
+
 /* Compact lists of op ids (heads, seen sets) as (replica number, counter)
  * varint pairs: the form the node and entry tables keep. */
 void store_encode_op_ids(struct store *store, const struct op_id *ids, size_t count,

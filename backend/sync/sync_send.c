@@ -20,7 +20,8 @@
  * op hash chain at the op before the current row, which each row must
  * extend (what is sent was checked against its hash). */
 struct sync_cursor {
-	sqlite3_stmt *statement;
+	struct store_ops ops;
+	struct store_op_row row;	/* the current op */
 	struct op_id id;
 	uint64_t lamport;
 	int kind;
@@ -28,10 +29,6 @@ struct sync_cursor {
 	uint64_t last_counter;	/* of the last op sent */
 	bool sent;
 };
-
-static const char SQL_OPS_AFTER[] =
-    "SELECT lamport, counter, kind, body, chain FROM op WHERE replica = ?1 AND counter > ?2 "
-    "ORDER BY counter";
 
 static bool
 sync_cursor_less(const struct sync_cursor *a, const struct sync_cursor *b)
@@ -43,11 +40,11 @@ sync_cursor_less(const struct sync_cursor *a, const struct sync_cursor *b)
 static bool
 sync_cursor_step(struct sync_cursor *cursor)
 {
-	if (sqlite3_step(cursor->statement) != SQLITE_ROW)
+	if (!store_ops_next(&cursor->ops, &cursor->row))
 		return false;
-	cursor->lamport = (uint64_t)sqlite3_column_int64(cursor->statement, 0);
-	cursor->id.counter = (uint64_t)sqlite3_column_int64(cursor->statement, 1);
-	cursor->kind = sqlite3_column_int(cursor->statement, 2);
+	cursor->lamport = cursor->row.lamport;
+	cursor->id.counter = cursor->row.counter;
+	cursor->kind = (int)cursor->row.kind;
 	return true;
 }
 
@@ -82,7 +79,7 @@ static void
 sync_merge_free(struct sync_merge *merge)
 {
 	for (size_t i = 0; i < merge->count; i++)
-		sqlite3_finalize(merge->cursors[i].statement);
+		store_ops_close(&merge->cursors[i].ops);
 	free(merge->cursors);
 	free(merge->heap);
 	memset(merge, 0, sizeof *merge);
@@ -116,15 +113,12 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 		struct sync_cursor *cursor = &merge->cursors[merge->count];
 		memset(cursor, 0, sizeof *cursor);
 		cursor->id.replica = id;
-		if (sqlite3_prepare_v3(store->db, SQL_OPS_AFTER, -1, 0, &cursor->statement,
-			NULL) != SQLITE_OK) {
+		if (store_ops_after(store, replicas[r].number, known, &cursor->ops) != 0) {
 			free(replicas);
 			sync_merge_free(merge);
 			return sync_fail(session, HEARTH_FAILED, "cannot read ops: %s",
 			    sqlite3_errmsg(store->db));
 		}
-		sqlite3_bind_int64(cursor->statement, 1, replicas[r].number);
-		sqlite3_bind_int64(cursor->statement, 2, (int64_t)known);
 		merge->count++;
 		if (store_op_chain(store, replicas[r].number, known, &cursor->chain) != 0) {
 			char hex[ID_HEX];
@@ -184,8 +178,7 @@ sync_cursor_verify(struct sync_session *session, struct sync_cursor *cursor, con
 	char hex[ID_HEX];
 
 	store_chain_next(&session->home->store, &cursor->chain, body, length, &computed);
-	if (sqlite3_column_bytes(cursor->statement, 4) != HASH_BYTES ||
-	    memcmp(sqlite3_column_blob(cursor->statement, 4), computed.bytes, HASH_BYTES) != 0) {
+	if (!cursor->row.has_chain || !hash_equal(&cursor->row.chain, &computed)) {
 		replica_id_hex(cursor->id.replica, hex);
 		return sync_fail(session, HEARTH_DAMAGED, "op %.8s/%llu (%s) in this store is "
 		    "damaged: its bytes do not match its hash chain (run hearth fsck); nothing more "
@@ -255,8 +248,8 @@ sync_send_ops(struct sync_session *session, const struct vv *theirs)
 	arena_init(&arena, 64 * 1024);
 	while (live > 0 && status == 0) {
 		struct sync_cursor *next = merge.heap[0];
-		const void *body = sqlite3_column_blob(next->statement, 3);
-		size_t length = (size_t)sqlite3_column_bytes(next->statement, 3);
+		const void *body = next->row.body;
+		size_t length = next->row.body_length;
 		if ((status = sync_cursor_verify(session, next, body, length)) != 0)
 			break;
 		buffer_append_bytes(&batch, body, length);

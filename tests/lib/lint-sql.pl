@@ -38,19 +38,15 @@ fsck.c op
 fsck.c version
 fsck_repair_ops.c op
 fsck_repair_ops.c version
-gc.c op
 history/automerge.c conflict
 history/automerge.c node
-history/automerge.c op
 history/checkout.c entry
 history/conflicts.c node
-history/conflicts.c op
 history/file_history.c op
 history/file_history.c version
 history/head.c entry
 history/head.c node
 history/integrate.c conflict
-history/integrate.c op
 history/listing.c entry
 history/listing.c node
 history/record.c conflict
@@ -58,12 +54,9 @@ history/record.c entry
 history/record.c node
 history/tree.c entry
 history/tree.c node
-history/tree.c op
 history/verify.c conflict
 history/verify.c node
-history/verify.c op
 sync/sync_receive.c node
-sync/sync_send.c op
 ALLOWED
 
 my $status = 0;
