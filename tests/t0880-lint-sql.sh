@@ -44,6 +44,23 @@ test_expect_success 'a table named in a comment or in a message is not SQL; the 
 	! test -s err
 '
 
+test_expect_success 'a join in an owner may read another owner'"'"'s table, never write it' '
+	test_when_finished "cp \"$HEARTH_SOURCE_DIR/backend/history/head.c\" backend/history/head.c" &&
+	test_when_finished "cp \"$HEARTH_SOURCE_DIR/backend/history/record.c\" backend/history/record.c" &&
+	printf "static const char reads[] = \"SELECT n.id FROM node n JOIN peer p ON 1\";\n" \
+	    >>backend/history/head.c &&
+	perl "$lint" backend 2>err &&
+	! test -s err &&
+	printf "static const char writes[] = \"UPDATE peer SET url = (SELECT 1 FROM node)\";\n" \
+	    >>backend/history/head.c &&
+	test_must_fail perl "$lint" backend 2>err &&
+	grep "SQL of table peer outside its owner (backend/sync/peer.c): .*never writes it" err &&
+	printf "static const char joins[] = \"SELECT 1 FROM folder JOIN peer ON 1\";\n" \
+	    >>backend/history/record.c &&
+	test_must_fail perl "$lint" backend 2>err &&
+	grep "record.c:.*SQL of table folder outside" err && grep "record.c:.*SQL of table peer outside" err
+'
+
 test_expect_success 'an allow-list entry no longer needed fails, so the list only shrinks' '
 	sed "s|^ALLOWED\$|sync/wire.c peer\nALLOWED|" "$lint" >lint-sql.pl &&
 	test_must_fail perl lint-sql.pl backend 2>err &&

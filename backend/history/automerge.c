@@ -548,20 +548,13 @@ automerge_merged_node(struct hearth *home, struct node_id node, struct automerge
 int
 automerge_node_at(struct hearth *home, const char *path, struct node_id *out)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT id FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1");
 	struct node_id at = NODE_ROOT;
 
 	for (const char *name = path; *name != '\0';) {
 		const char *slash = strchr(name, '/');
 		size_t length = slash != NULL ? (size_t)(slash - name) : strlen(name);
-		sqlite3_bind_blob(statement, 1, at.bytes, ID_BYTES, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(statement, 2, length ? name : "", (int)length, SQLITE_TRANSIENT);
-		bool found = sqlite3_step(statement) == SQLITE_ROW &&
-		    sqlite3_column_bytes(statement, 0) == ID_BYTES;
-		if (found)
-			memcpy(at.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		sqlite3_reset(statement);
+		enum node_kind kind;
+		bool found = head_shown_at(home, at, name, length, &at, &kind) == 1;
 		if (!found || length == 0)
 			return 0;
 		name += length + (slash != NULL);

@@ -679,16 +679,9 @@ settle_revive(struct resolver *resolver, const struct head_node *node, struct op
 		return 0;
 	}
 	/* Delete again, with what was kept inside a folder. */
-	sqlite3_stmt *statement = store_statement(&resolver->home->store,
-	    "SELECT id FROM node WHERE shown_parent = ?1 AND live = 1");
 	struct node_id *children = NULL;
 	size_t count = 0, capacity = 0;
-	sqlite3_bind_blob(statement, 1, node->id.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		children = array_grow(children, &capacity, count + 1, sizeof *children);
-		memcpy(children[count++].bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-	}
-	sqlite3_reset(statement);
+	head_shown_children(resolver->home, node->id, &children, &count, &capacity);
 	for (size_t i = 0; i < count; i++) {
 		struct head_node child;
 		if (head_get(resolver->home, children[i], &child, &resolver->scratch) == 1)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/array.h"
 #include "model/path.h"
 
 #define NODE_COLUMNS \
@@ -321,4 +322,149 @@ head_pending_changes(struct hearth *home)
 	sqlite3_free(sql);
 	buffer_free(&roots);
 	return count;
+}
+
+/* ---- single facts of the node table ----------------------------------------------- */
+
+static const char SQL_KIND[] = "SELECT kind FROM node WHERE id = ?1";
+static const char SQL_PLACED_PARENT[] = "SELECT parent FROM node WHERE id = ?1";
+static const char SQL_BLOB[] = "SELECT blob FROM node WHERE id = ?1";
+static const char SQL_PLACED_CHILD[] =
+    "SELECT 1 FROM node WHERE parent = ?1 AND id != ?2 LIMIT 1";
+static const char SQL_NAME_TAKEN[] =
+    "SELECT 1 FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1 AND id != ?3 LIMIT 1";
+static const char SQL_SHOWN_WHERE_PLACED[] =
+    "SELECT 1 FROM node WHERE id = ?1 AND live = 1 AND parent = shown_parent";
+static const char SQL_SHOWN_AT[] =
+    "SELECT id, kind FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1 LIMIT 1";
+static const char SQL_SHOWN_CHILDREN[] = "SELECT id FROM node WHERE shown_parent = ?1 AND live = 1";
+static const char SQL_SET_SHOWN[] =
+    "UPDATE node SET shown_parent = ?2, shown = ?3, shown_root = ?4, live = ?5 WHERE id = ?1";
+static const char SQL_COUNT[] = "SELECT count(*) FROM node";
+
+/* The statement sql with node id bound first. */
+static sqlite3_stmt *
+by_id(struct hearth *home, const char *sql, struct node_id id)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
+	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	return statement;
+}
+
+/* Steps a one-row statement and resets it: whether it had the row. */
+static bool
+has_row(sqlite3_stmt *statement)
+{
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return found;
+}
+
+static void
+bind_name(sqlite3_stmt *statement, int index, const void *name, size_t length)
+{
+	sqlite3_bind_blob(statement, index, length ? name : "", (int)length, SQLITE_TRANSIENT);
+}
+
+enum node_kind
+head_kind(struct hearth *home, struct node_id id)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_KIND, id);
+	enum node_kind kind = sqlite3_step(statement) == SQLITE_ROW
+	    ? (enum node_kind)sqlite3_column_int(statement, 0) : 0;
+	sqlite3_reset(statement);
+	return kind;
+}
+
+struct node_id
+head_placed_parent(struct hearth *home, struct node_id id)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_PLACED_PARENT, id);
+	struct node_id parent = NODE_ROOT;
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		read_id(statement, 0, &parent);
+	sqlite3_reset(statement);
+	return parent;
+}
+
+bool
+head_blob(struct hearth *home, struct node_id id, struct hash *out)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_BLOB, id);
+	bool found = sqlite3_step(statement) == SQLITE_ROW &&
+	    sqlite3_column_bytes(statement, 0) == HASH_BYTES;
+	if (found)
+		memcpy(out->bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+	sqlite3_reset(statement);
+	return found;
+}
+
+bool
+head_has_placed_child(struct hearth *home, struct node_id folder, struct node_id except)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_PLACED_CHILD, folder);
+	sqlite3_bind_blob(statement, 2, except.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	return has_row(statement);
+}
+
+bool
+head_name_taken(struct hearth *home, struct node_id folder, const void *name, size_t length,
+    struct node_id except)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_NAME_TAKEN, folder);
+	bind_name(statement, 2, name, length);
+	sqlite3_bind_blob(statement, 3, except.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	return has_row(statement);
+}
+
+bool
+head_shown_where_placed(struct hearth *home, struct node_id id)
+{
+	return has_row(by_id(home, SQL_SHOWN_WHERE_PLACED, id));
+}
+
+int
+head_shown_at(struct hearth *home, struct node_id folder, const void *name, size_t length,
+    struct node_id *id, enum node_kind *kind)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_SHOWN_AT, folder);
+	bind_name(statement, 2, name, length);
+	int found = sqlite3_step(statement) == SQLITE_ROW &&
+	    sqlite3_column_bytes(statement, 0) == ID_BYTES;
+	if (found) {
+		read_id(statement, 0, id);
+		*kind = (enum node_kind)sqlite3_column_int(statement, 1);
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+void
+head_shown_children(struct hearth *home, struct node_id folder, struct node_id **ids,
+    size_t *count, size_t *capacity)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_SHOWN_CHILDREN, folder);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		*ids = array_grow(*ids, capacity, *count + 1, sizeof **ids);
+		read_id(statement, 0, &(*ids)[(*count)++]);
+	}
+	sqlite3_reset(statement);
+}
+
+int
+head_set_shown(struct hearth *home, struct node_id id, struct node_id shown_parent,
+    const void *name, size_t length, const char *root, bool live)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_SET_SHOWN, id);
+	sqlite3_bind_blob(statement, 2, shown_parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	bind_name(statement, 3, name, length);
+	sqlite3_bind_text(statement, 4, root != NULL ? root : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(statement, 5, live);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+uint64_t
+head_count(struct hearth *home)
+{
+	return store_scalar(&home->store, SQL_COUNT);
 }

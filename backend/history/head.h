@@ -46,6 +46,34 @@ int head_get(struct hearth *home, struct node_id id, struct head_node *out, stru
 /* Writes one node (insert or replace). */
 int head_put(struct hearth *home, const struct head_node *node);
 
+/* ---- single facts of the node table, for the rules and the sync ---- */
+
+/* The kind of a node, 0 when the head state holds no such node. */
+enum node_kind head_kind(struct hearth *home, struct node_id id);
+/* Where a node is placed (its PLACE's folder): NODE_ROOT when no such node. */
+struct node_id head_placed_parent(struct hearth *home, struct node_id id);
+/* The blob a node shows: true with it in *out, false when none. */
+bool head_blob(struct hearth *home, struct node_id id, struct hash *out);
+/* Whether any node but except is placed in folder (live or not). */
+bool head_has_placed_child(struct hearth *home, struct node_id folder, struct node_id except);
+/* Whether a live node but except is shown under name in folder. */
+bool head_name_taken(struct hearth *home, struct node_id folder, const void *name,
+    size_t length, struct node_id except);
+/* Whether node is live and shown in the folder it is placed in. */
+bool head_shown_where_placed(struct hearth *home, struct node_id id);
+/* The live node shown under name in folder: 1 with its id and kind, 0 none. */
+int head_shown_at(struct hearth *home, struct node_id folder, const void *name, size_t length,
+    struct node_id *id, enum node_kind *kind);
+/* The live nodes shown in folder, appended to *ids (grown with array_grow
+ * from *capacity). */
+void head_shown_children(struct hearth *home, struct node_id folder, struct node_id **ids,
+    size_t *count, size_t *capacity);
+/* Where and whether a node is shown, as the finishing rules decided. */
+int head_set_shown(struct hearth *home, struct node_id id, struct node_id shown_parent,
+    const void *name, size_t length, const char *root, bool live);
+/* How many nodes the head state holds (live or not). */
+uint64_t head_count(struct hearth *home);
+
 /* The path a node is shown at, from the top ("(deleted)/name" for one in
  * the trash). */
 int head_path(struct hearth *home, struct node_id id, struct buffer *out);

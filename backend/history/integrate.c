@@ -380,13 +380,7 @@ kind_of(struct integrator *integrator, struct node_id id)
 	struct work_node *node = find_node(integrator, id);
 	if (node != NULL)
 		return node->exists ? node->head.kind : 0;
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT kind FROM node WHERE id = ?1");
-	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	enum node_kind kind = sqlite3_step(statement) == SQLITE_ROW
-	    ? (enum node_kind)sqlite3_column_int(statement, 0) : 0;
-	sqlite3_reset(statement);
-	return kind;
+	return head_kind(integrator->home, id);
 }
 
 /* Where a node is placed now: from the work set, else from the store
@@ -397,14 +391,7 @@ parent_of(struct integrator *integrator, struct node_id id)
 	struct work_node *node = find_node(integrator, id);
 	if (node != NULL)
 		return node->head.place.parent;
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT parent FROM node WHERE id = ?1");
-	struct node_id parent = NODE_ROOT;
-	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_bytes(statement, 0) == ID_BYTES)
-		memcpy(parent.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-	sqlite3_reset(statement);
-	return parent;
+	return head_placed_parent(integrator->home, id);
 }
 
 static bool
@@ -1065,28 +1052,6 @@ invalid_conflicts(struct integrator *integrator)
 
 /* ---- the finishing rules --------------------------------------------------------- */
 
-static bool
-exists_row(struct integrator *integrator, const char *sql, struct node_id a, const void *name,
-    size_t name_length, struct node_id except)
-{
-	sqlite3_stmt *statement = store_statement(&integrator->home->store, sql);
-	sqlite3_bind_blob(statement, 1, a.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	if (name != NULL)
-		sqlite3_bind_blob(statement, 2, name_length ? name : "", (int)name_length,
-		    SQLITE_TRANSIENT);
-	sqlite3_bind_blob(statement, 3, except.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	bool found = sqlite3_step(statement) == SQLITE_ROW;
-	sqlite3_reset(statement);
-	return found;
-}
-
-static const char SQL_CHILD_EXISTS[] =
-    "SELECT 1 FROM node WHERE parent = ?1 AND id != ?3 LIMIT 1";
-static const char SQL_NAME_TAKEN[] =
-    "SELECT 1 FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1 AND id != ?3 LIMIT 1";
-static const char SQL_PLAIN_LIVE[] =
-    "SELECT 1 FROM node WHERE id = ?1 AND live = 1 AND parent = shown_parent AND id != ?3";
-
 /* Whether a live child is placed under folder (in the store, or by the
  * batch), which would make the folder a revive if it is in the trash. */
 static int
@@ -1119,7 +1084,7 @@ has_live_child(struct integrator *integrator, struct node_id folder)
 	    bsearch(&folder, integrator->parents, integrator->parent_count, sizeof folder,
 		compare_ids) != NULL)
 		return true;
-	return exists_row(integrator, SQL_CHILD_EXISTS, folder, NULL, 0, NODE_ROOT);
+	return head_has_placed_child(integrator->home, folder, NODE_ROOT);
 }
 
 /* Whether a touched node provably stays clear of revives and name clashes,
@@ -1147,13 +1112,13 @@ stays_plain(struct integrator *integrator, struct work_node *node)
 		if (batch_parent != NULL && batch_parent->changed) {
 			if (!batch_parent->exists || node_id_equal(batch_parent->head.place.parent, NODE_TRASH))
 				return false;
-		} else if (!exists_row(integrator, SQL_PLAIN_LIVE, parent, NULL, 0, NODE_ROOT)) {
+		} else if (!head_shown_where_placed(integrator->home, parent)) {
 			return false;
 		}
 	}
 	/* No other live node shows its name there, so it forms no clash. */
-	return !exists_row(integrator, SQL_NAME_TAKEN, parent, head->place.name,
-	    head->place.name_length, head->id);
+	return head->place.name == NULL || !head_name_taken(integrator->home, parent,
+	    head->place.name, head->place.name_length, head->id);
 }
 
 static int
@@ -1283,17 +1248,9 @@ write_shown(struct integrator *integrator, const struct state_finish_node *finis
 	}
 	if (same)
 		return 0;
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "UPDATE node SET shown_parent = ?2, shown = ?3, shown_root = ?4, live = ?5 WHERE id = ?1");
-	sqlite3_bind_blob(statement, 1, finished->id.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_blob(statement, 2, finished->shown_parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_blob(statement, 3, finished->shown_name_length ? (const void *)finished->shown_name
-	    : "", (int)finished->shown_name_length, SQLITE_TRANSIENT);
-	sqlite3_bind_text(statement, 4, finished->effective.root ? finished->effective.root : "", -1,
-	    SQLITE_TRANSIENT);
-	sqlite3_bind_int(statement, 5, finished->live);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : fail_sql(integrator,
-	    "cannot update the head state");
+	return head_set_shown(integrator->home, finished->id, finished->shown_parent,
+	    finished->shown_name, finished->shown_name_length, finished->effective.root,
+	    finished->live) == 0 ? 0 : fail_sql(integrator, "cannot update the head state");
 }
 
 /* Every node, through the one implementation of the finishing rules. */
@@ -1385,7 +1342,7 @@ write_nodes(struct integrator *integrator)
 uint64_t
 integrate_node_count(struct hearth *home)
 {
-	return store_scalar(&home->store, "SELECT count(*) FROM node");
+	return head_count(home);
 }
 
 int

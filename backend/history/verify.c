@@ -161,10 +161,7 @@ verify_head_state(struct hearth *home, const struct state *expected,
 	uint64_t held = 0;
 	char line[128];
 
-	sqlite3_stmt *statement = store_statement(&home->store, "SELECT count(*) FROM node");
-	if (sqlite3_step(statement) == SQLITE_ROW)
-		held = (uint64_t)sqlite3_column_int64(statement, 0);
-	sqlite3_reset(statement);
+	held = head_count(home);
 	if (held != expected->node_count) {
 		snprintf(line, sizeof line, "the head state holds %llu nodes, the ops make %zu",
 		    (unsigned long long)held, expected->node_count);

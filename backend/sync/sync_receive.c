@@ -16,6 +16,7 @@
 #include "backend/store/chunk.h"
 #include "backend/store/delta.h"
 #include "backend/store/hash.h"
+#include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/disk/identity.h"
 #include "backend/history/integrate.h"
@@ -208,12 +209,7 @@ sync_node_kind(struct sync_session *session, struct sync_incoming *incoming, str
 		return NODE_DIR;
 	if (sync_table_find(&incoming->kinds, &key, &kind))
 		return (enum node_kind)kind;
-	sqlite3_stmt *statement = store_statement(&session->home->store,
-	    "SELECT kind FROM node WHERE id = ?1");
-	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	enum node_kind found = sqlite3_step(statement) == SQLITE_ROW
-	    ? (enum node_kind)sqlite3_column_int(statement, 0) : 0;
-	sqlite3_reset(statement);
+	enum node_kind found = head_kind(session->home, node);
 	/* A batch of edits asks about the same few nodes again and again. */
 	if (found != 0)
 		sync_table_put(&incoming->kinds, &key, (uint64_t)found);
@@ -526,15 +522,7 @@ sync_name_base(struct sync_session *session, struct sync_incoming *incoming, siz
 
 	if (session->protocol < WIRE_PROTOCOL_DELTAS)
 		return;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT blob FROM node WHERE id = ?1");
-	sqlite3_bind_blob(statement, 1, op->u.set.node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	bool found = sqlite3_step(statement) == SQLITE_ROW &&
-	    sqlite3_column_bytes(statement, 0) == HASH_BYTES;
-	if (found)
-		memcpy(current.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
-	sqlite3_reset(statement);
-	if (!found || hash_equal(&current, &op->u.set.blob))
+	if (!head_blob(home, op->u.set.node, &current) || hash_equal(&current, &op->u.set.blob))
 		return;
 	buffer_reset(&incoming->encoded);
 	if (blob_chunk_list(home, &current, &size, &incoming->encoded) == 1) {
