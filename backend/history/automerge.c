@@ -11,6 +11,7 @@
 
 #include "backend/history/author.h"
 #include "backend/history/blob.h"
+#include "backend/history/conflicts.h"
 #include "backend/store/hash.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
@@ -416,12 +417,7 @@ set_nodes(const struct op *ops, size_t count, size_t *node_count)
 static bool
 in_content_conflict(struct hearth *home, struct node_id node)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT 1 FROM conflict WHERE node = ?1 AND kind = 1 LIMIT 1");
-	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	bool listed = sqlite3_step(statement) == SQLITE_ROW;
-	sqlite3_reset(statement);
-	return listed;
+	return conflicts_listed(home, node, CONFLICT_CONTENT);
 }
 
 static int

@@ -25,6 +25,113 @@ conflicts_count(struct hearth *home)
 	return store_scalar(&home->store, "SELECT count(*) FROM conflict");
 }
 
+static const char SQL_LISTED[] = "SELECT 1 FROM conflict WHERE node = ?1 AND kind = ?2 LIMIT 1";
+static const char SQL_PUT[] =
+    "INSERT OR REPLACE INTO conflict(kind, node, op_replica, op_counter, phase, ops) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
+static const char SQL_CLEAR_HEADS[] =
+    "DELETE FROM conflict WHERE node = ?1 AND phase = 1 AND kind IN (1, 2, 3)";
+static const char SQL_CLEAR_FINISHED[] = "DELETE FROM conflict WHERE phase = 2";
+static const char SQL_ANY_FINISHED[] = "SELECT 1 FROM conflict WHERE phase = 2 LIMIT 1";
+static const char SQL_NODES[] = "SELECT node FROM conflict WHERE kind = ?1";
+/* A join: the conflict rows, read against the node and entry tables. */
+static const char SQL_NODES_IN_PLACE[] =
+    "SELECT c.node FROM conflict c JOIN node n ON n.id = c.node "
+    "JOIN entry e ON e.node = c.node WHERE c.kind = ?1 AND e.restore = 0 "
+    "AND e.parent = n.shown_parent AND e.name = n.shown AND e.root = n.shown_root";
+static const char SQL_EACH[] = "SELECT kind, node, ops FROM conflict";
+_Static_assert(CONFLICT_CONTENT == 1 && CONFLICT_MOVE == 2 && CONFLICT_CYCLE == 3,
+    "SQL_CLEAR_HEADS spells the kinds of placement and heads as numbers");
+
+bool
+conflicts_listed(struct hearth *home, struct node_id node, enum conflict_kind kind)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_LISTED);
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int(statement, 2, (int)kind);
+	bool listed = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return listed;
+}
+
+int
+conflicts_put(struct hearth *home, enum conflict_kind kind, struct node_id node,
+    const struct op_id *ops, size_t count, int phase)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_PUT);
+	struct buffer encoded;
+
+	buffer_init(&encoded);
+	store_encode_op_ids(&home->store, ops, count, &encoded);
+	sqlite3_bind_int(statement, 1, (int)kind);
+	sqlite3_bind_blob(statement, 2, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(statement, 3, store_replica_number(&home->store, ops[0].replica, true));
+	sqlite3_bind_int64(statement, 4, (int64_t)ops[0].counter);
+	sqlite3_bind_int(statement, 5, phase);
+	sqlite3_bind_blob(statement, 6, encoded.data, (int)encoded.length, SQLITE_TRANSIENT);
+	int status = sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	buffer_free(&encoded);
+	return status;
+}
+
+int
+conflicts_clear_heads(struct hearth *home, struct node_id node)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_CLEAR_HEADS);
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+conflicts_clear_finished(struct hearth *home)
+{
+	return sqlite3_step(store_statement(&home->store, SQL_CLEAR_FINISHED)) == SQLITE_DONE ? 0 : -1;
+}
+
+bool
+conflicts_any_finished(struct hearth *home)
+{
+	return store_scalar(&home->store, SQL_ANY_FINISHED) != 0;
+}
+
+int
+conflicts_nodes(struct hearth *home, enum conflict_kind kind, bool in_place,
+    struct node_id **ids, size_t *count, size_t *capacity)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    in_place ? SQL_NODES_IN_PLACE : SQL_NODES);
+	int step;
+
+	sqlite3_bind_int(statement, 1, (int)kind);
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(statement, 0) != ID_BYTES)
+			continue;
+		*ids = array_grow(*ids, capacity, *count + 1, sizeof **ids);
+		memcpy((*ids)[(*count)++].bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	}
+	sqlite3_reset(statement);
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+int
+conflicts_each(struct hearth *home, int (*visit)(void *context, enum conflict_kind kind,
+    struct node_id node, const void *ops, size_t length), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_EACH);
+	int status = 0;
+
+	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+		struct node_id node;
+		if (sqlite3_column_bytes(statement, 1) != ID_BYTES)
+			continue;
+		memcpy(node.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		status = visit(context, (enum conflict_kind)sqlite3_column_int(statement, 0), node,
+		    sqlite3_column_blob(statement, 2), (size_t)sqlite3_column_bytes(statement, 2));
+	}
+	sqlite3_reset(statement);
+	return status;
+}
+
 static const char KIND_LETTERS[] = "?cmyerni";
 
 /* ---- which are new ------------------------------------------------------------- */

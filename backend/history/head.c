@@ -341,6 +341,11 @@ static const char SQL_SHOWN_CHILDREN[] = "SELECT id FROM node WHERE shown_parent
 static const char SQL_SET_SHOWN[] =
     "UPDATE node SET shown_parent = ?2, shown = ?3, shown_root = ?4, live = ?5 WHERE id = ?1";
 static const char SQL_COUNT[] = "SELECT count(*) FROM node";
+/* A join: the node row, read against its entry row. */
+static const char SQL_SHOWN_APART[] =
+    "SELECT 1 FROM node n JOIN entry e ON e.node = n.id WHERE n.id = ?1 AND n.live = 1 "
+    "AND e.restore = 0 AND (e.parent != n.shown_parent OR e.name != n.shown "
+    "OR e.root != n.shown_root)";
 
 /* The statement sql with node id bound first. */
 static sqlite3_stmt *
@@ -461,6 +466,12 @@ head_set_shown(struct hearth *home, struct node_id id, struct node_id shown_pare
 	sqlite3_bind_text(statement, 4, root != NULL ? root : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(statement, 5, live);
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+bool
+head_shown_apart_from_tree(struct hearth *home, struct node_id id)
+{
+	return has_row(by_id(home, SQL_SHOWN_APART, id));
 }
 
 uint64_t

@@ -71,6 +71,9 @@ void head_shown_children(struct hearth *home, struct node_id folder, struct node
 /* Where and whether a node is shown, as the finishing rules decided. */
 int head_set_shown(struct hearth *home, struct node_id id, struct node_id shown_parent,
     const void *name, size_t length, const char *root, bool live);
+/* Whether a live node is shown elsewhere than the working-tree index holds
+ * it (the index's row not one a restore brings back). */
+bool head_shown_apart_from_tree(struct hearth *home, struct node_id id);
 /* How many nodes the head state holds (live or not). */
 uint64_t head_count(struct hearth *home);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "backend/store/hash.h"
+#include "backend/history/conflicts.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "model/array.h"
@@ -928,24 +929,8 @@ static int
 put_conflict(struct integrator *integrator, enum conflict_kind kind, struct node_id node,
     const struct op_id *ops, size_t count, int phase)
 {
-	struct buffer encoded;
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "INSERT OR REPLACE INTO conflict(kind, node, op_replica, op_counter, phase, ops) "
-	    "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-
-	buffer_init(&encoded);
-	store_encode_op_ids(&integrator->home->store, ops, count, &encoded);
-	sqlite3_bind_int(statement, 1, (int)kind);
-	sqlite3_bind_blob(statement, 2, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(statement, 3, store_replica_number(&integrator->home->store,
-	    ops[0].replica, true));
-	sqlite3_bind_int64(statement, 4, (int64_t)ops[0].counter);
-	sqlite3_bind_int(statement, 5, phase);
-	sqlite3_bind_blob(statement, 6, encoded.data, (int)encoded.length, SQLITE_TRANSIENT);
-	int status = sqlite3_step(statement) == SQLITE_DONE ? 0 : fail_sql(integrator,
-	    "cannot record a conflict");
-	buffer_free(&encoded);
-	return status;
+	return conflicts_put(integrator->home, kind, node, ops, count, phase) == 0 ? 0
+	    : fail_sql(integrator, "cannot record a conflict");
 }
 
 /* Lamport of a held or fresh op, for ordering a conflict's sides. */
@@ -1009,12 +994,9 @@ heads_differ(struct integrator *integrator, const struct head_node *head)
 static int
 node_conflicts(struct integrator *integrator, struct work_node *node)
 {
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "DELETE FROM conflict WHERE node = ?1 AND phase = 1 AND kind IN (1, 2, 3)");
 	struct head_node *head = &node->head;
 
-	sqlite3_bind_blob(statement, 1, head->id.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) != SQLITE_DONE)
+	if (conflicts_clear_heads(integrator->home, head->id) != 0)
 		return fail_sql(integrator, "cannot update conflicts");
 	sort_heads(integrator, head->place_heads, head->place_head_count);
 	sort_heads(integrator, head->content_heads, head->content_head_count);
@@ -1285,9 +1267,7 @@ finish_fully(struct integrator *integrator)
 			status = write_shown(integrator, &load.nodes[i], &load.stored[i]);
 	}
 	if (status == 0) {
-		sqlite3_stmt *statement = store_statement(&integrator->home->store,
-		    "DELETE FROM conflict WHERE phase = 2");
-		if (sqlite3_step(statement) != SQLITE_DONE)
+		if (conflicts_clear_finished(integrator->home) != 0)
 			status = fail_sql(integrator, "cannot update conflicts");
 	}
 	for (size_t i = 0; i < conflict_count && status == 0; i++)
@@ -1303,11 +1283,7 @@ finish_fully(struct integrator *integrator)
 static bool
 any_finish_conflicts(struct integrator *integrator)
 {
-	sqlite3_stmt *statement = store_statement(&integrator->home->store,
-	    "SELECT 1 FROM conflict WHERE phase = 2 LIMIT 1");
-	bool found = sqlite3_step(statement) == SQLITE_ROW;
-	sqlite3_reset(statement);
-	return found;
+	return conflicts_any_finished(integrator->home);
 }
 
 static int

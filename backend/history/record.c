@@ -14,6 +14,7 @@
 #include "backend/history/author.h"
 #include "backend/history/blob.h"
 #include "backend/history/checkout.h"
+#include "backend/history/conflicts.h"
 #include "backend/disk/guard.h"
 #include "backend/store/hash.h"
 #include "backend/history/head.h"
@@ -101,12 +102,7 @@ holds_markers(struct recorder *recorder, const struct scan_change *change, int f
 {
 	if (size > MERGE_MAX_BYTES || change->kind == SCAN_ADDED)
 		return false;
-	sqlite3_stmt *statement = store_statement(&recorder->home->store,
-	    "SELECT 1 FROM conflict WHERE node = ?1 AND kind = 1 LIMIT 1");
-	sqlite3_bind_blob(statement, 1, change->node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	bool conflicted = sqlite3_step(statement) == SQLITE_ROW;
-	sqlite3_reset(statement);
-	if (!conflicted)
+	if (!conflicts_listed(recorder->home, change->node, CONFLICT_CONTENT))
 		return false;
 	char *bytes = array_alloc(size + 1, 1);
 	size_t done = 0;
@@ -586,22 +582,14 @@ compare_ids(const void *a, const void *b)
 	return node_id_compare(*(const struct node_id *)a, *(const struct node_id *)b);
 }
 
-/* Appends the nodes a query of one kind of conflict gives. */
+/* Appends the losers of name clashes (in_place: those the tree shows
+ * where head does). */
 static int
-add_name_losers(struct hearth *home, const char *sql, struct node_set *out,
+add_name_losers(struct hearth *home, bool in_place, struct node_set *out,
     struct hearth_error *error)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, sql);
-	int step;
-
-	sqlite3_bind_int(statement, 1, CONFLICT_NAME);
-	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		struct node_id id;
-		memcpy(id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		node_set_add(out, id);
-	}
-	sqlite3_reset(statement);
-	return step == SQLITE_DONE ? 0 : hearth_fail(error, HEARTH_FAILED,
+	return conflicts_nodes(home, CONFLICT_NAME, in_place, &out->ids, &out->count,
+	    &out->capacity) == 0 ? 0 : hearth_fail(error, HEARTH_FAILED,
 	    "cannot read the name clashes: %s", sqlite3_errmsg(home->store.db));
 }
 
@@ -610,27 +598,7 @@ add_name_losers(struct hearth *home, const char *sql, struct node_set *out,
 static int
 names_before(struct hearth *home, struct node_set *out, struct hearth_error *error)
 {
-	static const char SQL_LOSERS_IN_PLACE[] =
-	    "SELECT c.node FROM conflict c JOIN node n ON n.id = c.node "
-	    "JOIN entry e ON e.node = c.node WHERE c.kind = ?1 AND e.restore = 0 "
-	    "AND e.parent = n.shown_parent AND e.name = n.shown AND e.root = n.shown_root";
-
-	return add_name_losers(home, SQL_LOSERS_IN_PLACE, out, error);
-}
-
-static bool
-shown_elsewhere(struct hearth *home, struct node_id id)
-{
-	static const char SQL_OUT_OF_PLACE[] =
-	    "SELECT 1 FROM node n JOIN entry e ON e.node = n.id WHERE n.id = ?1 AND n.live = 1 "
-	    "AND e.restore = 0 AND (e.parent != n.shown_parent OR e.name != n.shown "
-	    "OR e.root != n.shown_root)";
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_OUT_OF_PLACE);
-
-	sqlite3_bind_blob(statement, 1, id.bytes, ID_BYTES, SQLITE_STATIC);
-	bool found = sqlite3_step(statement) == SQLITE_ROW;
-	sqlite3_reset(statement);
-	return found;
+	return add_name_losers(home, true, out, error);
 }
 
 /* After the record's ops, in its transaction: of those and of the losers
@@ -640,9 +608,8 @@ static int
 names_after(struct hearth *home, const struct scan_result *scan, struct node_set *before,
     bool *any, struct hearth_error *error)
 {
-	static const char SQL_LOSERS[] = "SELECT node FROM conflict WHERE kind = ?1";
 	struct node_set losers = { 0 }, placed = { 0 }, follow = { 0 };
-	int status = add_name_losers(home, SQL_LOSERS, &losers, error);
+	int status = add_name_losers(home, false, &losers, error);
 
 	*any = false;
 	for (size_t i = 0; status == 0 && losers.count > 0 && i < scan->count; i++)
@@ -655,7 +622,7 @@ names_after(struct hearth *home, const struct scan_result *scan, struct node_set
 			sizeof *placed.ids, compare_ids) != NULL)
 			node_set_add(before, losers.ids[i]);
 	for (size_t i = 0; status == 0 && i < before->count; i++)
-		if (shown_elsewhere(home, before->ids[i]))
+		if (head_shown_apart_from_tree(home, before->ids[i]))
 			node_set_add(&follow, before->ids[i]);
 	if (status == 0 && follow.count > 0) {
 		status = checkout_set_pending(home, follow.ids, follow.count, error);

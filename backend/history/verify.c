@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/history/conflicts.h"
 #include "backend/history/head.h"
 #include "model/array.h"
 
@@ -84,29 +85,39 @@ compare_node(struct verify *verify, const struct state_node *want, const struct 
 		report(verify, want->id, "its content");
 }
 
+struct conflict_load {
+	struct hearth *home;
+	struct arena *arena;
+	struct state_conflict *conflicts;
+	size_t count, capacity;
+};
+
+static int
+load_conflict(void *context, enum conflict_kind kind, struct node_id node, const void *ops,
+    size_t length)
+{
+	struct conflict_load *load = context;
+	load->conflicts = array_grow(load->conflicts, &load->capacity, load->count + 1,
+	    sizeof *load->conflicts);
+	struct state_conflict *conflict = &load->conflicts[load->count];
+	conflict->kind = kind;
+	conflict->node = node;
+	if (store_decode_op_ids(&load->home->store, ops, length, &conflict->ops,
+		&conflict->op_count, load->arena) == 0 && conflict->op_count > 0)
+		load->count++;
+	return 0;
+}
+
 static size_t
 load_conflicts(struct hearth *home, struct state_conflict **out, struct arena *arena)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT kind, node, ops FROM conflict");
-	size_t count = 0, capacity = 0;
+	struct conflict_load load = { .home = home, .arena = arena };
 
-	*out = NULL;
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		*out = array_grow(*out, &capacity, count + 1, sizeof **out);
-		struct state_conflict *conflict = &(*out)[count];
-		conflict->kind = (enum conflict_kind)sqlite3_column_int(statement, 0);
-		memcpy(conflict->node.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
-		if (store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 2),
-			(size_t)sqlite3_column_bytes(statement, 2), &conflict->ops, &conflict->op_count,
-			arena) != 0 || conflict->op_count == 0)
-			continue;
-		count++;
-	}
-	sqlite3_reset(statement);
-	if (count > 1)
-		qsort(*out, count, sizeof **out, state_conflict_compare);
-	return count;
+	conflicts_each(home, load_conflict, &load);
+	if (load.count > 1)
+		qsort(load.conflicts, load.count, sizeof *load.conflicts, state_conflict_compare);
+	*out = load.conflicts;
+	return load.count;
 }
 
 static void
