@@ -89,10 +89,11 @@ test_expect_success 'the keys of hearth(1) are the lines of hearth --dump-action
 
 # Variables the program reads but keeps to itself: HEARTH_FAULT,
 # HEARTH_FAULT_BATCH, HEARTH_KILL and HEARTH_POWERLOSS (with its _STASH)
-# inject faults, kills and power cuts for the crash tests (backend/io/io.c); HEARTH_RECONCILE_PAGE, HEARTH_RECONCILE_KILL_AFTER
+# inject faults, kills and power cuts for the crash tests, HEARTH_HOLD holds
+# a command mid-call for the cancel tests (backend/io/io.c); HEARTH_RECONCILE_PAGE, HEARTH_RECONCILE_KILL_AFTER
 # and HEARTH_WATCH_FAULT make small pages, kills between them and lost
 # events for the index tests (t04xx).
-UNDOCUMENTED_ENV='HEARTH_FAULT HEARTH_FAULT_BATCH HEARTH_KILL HEARTH_POWERLOSS HEARTH_POWERLOSS_STASH HEARTH_RECONCILE_PAGE HEARTH_RECONCILE_KILL_AFTER HEARTH_WATCH_FAULT'
+UNDOCUMENTED_ENV='HEARTH_FAULT HEARTH_FAULT_BATCH HEARTH_HOLD HEARTH_KILL HEARTH_POWERLOSS HEARTH_POWERLOSS_STASH HEARTH_RECONCILE_PAGE HEARTH_RECONCILE_KILL_AFTER HEARTH_WATCH_FAULT'
 # Variables hearth(1) documents ahead of the code that will read them
 # (and says so): none now.
 NOT_YET_READ_ENV=''

@@ -186,7 +186,7 @@ struct store_op_row {
 	int64_t replica_number;
 	uint64_t counter, lamport;
 	enum op_kind kind;
-	int status;		/* what placement made of it (DESIGN §4.6) */
+	int status;		/* what placement made of it (docs/DESIGN.md §4.6) */
 	struct node_id node;	/* zero for a COMMIT */
 	const void *body;
 	size_t body_length;
