@@ -103,17 +103,78 @@ test_expect_success 'a name clash settled by a rename: the other file takes the 
 	test_cmp model tree
 '
 
-# Found by the long run G (seeds 61419, 61719), not fixed yet: a folder a
-# peer deleted that this replica kept alive with a file of its own (a
-# "revived" conflict); deleting that file and recording drops the folder
-# from head, but the empty folder stays in the tree and status is clean.
-test_expect_failure 'a revived folder emptied and recorded leaves the tree as head has it (seed 61419)' '
-	hearth init ra >/dev/null && mkdir ra/d && echo x >ra/d/f &&
+# Found by the long run G (seeds 61419, 61719): a folder a peer deleted that
+# this replica kept alive with a file of its own (a "revived" conflict);
+# deleting that file and recording dropped the folder from head, but the
+# empty folder stayed in the tree and status was clean. The tree is the
+# version (docs/DESIGN.md §7): the record keeps the folder.
+# revive_then_empty PEER_STEP MINE EMPTY: ra holds d/f and d/e/g; rb clones,
+# runs MINE (in rb) and records; ra runs PEER_STEP (in ra) and records; rb
+# syncs and checks out, runs EMPTY and records; rb's tree (less *.swp) must
+# be the model's head, and ra must get the same tree by a sync.
+revive_then_empty() {
+	hearth init ra >/dev/null && mkdir -p ra/d/e && echo x >ra/d/f && echo y >ra/d/e/g &&
 	(cd ra && hearth record -m start >/dev/null) && hearth clone ra rb >/dev/null &&
-	rm rb/d/f && echo h >rb/d/.hidden && (cd rb && hearth record --yes -m keep >/dev/null) &&
-	rm -rf ra/d && (cd ra && hearth record --yes -m gone >/dev/null) &&
+	(cd rb && eval "$2" && hearth record --yes -m mine >/dev/null) &&
+	(cd ra && eval "$1" && hearth record --yes -m peer >/dev/null) &&
 	(cd rb && hearth sync --checkout --yes ../ra >/dev/null) &&
-	rm rb/d/.hidden && (cd rb && hearth record --yes -m emptied >/dev/null) &&
+	(cd rb && eval "$3" && hearth record --yes -m emptied >../rb.out) &&
+	test_tool derive rb >model &&
+	tree_manifest rb | sed "s/ d [0-7]*\$/ d/" | grep -v "\.swp " >tree &&
+	test_cmp model tree &&
+	(cd rb && hearth status >../rb.status) && grep "Nothing changed" rb.status &&
+	(cd ra && hearth sync --checkout --yes ../rb >/dev/null) &&
+	tree_manifest ra | sed "s/ d [0-7]*\$/ d/" >tree.ra &&
+	test_cmp model tree.ra
+}
+
+test_expect_success 'a revived folder emptied and recorded leaves the tree as head has it (seed 61419)' '
+	test_when_finished "rm -rf ra rb" &&
+	revive_then_empty "rm -rf d" "rm -r d/f d/e && echo h >d/.hidden" "rm d/.hidden" &&
+	test -d rb/d && grep "D d/.hidden" rb.out
+'
+test_expect_success 'a revived folder deep down, emptied: every folder on disk is kept' '
+	test_when_finished "rm -rf ra rb" &&
+	revive_then_empty "rm -rf d" "rm d/e/g && echo h >d/e/.hidden" "rm d/e/.hidden" &&
+	test -d rb/d/e && test -d ra/d/e
+'
+test_expect_success 'a revived folder left holding only an ignored file is kept' '
+	test_when_finished "rm -rf ra rb" &&
+	revive_then_empty "rm -rf d" "rm -r d/f d/e && echo h >d/.hidden && echo s >d/x.swp" \
+		"rm d/.hidden" &&
+	test -f rb/d/x.swp && test -d ra/d && test ! -e ra/d/x.swp
+'
+test_expect_success 'a folder a peer moved, then deleted, emptied here: kept where the tree has it' '
+	test_when_finished "rm -rf ra rb" &&
+	revive_then_empty "mv d d2 && rm -rf d2" "rm -r d/f d/e && echo h >d/.hidden" "rm d/.hidden"
+'
+# Behind head the rule does not apply: what head dropped is a delete the
+# tree has yet to check out, and status counts it among head's changes.
+test_expect_success 'a record in a tree behind head keeps no folder a peer deleted' '
+	test_when_finished "rm -rf ra rb" &&
+	hearth init ra >/dev/null && mkdir ra/d && echo x >ra/d/f && echo k >ra/k &&
+	(cd ra && hearth record -m start >/dev/null) && hearth clone ra rb >/dev/null &&
+	rm -rf ra/d && (cd ra && hearth record --yes -m gone >/dev/null) &&
+	(cd rb && hearth sync ../ra >/dev/null && echo k2 >k && hearth record -m k >/dev/null &&
+	 hearth status >../rb.status) &&
+	grep "the working tree lacks 2 of its changes" rb.status &&
+	(cd rb && hearth checkout --yes >/dev/null) &&
+	test ! -e rb/d &&
+	test_tool derive rb >model &&
+	tree_manifest rb | sed "s/ d [0-7]*\$/ d/" >tree &&
+	test_cmp model tree
+'
+# A Home an earlier build left with such a folder (tests/fixtures/
+# make-dropped.sh, by c882004): status lists it, a record keeps it.
+test_expect_success 'status lists a folder on disk that head dropped; the record keeps it' '
+	test_when_finished "rm -rf ra rb" &&
+	tar --xattrs --xattrs-include="user.*" -xzf \
+		"$HEARTH_SOURCE_DIR/tests/fixtures/dropped-c882004.tar.gz" &&
+	test -d rb/d &&
+	(cd rb && hearth status >../rb.status) &&
+	! grep "Nothing changed" rb.status && grep "added: *d/\$" rb.status &&
+	(cd rb && hearth record -m keep >../rb.out) && grep "A d\$" rb.out &&
+	(cd rb && hearth status >../rb.status) && grep "Nothing changed" rb.status &&
 	test_tool derive rb >model &&
 	tree_manifest rb | sed "s/ d [0-7]*\$/ d/" >tree &&
 	test_cmp model tree

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/disk/scan.h"
 #include "model/array.h"
 #include "model/path.h"
 
@@ -478,4 +479,69 @@ uint64_t
 head_count(struct hearth *home)
 {
 	return store_scalar(&home->store, SQL_COUNT);
+}
+
+/* Index rows on disk whose node head dropped: a folder a peer deleted that
+ * this replica kept only with what it has since removed (docs/DESIGN.md §7,
+ * "The tree is the version"). The tree still holds them, so they are what
+ * the tree adds to head: status lists them, record keeps them. */
+static const char SQL_DROPPED[] =
+    "SELECT e.node, e.parent, e.name, e.kind, e.root, e.seen FROM entry e "
+    "LEFT JOIN node n ON n.id = e.node WHERE e.restore = 0 AND (n.id IS NULL OR n.live = 0)";
+
+int
+head_dropped_rows(struct hearth *home, struct arena *arena, struct head_dropped **rows,
+    size_t *count)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_DROPPED);
+	size_t capacity = 0;
+	int step;
+
+	*rows = NULL;
+	*count = 0;
+	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+		*rows = array_grow(*rows, &capacity, *count + 1, sizeof **rows);
+		struct head_dropped *row = &(*rows)[(*count)++];
+		read_id(statement, 0, &row->node);
+		read_id(statement, 1, &row->parent);
+		row->name_length = (size_t)sqlite3_column_bytes(statement, 2);
+		row->name = arena_copy(arena, sqlite3_column_blob(statement, 2), row->name_length);
+		row->kind = (enum node_kind)sqlite3_column_int(statement, 3);
+		const unsigned char *root = sqlite3_column_text(statement, 4);
+		row->root = arena_strdup(arena, root ? (const char *)root : "");
+		row->seen_length = (size_t)sqlite3_column_bytes(statement, 5);
+		row->seen = row->seen_length == 0 ? NULL
+		    : arena_copy(arena, sqlite3_column_blob(statement, 5), row->seen_length);
+	}
+	sqlite3_reset(statement);
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+void
+head_dropped_list(struct hearth *home, const struct head_dropped *rows, size_t count,
+    struct hearth_change_list *list)
+{
+	if (count == 0)
+		return;
+	if (list->storage == NULL)
+		list->storage = storage_new();
+	struct hearth_change *items = storage_alloc(list->storage,
+	    (list->count + count) * sizeof *items);
+	if (list->count > 0)
+		memcpy(items, list->items, list->count * sizeof *items);
+	list->items = items;
+	struct buffer path;
+	buffer_init(&path);
+	for (size_t i = 0; i < count; i++) {
+		buffer_reset(&path);
+		if (!scan_index_path(home, rows[i].node, &path))
+			continue;
+		struct hearth_change *item = &items[list->count++];
+		memset(item, 0, sizeof *item);
+		item->kind = HEARTH_ADDED;
+		item->entry_kind = (enum hearth_entry_kind)rows[i].kind;
+		item->path = storage_strdup(list->storage, buffer_string(&path));
+		item->root = storage_strdup(list->storage, rows[i].root);
+	}
+	buffer_free(&path);
 }

@@ -104,4 +104,27 @@ void head_conflict_keys(struct hearth *home, struct buffer *out);
 uint64_t head_conflicts_new(struct hearth *home, const struct buffer *before, uint64_t *counts,
     size_t kinds);
 
+/* What the working tree holds that head dropped (docs/DESIGN.md §7, "The
+ * tree is the version"): an index row on disk whose node head no longer
+ * holds live; status lists them, record keeps them with a PLACE. Name,
+ * root and seen set in an arena. */
+struct head_dropped {
+	struct node_id node, parent;
+	enum node_kind kind;
+	const uint8_t *name;
+	size_t name_length;
+	const char *root;
+	const uint8_t *seen;	/* the row's seen set (head_encode_seen), NULL if none */
+	size_t seen_length;
+};
+
+/* The rows on disk (restore 0) whose node head does not hold live, into
+ * *rows (the caller frees the array). 0, or -1 when the store cannot be read. */
+int head_dropped_rows(struct hearth *home, struct arena *arena, struct head_dropped **rows,
+    size_t *count);
+/* Appends each row to list as an added path (what a record of the tree
+ * adds to head), the paths in list's storage. */
+void head_dropped_list(struct hearth *home, const struct head_dropped *rows, size_t count,
+    struct hearth_change_list *list);
+
 #endif

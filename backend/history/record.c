@@ -42,6 +42,12 @@ struct recorder {
 	uint64_t files_stored;
 	int64_t now_ns;
 	bool leave_restores;
+	/* Rows head had dropped before the record (status listed them as
+	 * added; so does the record's report) and the names of every row
+	 * keep_dropped reads. */
+	struct arena dropped_names;
+	struct head_dropped *listed;
+	size_t listed_count;
 };
 
 static int64_t
@@ -416,6 +422,67 @@ update_entry(struct recorder *recorder, const struct scan_change *change, bool s
 	return 0;
 }
 
+/* Whether the working tree held every op of head (checked out or
+ * recorded since the last op came in). */
+static bool
+tree_holds_head(struct hearth *home)
+{
+	struct vv tree;
+	char version[HASH_HEX];
+
+	vv_init(&tree);
+	bool holds = history_get_tree(home, &tree, version) == 0 &&
+	    history_covers_head(home, &tree);
+	vv_free(&tree);
+	return holds;
+}
+
+/* The tree is the version (docs/DESIGN.md §7): once this record's ops are
+ * in head, a row still on disk whose node head dropped (a folder a peer
+ * deleted that only what this record removed had kept alive) is kept
+ * where the tree has it, superseding its placement heads, as a resolve
+ * keeps a revived node. Called only when the tree held all of head before
+ * the record: behind head, such a row is a delete not yet checked out. */
+static int
+keep_dropped(struct recorder *recorder)
+{
+	static const char SQL_SEEN_PUT[] = "UPDATE entry SET seen = ?1 WHERE node = ?2";
+	struct hearth *home = recorder->home;
+	struct head_dropped *rows;
+	size_t count;
+	int status = author_flush(&recorder->author);
+
+	if (status != 0)
+		return status;
+	if (head_dropped_rows(home, &recorder->dropped_names, &rows, &count) != 0)
+		status = hearth_fail(recorder->error, HEARTH_FAILED, "cannot read the index: %s",
+		    sqlite3_errmsg(home->store.db));
+	for (size_t i = 0; status == 0 && i < count; i++) {
+		struct head_node node = { 0 };
+		if (head_get(home, rows[i].node, &node, &recorder->arena) < 0) {
+			status = hearth_fail(recorder->error, HEARTH_FAILED, "cannot read the head "
+			    "state: %s", sqlite3_errmsg(home->store.db));
+			break;
+		}
+		struct change_ops made = { .placed = true };
+		made.place = author_place(&recorder->author, rows[i].node, rows[i].parent,
+		    rows[i].name, rows[i].name_length, rows[i].kind, rows[i].root, node.place_heads,
+		    node.place_head_count);
+		struct scan_change change = { .seen = rows[i].seen, .seen_length = rows[i].seen_length };
+		new_seen(recorder, &change, &made);
+		sqlite3_stmt *statement = store_statement(&home->store, SQL_SEEN_PUT);
+		sqlite3_bind_blob(statement, 1, recorder->seen.data, (int)recorder->seen.length,
+		    SQLITE_STATIC);
+		sqlite3_bind_blob(statement, 2, rows[i].node.bytes, ID_BYTES, SQLITE_STATIC);
+		if (sqlite3_step(statement) != SQLITE_DONE)
+			status = hearth_fail(recorder->error, HEARTH_FAILED, "cannot update the index: "
+			    "%s", sqlite3_errmsg(home->store.db));
+		sqlite3_reset(statement);
+	}
+	free(rows);
+	return status;
+}
+
 /* ---- one change, start to end --------------------------------------------------- */
 
 /* Marks a file or folder with its node id where it does not carry it yet
@@ -754,6 +821,7 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	}
 
 	arena_init(&recorder.arena, 64 * 1024);
+	arena_init(&recorder.dropped_names, 4 * 1024);
 	buffer_init(&recorder.seen);
 	blob_writer_begin(home, &recorder.blobs);
 	meter_init(&recorder.meter, progress);
@@ -769,13 +837,21 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	struct node_set names = { 0 };
 	bool names_to_write = false;
 	bool restoring = restores_anything(&recorder, &scan);
-	status = restoring ? tree_load_head(home, &before, error) : 0;
+	bool tree_at_head = tree_holds_head(home);
+	if (tree_at_head && head_dropped_rows(home, &recorder.dropped_names, &recorder.listed,
+		&recorder.listed_count) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "cannot read the index: %s",
+		    sqlite3_errmsg(home->store.db));
+	if (status == 0 && restoring)
+		status = tree_load_head(home, &before, error);
 	if (status == 0)
 		status = names_before(home, &names, error);
 	if (status == 0)
 		status = record_changes(&recorder, &scan);
 	if (status == 0)
 		status = reconcile_recorded(home, how.seq, how.pages, path_count == 0, &scan, error);
+	if (status == 0 && tree_at_head)
+		status = keep_dropped(&recorder);
 	if (status == 0 && recorder.author.ops > 0)
 		status = author_commit(&recorder.author, options->message ? options->message : "",
 		    out->version);
@@ -808,13 +884,17 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	out->bytes_stored = recorder.blobs.bytes_stored;
 	if (out->version[0] != '\0')
 		history_short_id(home, out->version, out->short_id);
-	if (!restoring)
+	if (!restoring) {
 		scan_to_change_list(&scan, false, &out->changes);
+		head_dropped_list(home, recorder.listed, recorder.listed_count, &out->changes);
+	}
 	scan_to_note_list(&scan, &out->notes);
 	if (names_to_write && (status = follow_names(home, out, error)) != 0)
 		hearth_record_result_free(out);
 done_scan:
 	arena_free(&recorder.arena);
+	arena_free(&recorder.dropped_names);
+	free(recorder.listed);
 	author_end(&recorder.author);
 	buffer_free(&recorder.seen);
 	scan_result_free(&scan);

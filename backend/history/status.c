@@ -3,6 +3,7 @@
  * conflicts are listed. It reads; it never writes (beyond the cookie a
  * running watch answers, see watch.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/history/head.h"
@@ -10,6 +11,24 @@
 #include "backend/disk/reconcile.h"
 #include "backend/disk/scan.h"
 #include "backend/history/conflicts.h"
+
+/* A tree that holds all of head yet has rows head dropped differs from
+ * it: they are what the next record adds (docs/DESIGN.md §7, "The tree is
+ * the version"), listed as such. Behind head they are a delete to check
+ * out, counted among head's changes. */
+static void
+list_dropped(hearth *home, struct hearth_change_list *changes)
+{
+	struct arena names;
+	struct head_dropped *rows;
+	size_t count;
+
+	arena_init(&names, 4 * 1024);
+	if (head_dropped_rows(home, &names, &rows, &count) == 0)
+		head_dropped_list(home, rows, count, changes);
+	free(rows);
+	arena_free(&names);
+}
 
 int
 hearth_status(hearth *home, const struct hearth_progress *progress,
@@ -54,6 +73,8 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 	out->head_ahead = vv_ops_ahead(&tree, &head);
 	if (out->head_ahead > 0)
 		out->head_changes = head_pending_changes(home);
+	else
+		list_dropped(home, &out->changes);
 	vv_free(&tree);
 	vv_free(&head);
 	out->restore_paths = scan_restore_count(home);
