@@ -51,4 +51,18 @@ test_expect_success 'a new node, with no base on the receiver, travels whole' '
 	(cd b && hearth sync ../a >/dev/null && hearth checkout >/dev/null) && cmp a/new.txt b/new.txt
 '
 
+# The bar on a terminal held the wire's bytes against the content wanted,
+# so a sync that moved a delta of a few KiB for a chunk of a MiB ended at
+# a few per cent ("0% 0/1, 0 B of 1.0 MiB"). It counts each chunk stored
+# at its full length now, and the last chunk draws 100%.
+test_expect_success 'on a terminal, a sync that moves a delta draws its chunks at 100% at the end' '
+	sed -i "20s/.*/edited for the bar/" a/big.txt && (cd a && hearth record -m bar >/dev/null) &&
+	(cd b && script -qec "\"$HEARTH_BIN\" sync ../a" /dev/null) >tty.out &&
+	tr "\r" "\n" <tty.out | sed "s/\x1b\[K//g" | grep "receiving chunks" >bar.out &&
+	cat bar.out && grep "Synced with" tty.out &&
+	tail -n 1 bar.out >last.out &&
+	grep -E "receiving chunks 100% 1/1, ([0-9.]+ [KM]iB) of \1" last.out &&
+	(cd b && hearth checkout >/dev/null) && cmp a/big.txt b/big.txt
+'
+
 test_done

@@ -600,8 +600,11 @@ sync_plan_content(struct sync_session *session, struct sync_incoming *incoming,
 		else
 			sync_name_base(session, incoming, incoming->want_count - 1, op, (size_t)i);
 	}
-	/* The chunks' own sizes come with them: the blob's share is the guess. */
-	if (blob->total > 0)
+	/* The chunks' own sizes come with them: a blob whose chunks all
+	 * travel is its size, a share of it the guess. */
+	if (all_new)
+		incoming->want_bytes += blob->size;
+	else if (blob->total > 0)
 		incoming->want_bytes += blob->size / blob->total * (incoming->want_count - first);
 	if (all_new) {
 		incoming->checks = array_grow(incoming->checks, &incoming->check_capacity,
@@ -823,6 +826,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		session->chunks_received++;
 		session->chunk_bytes_received += traveled;
 		incoming->batch_bytes += length;
+		sync_content(session, length);
 		/* The whole-blob check of a blob whose chunks all travel. */
 		if (check < incoming->check_count && i == incoming->checks[check].first)
 			whole = hash_begin();
@@ -847,6 +851,8 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			status = sync_batch_close(session, incoming, session->error);
 	}
 	session->idle = NULL;
+	if (status == 0)
+		sync_content_done(session);
 	if (whole != NULL) {
 		struct hash ignored;
 		hash_finish(whole, &ignored);

@@ -148,7 +148,11 @@ sync_tick(void *context)
 	report->bytes_in = session->transport.bytes_read;
 	report->bytes_out = session->transport.bytes_written;
 	uint64_t moved = session->phase_sends ? report->bytes_out : report->bytes_in;
-	report->bytes_done = moved > session->phase_start ? moved - session->phase_start : 0;
+	if (session->phase_content)
+		report->bytes_done = session->content_done + (moved > session->content_mark ?
+		    moved - session->content_mark : 0);
+	else
+		report->bytes_done = moved > session->phase_start ? moved - session->phase_start : 0;
 	meter_tick(&session->meter);
 	struct timespec clock;
 	clock_gettime(CLOCK_MONOTONIC, &clock);
@@ -170,7 +174,32 @@ sync_phase(struct sync_session *session, const char *phase, uint64_t total,
 	session->phase_sends = strncmp(phase, "sending", 7) == 0;
 	session->phase_start = session->phase_sends ? session->transport.bytes_written
 						    : session->transport.bytes_read;
+	/* A total in content bytes is held against content bytes: a delta of
+	 * a few KiB on the wire stores a chunk of a MiB. */
+	session->phase_content = bytes_total > 0;
+	session->content_done = 0;
+	session->content_mark = session->phase_start;
 	meter_phase(&session->meter, phase, total, bytes_total);
+}
+
+void
+sync_content(struct sync_session *session, uint64_t length)
+{
+	session->content_done += length;
+	session->content_mark = session->phase_sends ? session->transport.bytes_written
+						     : session->transport.bytes_read;
+}
+
+void
+sync_content_done(struct sync_session *session)
+{
+	if (!session->phase_content)
+		return;
+	session->content_mark = session->phase_sends ? session->transport.bytes_written
+						     : session->transport.bytes_read;
+	session->meter.report.bytes_done = session->content_done;
+	session->meter.report.bytes_total = session->content_done;
+	meter_flush(&session->meter);
 }
 
 void

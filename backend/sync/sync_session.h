@@ -64,10 +64,13 @@ struct sync_session {
 	uint64_t chunks_sent, chunks_received, chunk_bytes_sent, chunk_bytes_received;
 	uint64_t files_merged;		/* by line, after what came in (automerge.h) */
 	/* Progress: the phase's items, and its bytes on the wire in the way
-	 * it moves content, counted from phase_start. */
+	 * it moves content, counted from phase_start; or, in a phase whose
+	 * total is in content bytes (receiving chunks), the content stored
+	 * (content_done) and the wire's bytes since the last of it
+	 * (content_mark), so a delta counts the chunk it makes. */
 	struct meter meter;
-	bool phase_sends;
-	uint64_t phase_start;
+	bool phase_sends, phase_content;
+	uint64_t phase_start, content_done, content_mark;
 	/* Called when no byte moved either way for SYNC_IDLE_MS while the
 	 * session waits for the peer (NULL: nothing to do then). */
 	void (*idle)(void *context);
@@ -86,10 +89,15 @@ void sync_session_free(struct sync_session *session);
 int sync_fail(struct sync_session *session, enum hearth_code code, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
 bool sync_cancelled(const struct sync_session *session);
-/* A new phase of the sync, reported at once: bytes_total is what it
- * expects to move (0 when unknown). */
+/* A new phase of the sync, reported at once: bytes_total is the content
+ * it expects to store (0 when unknown: the phase counts the wire). */
 void sync_phase(struct sync_session *session, const char *phase, uint64_t total,
     uint64_t bytes_total);
+/* In a phase with a content total: one chunk of length bytes stored. */
+void sync_content(struct sync_session *session, uint64_t length);
+/* The content phase is over: its total becomes what it stored (the
+ * expected one is a guess for part of a chunk list), reported at once. */
+void sync_content_done(struct sync_session *session);
 /* Items done in the phase (a new phase when phase is not the current
  * one), reported at the meter's pace. */
 void sync_report(struct sync_session *session, const char *phase, uint64_t done, uint64_t total);
