@@ -87,6 +87,9 @@ test_expect_success 'R reloads the keys: a binding removed from the config is go
 	printf "  sync: Ctlr-s\n" >>.hearth/config.yaml &&
 	app_keys F5 &&
 	app_wait "Cannot read the config again" &&
+	app_wait "Reload failed" &&
+	app_screen >../failed &&
+	! grep "Reloading" ../failed &&
 	app_keys Escape &&
 	app_wait_gone "Cannot read the config again" &&
 	app_wait "R record" &&

@@ -725,6 +725,8 @@ reopen_home(struct app *app)
 	free(start_dir);
 	if (code != HEARTH_OK) {
 		app_error(app, "Cannot read the config again", &error);
+		/* The line under the dialog says what came of R, not that it runs. */
+		app_message(app, "Reload failed: the Home and its config are kept as they were");
 		return true;
 	}
 	app->current = current;
