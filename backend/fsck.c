@@ -740,21 +740,20 @@ check_head(struct fsck *fsck, const struct op *ops, size_t count)
 	state_free(&state);
 }
 
+static int
+orphan_found(void *context, struct node_id node)
+{
+	char hex[ID_HEX];
+
+	node_id_hex(node, hex);
+	problem(context, "the working-tree index has node %s under a folder it does not hold", hex);
+	return 0;
+}
+
 static void
 check_index(struct fsck *fsck)
 {
-	sqlite3_stmt *statement = store_statement(&fsck->home->store,
-	    "SELECT e.node, e.parent FROM entry e WHERE e.parent NOT IN (SELECT node FROM entry) "
-	    "AND e.parent != ?1 AND e.parent != ?2");
-	char hex[ID_HEX];
-
-	sqlite3_bind_blob(statement, 1, NODE_ROOT.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 2, NODE_TRASH.bytes, ID_BYTES, SQLITE_STATIC);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		hex_encode(sqlite3_column_blob(statement, 0), ID_BYTES, hex);
-		problem(fsck, "the working-tree index has node %s under a folder it does not hold", hex);
-	}
-	sqlite3_reset(statement);
+	scan_index_orphans(fsck->home, orphan_found, fsck);
 }
 
 /* ---- the folders' identity markers ---------------------------------------------------- */
@@ -800,29 +799,39 @@ folder_path(struct index_folder *folders, size_t count, struct index_folder *fol
 	return folder->path;
 }
 
+struct folder_load {
+	struct index_folder *folders;
+	size_t count, capacity;
+	struct arena *arena;
+};
+
+static int
+load_folder(void *context, const struct scan_entry_row *entry)
+{
+	struct folder_load *load = context;
+	if (entry->kind != NODE_DIR)
+		return 0;
+	load->folders = array_grow(load->folders, &load->capacity, load->count + 1,
+	    sizeof *load->folders);
+	struct index_folder *folder = &load->folders[load->count++];
+	memset(folder, 0, sizeof *folder);
+	folder->node = entry->node;
+	folder->parent = entry->parent;
+	folder->name = arena_strndup(load->arena, entry->name, entry->name_length);
+	folder->root = arena_strdup(load->arena, entry->root != NULL ? entry->root : "");
+	folder->on_disk = entry->restore != 2;
+	return 0;
+}
+
+/* The index's folders, by node. */
 static size_t
 load_folders(struct hearth *home, struct index_folder **out, struct arena *arena)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT node, parent, name, root, restore FROM entry WHERE kind = ?1 ORDER BY node");
-	size_t count = 0, capacity = 0;
+	struct folder_load load = { .arena = arena };
 
-	*out = NULL;
-	sqlite3_bind_int(statement, 1, NODE_DIR);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		*out = array_grow(*out, &capacity, count + 1, sizeof **out);
-		struct index_folder *folder = &(*out)[count++];
-		memset(folder, 0, sizeof *folder);
-		memcpy(folder->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		memcpy(folder->parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
-		folder->name = arena_strndup(arena, sqlite3_column_blob(statement, 2),
-		    (size_t)sqlite3_column_bytes(statement, 2));
-		const char *root = (const char *)sqlite3_column_text(statement, 3);
-		folder->root = arena_strdup(arena, root != NULL ? root : "");
-		folder->on_disk = sqlite3_column_int(statement, 4) != 2;
-	}
-	sqlite3_reset(statement);
-	return count;
+	scan_entries_each(home, load_folder, &load);
+	*out = load.folders;
+	return load.count;
 }
 
 static void

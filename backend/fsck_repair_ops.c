@@ -57,30 +57,20 @@ already_got(const struct op_repair *repair, struct op_id id)
 static bool
 chain_proves(struct store *store, int64_t number, uint64_t counter, const struct hash *chain)
 {
-	struct hash stored, next_chain, extended;
-	static const char sql[] = "SELECT body, chain FROM op WHERE replica = ?1 AND counter = ?2";
+	struct hash stored, extended;
+	struct store_op_row next;
 
 	if (store_op_chain(store, number, counter, &stored) == 0 && hash_equal(&stored, chain))
 		return true;
-	/* The stored chain may be what is damaged: the next op's proves it. */
-	sqlite3_stmt *statement = store_statement(store, sql);
-	sqlite3_bind_int64(statement, 1, number);
-	sqlite3_bind_int64(statement, 2, (int64_t)counter + 1);
-	if (sqlite3_step(statement) != SQLITE_ROW) {
-		sqlite3_reset(statement);
-		/* The last op held: the peer proved the same ops up to the one
-		 * before, in HELLO, and this op id is its. */
+	/* The stored chain may be what is damaged: the next op's proves it.
+	 * None held: the last op held; the peer proved the same ops up to
+	 * the one before, in HELLO, and this op id is its. */
+	if (store_op_row_get(store, number, counter + 1, true, &next) != 1)
 		return true;
-	}
-	bool proven = sqlite3_column_bytes(statement, 1) == HASH_BYTES;
-	if (proven) {
-		memcpy(next_chain.bytes, sqlite3_column_blob(statement, 1), HASH_BYTES);
-		store_chain_next(store, chain, sqlite3_column_blob(statement, 0),
-		    (size_t)sqlite3_column_bytes(statement, 0), &extended);
-		proven = hash_equal(&extended, &next_chain);
-	}
-	sqlite3_reset(statement);
-	return proven;
+	if (!next.has_chain)
+		return false;
+	store_chain_next(store, chain, next.body, next.body_length, &extended);
+	return hash_equal(&extended, &next.chain);
 }
 
 static int
@@ -140,17 +130,10 @@ refetch_from(struct op_repair *repair, struct vv *from)
 static int
 write_refetched(struct op_repair *repair)
 {
-	static const char sql[] = "UPDATE op SET body = ?3, chain = ?4 WHERE replica = ?1 AND "
-	    "counter = ?2";
-
 	for (size_t i = 0; i < repair->got_count; i++) {
 		const struct refetched *got = &repair->got[i];
-		sqlite3_stmt *statement = store_statement(&repair->home->store, sql);
-		sqlite3_bind_int64(statement, 1, got->replica_number);
-		sqlite3_bind_int64(statement, 2, (int64_t)got->id.counter);
-		sqlite3_bind_blob(statement, 3, got->body, (int)got->length, SQLITE_STATIC);
-		sqlite3_bind_blob(statement, 4, got->chain.bytes, HASH_BYTES, SQLITE_STATIC);
-		if (sqlite3_step(statement) != SQLITE_DONE)
+		if (store_op_set_body(&repair->home->store, got->replica_number, got->id.counter,
+			got->body, got->length, &got->chain) != 0)
 			return -1;
 	}
 	return 0;
@@ -161,43 +144,31 @@ write_refetched(struct op_repair *repair)
 static int
 mend_op_rows(struct op_repair *repair, uint64_t *mended)
 {
-	struct hearth *home = repair->home;
-	static const char update[] = "UPDATE op SET lamport = ?3, kind = ?4, node = ?5 WHERE "
-	    "replica = ?1 AND counter = ?2 AND (lamport IS NOT ?3 OR kind IS NOT ?4 OR "
-	    "node IS NOT ?5)";
-	sqlite3_stmt *rows;
+	struct store *store = &repair->home->store;
+	struct store_ops rows;
+	struct store_op_row row;
 	struct arena arena;
 	char reason[128];
 	int status = 0;
 
-	if (sqlite3_prepare_v2(home->store.db, "SELECT replica, counter, body FROM op", -1, &rows,
-		NULL) != SQLITE_OK)
-		return -1;
 	arena_init(&arena, 64 * 1024);
-	while (status == 0 && sqlite3_step(rows) == SQLITE_ROW) {
+	store_ops_all(store, &rows);
+	while (status == 0 && store_ops_next(&rows, &row)) {
 		struct op op;
-		if (!op_decode(sqlite3_column_blob(rows, 2), (size_t)sqlite3_column_bytes(rows, 2), &op,
-			&arena, reason, sizeof reason) ||
+		if (!op_decode(row.body, row.body_length, &op, &arena, reason, sizeof reason) ||
 		    (is_damaged(repair, op.id) && !already_got(repair, op.id)))
 			continue;
 		struct node_id node = op_node(&op);
-		sqlite3_stmt *statement = store_statement(&home->store, update);
-		sqlite3_bind_int64(statement, 1, sqlite3_column_int64(rows, 0));
-		sqlite3_bind_int64(statement, 2, sqlite3_column_int64(rows, 1));
-		sqlite3_bind_int64(statement, 3, (int64_t)op.lamport);
-		sqlite3_bind_int(statement, 4, (int)op.kind);
-		if (op.kind == OP_COMMIT)
-			sqlite3_bind_null(statement, 5);
-		else
-			sqlite3_bind_blob(statement, 5, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-		status = sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
-		*mended += (uint64_t)sqlite3_changes(home->store.db);
+		bool changed = false;
+		status = store_op_set_facts(store, row.replica_number, row.counter, op.lamport,
+		    op.kind, op.kind == OP_COMMIT ? NULL : &node, &changed);
+		*mended += changed;
 		if (arena.allocated > (1u << 20)) {
 			arena_free(&arena);
 			arena_init(&arena, 64 * 1024);
 		}
 	}
-	sqlite3_finalize(rows);
+	store_ops_close(&rows);
 	arena_free(&arena);
 	return status;
 }
@@ -208,24 +179,23 @@ mend_op_rows(struct op_repair *repair, uint64_t *mended)
 static int
 mend_history(struct hearth *home, struct hearth_error *error)
 {
-	sqlite3_stmt *commits;
+	struct store_ops commits;
+	struct store_op_row row;
 	struct buffer encoded;
 	struct arena arena;
-	struct hearth_error failure;
 	char reason[128], id[HASH_HEX];
 	int status = 0;
 
-	if (store_exec(&home->store, "DELETE FROM version", &failure) != 0 ||
-	    sqlite3_prepare_v2(home->store.db, "SELECT body FROM op WHERE kind = 3 ORDER BY replica, "
-		"counter", -1, &commits, NULL) != SQLITE_OK)
+	if (history_forget_versions(home) != 0)
 		return hearth_fail(error, HEARTH_FAILED, "cannot write the history anew: %s",
 		    sqlite3_errmsg(home->store.db));
 	buffer_init(&encoded);
 	arena_init(&arena, 64 * 1024);
-	while (status == 0 && sqlite3_step(commits) == SQLITE_ROW) {
+	store_ops_commits(&home->store, &commits);
+	while (status == 0 && store_ops_next(&commits, &row)) {
 		struct op op;
-		if (!op_decode(sqlite3_column_blob(commits, 0), (size_t)sqlite3_column_bytes(commits, 0),
-			&op, &arena, reason, sizeof reason) || op.kind != OP_COMMIT)
+		if (!op_decode(row.body, row.body_length, &op, &arena, reason, sizeof reason) ||
+		    op.kind != OP_COMMIT)
 			continue;
 		buffer_reset(&encoded);
 		op_encode(&op, &encoded);
@@ -235,7 +205,7 @@ mend_history(struct hearth *home, struct hearth_error *error)
 			arena_init(&arena, 64 * 1024);
 		}
 	}
-	sqlite3_finalize(commits);
+	store_ops_close(&commits);
 	arena_free(&arena);
 	buffer_free(&encoded);
 	return status;

@@ -70,12 +70,6 @@ static const char SQL_UNMARK[] = "DELETE FROM dirty WHERE path = ?1";
 static const char SQL_STAMP[] =
     "INSERT OR REPLACE INTO folder(path, root, device, inode, mtime, ctime, checked, generation) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-static const char SQL_FIRST_FOLDER[] =
-    "SELECT node, name FROM entry WHERE parent = ?1 AND kind = 2 ORDER BY name LIMIT 1";
-static const char SQL_NEXT_FOLDER[] =
-    "SELECT node, name FROM entry WHERE parent = ?1 AND kind = 2 AND name > ?2 "
-    "ORDER BY name LIMIT 1";
-static const char SQL_PARENT[] = "SELECT parent, name FROM entry WHERE node = ?1";
 
 /* ---- small helpers ----------------------------------------------------------------- */
 
@@ -336,18 +330,12 @@ check_stamps(struct hearth *home, struct marker_seq *seq, uint64_t *checked, uin
 static int
 check_untrusted(struct hearth *home, struct marker_seq *seq)
 {
-	sqlite3_stmt *rows = store_statement(&home->store,
-	    "SELECT DISTINCT parent FROM entry WHERE kind != 2 AND mtime >= stamped - 2000000000");
 	struct node_id *parents = NULL;
 	size_t count = 0, capacity = 0;
 	struct buffer path;
 	int status = 0;
 
-	while (sqlite3_step(rows) == SQLITE_ROW) {
-		parents = array_grow(parents, &capacity, count + 1, sizeof *parents);
-		memcpy(parents[count++].bytes, sqlite3_column_blob(rows, 0), ID_BYTES);
-	}
-	sqlite3_reset(rows);
+	scan_index_racy_folders(home, &parents, &count, &capacity);
 	buffer_init(&path);
 	for (size_t i = 0; status == 0 && i < count; i++) {
 		if (!scan_index_path(home, parents[i], &path))
@@ -444,17 +432,14 @@ finish_walk(struct hearth *home, struct walk_state *state)
 	return 0;
 }
 
-/* A folder row of the index (node and name) from a statement. */
+/* path cut to parent_length, then name below it. */
 static void
-folder_from_row(sqlite3_stmt *statement, struct node_id *node, struct buffer *path,
-    size_t parent_length)
+folder_path(struct buffer *path, size_t parent_length, const struct buffer *name)
 {
-	memcpy(node->bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
 	path->length = parent_length;
 	if (parent_length > 0)
 		buffer_append_byte(path, '/');
-	buffer_append(path, sqlite3_column_blob(statement, 1),
-	    (size_t)sqlite3_column_bytes(statement, 1));
+	buffer_append(path, name->data, name->length);
 	buffer_string(path);
 }
 
@@ -463,44 +448,33 @@ folder_from_row(sqlite3_stmt *statement, struct node_id *node, struct buffer *pa
 static bool
 next_folder(struct hearth *home, struct node_id *node, struct buffer *path)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_FIRST_FOLDER);
+	struct buffer name;
+	bool found;
 
-	sqlite3_bind_blob(statement, 1, node->bytes, ID_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) == SQLITE_ROW) {
-		folder_from_row(statement, node, path, path->length);
-		sqlite3_reset(statement);
-		return true;
-	}
-	sqlite3_reset(statement);
-	while (!node_id_equal(*node, NODE_ROOT)) {
+	buffer_init(&name);
+	found = scan_index_folder_after(home, *node, NULL, 0, node, &name);
+	if (found)
+		folder_path(path, path->length, &name);
+	while (!found && !node_id_equal(*node, NODE_ROOT)) {
 		struct node_id parent;
-		statement = store_statement(&home->store, SQL_PARENT);
-		sqlite3_bind_blob(statement, 1, node->bytes, ID_BYTES, SQLITE_TRANSIENT);
-		bool found = sqlite3_step(statement) == SQLITE_ROW;
-		if (found)
-			memcpy(parent.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		sqlite3_reset(statement);
-		if (!found)
-			return false;
+		if (!scan_index_place(home, *node, false, &parent, NULL))
+			break;
 		const char *text = buffer_string(path);
 		const char *slash = memrchr(text, '/', path->length);
 		size_t parent_length = slash ? (size_t)(slash - text) : 0;
-		const char *name = slash ? slash + 1 : text;
-		statement = store_statement(&home->store, SQL_NEXT_FOLDER);
-		sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(statement, 2, name, (int)(path->length - (size_t)(name - text)),
-		    SQLITE_TRANSIENT);
-		if (sqlite3_step(statement) == SQLITE_ROW) {
-			folder_from_row(statement, node, path, parent_length);
-			sqlite3_reset(statement);
-			return true;
+		const char *after = slash ? slash + 1 : text;
+		found = scan_index_folder_after(home, parent, after,
+		    path->length - (size_t)(after - text), node, &name);
+		if (found) {
+			folder_path(path, parent_length, &name);
+			break;
 		}
-		sqlite3_reset(statement);
 		*node = parent;
 		path->length = parent_length;
 		buffer_string(path);
 	}
-	return false;
+	buffer_free(&name);
+	return found;
 }
 
 static int
@@ -724,12 +698,7 @@ compare_scope_folders(const void *a, const void *b)
 static bool
 restores_waiting(struct hearth *home)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT 1 FROM entry WHERE restore != 0 LIMIT 1");
-	bool found = sqlite3_step(statement) == SQLITE_ROW;
-
-	sqlite3_reset(statement);
-	return found;
+	return scan_index_restores_waiting(home);
 }
 
 int

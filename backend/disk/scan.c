@@ -1603,3 +1603,277 @@ scan_path_known(struct hearth *home, const char *path)
 	/* Not on disk: known if the index holds it (a deleted path). */
 	return scan_index_lookup(home, path, strlen(path), false, &node);
 }
+
+/* ---- rows of the working-tree index ------------------------------------------------- */
+
+static const char SQL_ENTRY_PUT[] =
+    "INSERT OR REPLACE INTO entry(node, parent, name, kind, root, blob, size, mode, mtime, "
+    "device, inode, ctime, stamped, seen, restore) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, ?11, ?12, ?13, ?14, ?15)";
+static const char SQL_ENTRY_DROP[] = "DELETE FROM entry WHERE node = ?1";
+static const char SQL_ENTRY_SEEN[] = "UPDATE entry SET seen = ?2, restore = ?3 WHERE node = ?1";
+static const char SQL_ENTRY_ALL[] =
+    "SELECT node, parent, name, kind, root, blob, mode, restore, seen, size, mtime FROM entry "
+    "ORDER BY node";
+static const char SQL_FILES_BY_ROOT[] =
+    "SELECT root, count(*) FROM entry WHERE kind != 2 AND restore != 2 GROUP BY root";
+
+int
+scan_entry_put(struct hearth *home, const struct scan_entry_row *entry)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_PUT);
+
+	sqlite3_bind_blob(statement, 1, entry->node.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, entry->parent.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 3, entry->name, (int)entry->name_length, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 4, (int)entry->kind);
+	sqlite3_bind_text(statement, 5, entry->root, -1, SQLITE_STATIC);
+	if (entry->blob != NULL)
+		sqlite3_bind_blob(statement, 6, entry->blob->bytes, HASH_BYTES, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(statement, 6);
+	sqlite3_bind_int64(statement, 7, (int64_t)entry->stamp.size);
+	sqlite3_bind_int(statement, 8, (int)entry->stamp.mode);
+	store_bind_mtime(statement, 9, entry->stamp.mtime_ns);
+	sqlite3_bind_int64(statement, 10, (int64_t)entry->stamp.device);
+	sqlite3_bind_int64(statement, 11, (int64_t)entry->stamp.inode);
+	sqlite3_bind_int64(statement, 12, entry->stamp.ctime_ns);
+	sqlite3_bind_int64(statement, 13, entry->stamped_ns);
+	sqlite3_bind_blob(statement, 14, entry->seen, (int)entry->seen_length, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 15, entry->restore);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+scan_entry_drop(struct hearth *home, struct node_id node)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_DROP);
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+scan_entry_set_seen(struct hearth *home, struct node_id node, const void *seen, size_t length,
+    int restore)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_SEEN);
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(statement, 2, seen, (int)length, SQLITE_STATIC);
+	sqlite3_bind_int(statement, 3, restore);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+scan_entries_each(struct hearth *home,
+    int (*visit)(void *context, const struct scan_entry_row *entry), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_ALL);
+	int status = 0, step;
+
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct scan_entry_row entry;
+		struct hash blob;
+		memset(&entry, 0, sizeof entry);
+		memcpy(entry.node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		memcpy(entry.parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		entry.name = sqlite3_column_blob(statement, 2);
+		entry.name_length = (size_t)sqlite3_column_bytes(statement, 2);
+		entry.kind = (enum node_kind)sqlite3_column_int(statement, 3);
+		entry.root = (const char *)sqlite3_column_text(statement, 4);
+		if (sqlite3_column_bytes(statement, 5) == HASH_BYTES) {
+			memcpy(blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
+			entry.blob = &blob;
+		}
+		entry.stamp.mode = (uint32_t)sqlite3_column_int(statement, 6);
+		entry.restore = sqlite3_column_int(statement, 7);
+		entry.seen = sqlite3_column_blob(statement, 8);
+		entry.seen_length = (size_t)sqlite3_column_bytes(statement, 8);
+		entry.stamp.size = (uint64_t)sqlite3_column_int64(statement, 9);
+		entry.stamp.mtime_ns = store_column_mtime(statement, 10);
+		status = visit(context, &entry);
+	}
+	sqlite3_reset(statement);
+	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}
+
+int
+scan_entry_files_by_root(struct hearth *home,
+    int (*visit)(void *context, const char *root, uint64_t files), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_FILES_BY_ROOT);
+	int status = 0;
+
+	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW)
+		status = visit(context, (const char *)sqlite3_column_text(statement, 0),
+		    (uint64_t)sqlite3_column_int64(statement, 1));
+	sqlite3_reset(statement);
+	return status;
+}
+
+static const char SQL_PLACE_ON_DISK[] =
+    "SELECT parent, name FROM entry WHERE node = ?1 AND restore != 2";
+static const char SQL_FIRST_FOLDER[] =
+    "SELECT node, name FROM entry WHERE parent = ?1 AND kind = 2 ORDER BY name LIMIT 1";
+static const char SQL_NEXT_FOLDER[] =
+    "SELECT node, name FROM entry WHERE parent = ?1 AND kind = 2 AND name > ?2 "
+    "ORDER BY name LIMIT 1";
+static const char SQL_RACY_FOLDERS[] =
+    "SELECT DISTINCT parent FROM entry WHERE kind != 2 AND mtime >= stamped - 2000000000";
+static const char SQL_RESTORES_WAITING[] = "SELECT 1 FROM entry WHERE restore != 0 LIMIT 1";
+
+/* A row's id (column) and name (column + 1, into name when not NULL). */
+static void
+read_id_and_name(sqlite3_stmt *statement, int column, struct node_id *id, struct buffer *name)
+{
+	memset(id->bytes, 0, ID_BYTES);
+	if (sqlite3_column_bytes(statement, column) == ID_BYTES)
+		memcpy(id->bytes, sqlite3_column_blob(statement, column), ID_BYTES);
+	if (name == NULL)
+		return;
+	buffer_reset(name);
+	buffer_append(name, sqlite3_column_blob(statement, column + 1),
+	    (size_t)sqlite3_column_bytes(statement, column + 1));
+	buffer_string(name);
+}
+
+bool
+scan_index_place(struct hearth *home, struct node_id node, bool on_disk,
+    struct node_id *parent, struct buffer *name)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    on_disk ? SQL_PLACE_ON_DISK : SQL_INDEX_PLACE);
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	if (found)
+		read_id_and_name(statement, 0, parent, name);
+	sqlite3_reset(statement);
+	return found;
+}
+
+bool
+scan_index_folder_after(struct hearth *home, struct node_id parent, const void *after,
+    size_t after_length, struct node_id *node, struct buffer *name)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    after != NULL ? SQL_NEXT_FOLDER : SQL_FIRST_FOLDER);
+	sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (after != NULL)
+		sqlite3_bind_blob(statement, 2, after, (int)after_length, SQLITE_TRANSIENT);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	if (found)
+		read_id_and_name(statement, 0, node, name);
+	sqlite3_reset(statement);
+	return found;
+}
+
+void
+scan_index_racy_folders(struct hearth *home, struct node_id **ids, size_t *count,
+    size_t *capacity)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_RACY_FOLDERS);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		*ids = array_grow(*ids, capacity, *count + 1, sizeof **ids);
+		read_id_and_name(statement, 0, &(*ids)[(*count)++], NULL);
+	}
+	sqlite3_reset(statement);
+}
+
+bool
+scan_index_restores_waiting(struct hearth *home)
+{
+	return store_scalar(&home->store, SQL_RESTORES_WAITING) != 0;
+}
+
+static const char SQL_INDEX_CHILD[] =
+    "SELECT node, kind FROM entry WHERE parent = ?1 AND name = ?2 ORDER BY kind = 2 DESC LIMIT 1";
+static const char SQL_INDEX_PAGE[] =
+    "SELECT name, kind, root, size, mtime, mode, node, restore FROM entry "
+    "WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3";
+static const char SQL_INDEX_ROOT[] = "SELECT root FROM entry WHERE node = ?1";
+
+int
+scan_index_child(struct hearth *home, struct node_id folder, const void *name, size_t length,
+    struct node_id *node, enum node_kind *kind)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_CHILD);
+	sqlite3_bind_blob(statement, 1, folder.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(statement, 2, length ? name : "", (int)length, SQLITE_TRANSIENT);
+	int found = sqlite3_step(statement) == SQLITE_ROW;
+	if (found) {
+		read_id_and_name(statement, 0, node, NULL);
+		*kind = (enum node_kind)sqlite3_column_int(statement, 1);
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+int
+scan_index_page(struct hearth *home, struct node_id folder, const char *after, size_t limit,
+    int (*visit)(void *context, const struct scan_entry_row *entry), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_PAGE);
+	int status = 0, step;
+
+	sqlite3_bind_blob(statement, 1, folder.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	/* Always a range on the name, "" (below every name) for the first
+	 * page: an optional one ("?2 IS NULL OR") keeps SQLite from seeking,
+	 * and a later page would read every name before it. */
+	sqlite3_bind_blob(statement, 2, after, (int)strlen(after), SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 3, (int64_t)limit);
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct scan_entry_row entry = {
+			.name = sqlite3_column_blob(statement, 0),
+			.name_length = (size_t)sqlite3_column_bytes(statement, 0),
+			.kind = (enum node_kind)sqlite3_column_int(statement, 1),
+			.root = (const char *)sqlite3_column_text(statement, 2),
+			.stamp = {
+				.size = (uint64_t)sqlite3_column_int64(statement, 3),
+				.mtime_ns = store_column_mtime(statement, 4),
+				.mode = (uint32_t)sqlite3_column_int(statement, 5),
+			},
+			.restore = sqlite3_column_int(statement, 7),
+		};
+		read_id_and_name(statement, 6, &entry.node, NULL);
+		status = visit(context, &entry);
+	}
+	sqlite3_reset(statement);
+	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}
+
+bool
+scan_index_root(struct hearth *home, struct node_id node, struct buffer *root)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_ROOT);
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	if (found) {
+		buffer_reset(root);
+		buffer_append(root, sqlite3_column_text(statement, 0),
+		    (size_t)sqlite3_column_bytes(statement, 0));
+		buffer_string(root);
+	}
+	sqlite3_reset(statement);
+	return found;
+}
+
+static const char SQL_ORPHANS[] =
+    "SELECT e.node FROM entry e WHERE e.parent NOT IN (SELECT node FROM entry) "
+    "AND e.parent != ?1 AND e.parent != ?2";
+
+int
+scan_index_orphans(struct hearth *home, int (*visit)(void *context, struct node_id node),
+    void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ORPHANS);
+	int status = 0;
+
+	sqlite3_bind_blob(statement, 1, NODE_ROOT.bytes, ID_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 2, NODE_TRASH.bytes, ID_BYTES, SQLITE_STATIC);
+	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+		struct node_id node;
+		read_id_and_name(statement, 0, &node, NULL);
+		status = visit(context, node);
+	}
+	sqlite3_reset(statement);
+	return status;
+}

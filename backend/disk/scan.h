@@ -186,4 +186,67 @@ bool scan_index_lookup(struct hearth *home, const char *path, size_t length, boo
  * 2 s of when the stamp was taken (docs/DESIGN.md §6, as git does). */
 bool scan_stamp_is_racy(op_mtime mtime_ns, int64_t stamped_ns);
 
+/* ---- rows of the working-tree index, as record and checkout write them ---- */
+
+/* One entry row (docs/DESIGN.md §5); pointers valid during the call. */
+struct scan_entry_row {
+	struct node_id node, parent;
+	const void *name;
+	size_t name_length;
+	enum node_kind kind;
+	const char *root;
+	const struct hash *blob;	/* NULL: none (a folder) */
+	struct scan_stamp stamp;
+	int64_t stamped_ns;		/* when the stamp was taken; 0: untrusted */
+	const void *seen;		/* the heads it had seen (head_encode_seen) */
+	size_t seen_length;
+	int restore;
+};
+/* Writes the row of entry->node (insert or replace). */
+int scan_entry_put(struct hearth *home, const struct scan_entry_row *entry);
+int scan_entry_drop(struct hearth *home, struct node_id node);
+/* What a node's row has seen, and its restore mark. */
+int scan_entry_set_seen(struct hearth *home, struct node_id node, const void *seen,
+    size_t length, int restore);
+/* Where the index has node: its folder and (name not NULL) its name, NUL
+ * ended; on_disk: not a row a restore brings back. False: no such row. */
+bool scan_index_place(struct hearth *home, struct node_id node, bool on_disk,
+    struct node_id *parent, struct buffer *name);
+/* The first folder in parent by name, after the name after (NULL: from the
+ * first): true with its node and name (reset, NUL ended). */
+bool scan_index_folder_after(struct hearth *home, struct node_id parent, const void *after,
+    size_t after_length, struct node_id *node, struct buffer *name);
+/* The folders holding files whose stamps are racy (status must read
+ * them), appended to *ids (grown with array_grow from *capacity). */
+void scan_index_racy_folders(struct hearth *home, struct node_id **ids, size_t *count,
+    size_t *capacity);
+/* The row under name in folder, a folder first: 1 with its node and
+ * kind, 0 none. */
+int scan_index_child(struct hearth *home, struct node_id folder, const void *name,
+    size_t length, struct node_id *node, enum node_kind *kind);
+/* The rows in folder by name after after (at most limit; of the stamp only
+ * size, mode and mtime), until visit returns nonzero; -1 when the store
+ * fails. */
+int scan_index_page(struct hearth *home, struct node_id folder, const char *after,
+    size_t limit, int (*visit)(void *context, const struct scan_entry_row *entry),
+    void *context);
+/* The root the index has node in, into root (reset, NUL ended): false
+ * when it has no row of node. */
+bool scan_index_root(struct hearth *home, struct node_id node, struct buffer *root);
+/* fsck: the rows whose folder the index does not hold (neither the top
+ * nor the trash), by node, until visit returns nonzero. */
+int scan_index_orphans(struct hearth *home,
+    int (*visit)(void *context, struct node_id node), void *context);
+/* Whether a row waits for a record to restore it. */
+bool scan_index_restores_waiting(struct hearth *home);
+/* Every row by node (of the stamp only size, mode and mtime; stamped
+ * left zero), until visit returns
+ * nonzero, which comes back; -1 when the store fails. */
+int scan_entries_each(struct hearth *home,
+    int (*visit)(void *context, const struct scan_entry_row *entry), void *context);
+/* The files and links the index holds in each root, by root name (rows a
+ * restore brings back left out), until visit returns nonzero. */
+int scan_entry_files_by_root(struct hearth *home,
+    int (*visit)(void *context, const char *root, uint64_t files), void *context);
+
 #endif

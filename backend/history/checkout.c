@@ -59,7 +59,7 @@ struct checkout {
 	struct tree target, head;
 	bool target_is_head;
 	struct current *currents;
-	size_t current_count;
+	size_t current_count, current_capacity;
 	struct step *steps;
 	size_t step_count;
 	struct arena arena;
@@ -153,39 +153,36 @@ current_path(struct checkout *checkout, struct current *current)
 }
 
 static int
+load_current(void *context, const struct scan_entry_row *entry)
+{
+	struct checkout *checkout = context;
+	checkout->currents = array_grow(checkout->currents, &checkout->current_capacity,
+	    checkout->current_count + 1, sizeof *checkout->currents);
+	struct current *current = &checkout->currents[checkout->current_count++];
+	memset(current, 0, sizeof *current);
+	current->id = entry->node;
+	current->parent = entry->parent;
+	current->name = arena_strndup(&checkout->arena, entry->name, entry->name_length);
+	current->kind = entry->kind;
+	current->root = root_number(checkout->home, entry->root);
+	current->has_blob = entry->blob != NULL;
+	if (current->has_blob)
+		current->blob = *entry->blob;
+	current->mode = entry->stamp.mode;
+	current->restore = entry->restore;
+	current->seen_length = entry->seen_length;
+	current->seen = arena_copy(&checkout->arena, entry->seen, entry->seen_length);
+	return 0;
+}
+
+static int
 load_currents(struct checkout *checkout)
 {
-	struct hearth *home = checkout->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT node, parent, name, kind, root, blob, mode, restore, seen FROM entry ORDER BY node");
-	size_t capacity = 1024;
-	int step;
-
-	checkout->currents = array_alloc(capacity, sizeof *checkout->currents);
-	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		checkout->currents = array_grow(checkout->currents, &capacity,
-		    checkout->current_count + 1, sizeof *checkout->currents);
-		struct current *current = &checkout->currents[checkout->current_count++];
-		memset(current, 0, sizeof *current);
-		memcpy(current->id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		memcpy(current->parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
-		current->name = arena_strndup(&checkout->arena, sqlite3_column_blob(statement, 2),
-		    (size_t)sqlite3_column_bytes(statement, 2));
-		current->kind = (enum node_kind)sqlite3_column_int(statement, 3);
-		current->root = root_number(home, (const char *)sqlite3_column_text(statement, 4));
-		current->has_blob = sqlite3_column_bytes(statement, 5) == HASH_BYTES;
-		if (current->has_blob)
-			memcpy(current->blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
-		current->mode = (uint32_t)sqlite3_column_int(statement, 6);
-		current->restore = sqlite3_column_int(statement, 7);
-		current->seen_length = (size_t)sqlite3_column_bytes(statement, 8);
-		current->seen = arena_copy(&checkout->arena, sqlite3_column_blob(statement, 8),
-		    current->seen_length);
-	}
-	sqlite3_reset(statement);
-	if (step != SQLITE_DONE)
+	checkout->current_capacity = 1024;
+	checkout->currents = array_alloc(checkout->current_capacity, sizeof *checkout->currents);
+	if (scan_entries_each(checkout->home, load_current, checkout) != 0)
 		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the index: %s",
-		    sqlite3_errmsg(home->store.db));
+		    sqlite3_errmsg(checkout->home->store.db));
 	return 0;
 }
 
@@ -1112,12 +1109,12 @@ put_back_staged(struct checkout *checkout)
 
 /* ---- the index after ------------------------------------------------------------- */
 
-static const char SQL_ENTRY_PUT[] =
-    "INSERT OR REPLACE INTO entry(node, parent, name, kind, root, blob, size, mode, mtime, "
-    "device, inode, ctime, stamped, seen, restore) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "?10, ?11, ?12, ?13, ?14, ?15)";
-static const char SQL_ENTRY_SEEN[] = "UPDATE entry SET seen = ?2, restore = ?3 WHERE node = ?1";
-static const char SQL_ENTRY_DROP[] = "DELETE FROM entry WHERE node = ?1";
+/* The seen set just encoded, never NULL: the row keeps an empty one. */
+static const void *
+seen_bytes(const struct checkout *checkout)
+{
+	return checkout->seen.data ? (const void *)checkout->seen.data : "";
+}
 
 static bool
 same_as_head(const struct tree_node *target, const struct tree_node *head)
@@ -1176,29 +1173,23 @@ put_entry_stamped(struct checkout *checkout, struct tree_node *target, const str
 		return hearth_fail_errno(checkout->error, "cannot stat %s after writing it", path);
 	if (seen_for(checkout, target->id, &restore) != 0)
 		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the head state");
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_PUT);
-	sqlite3_bind_blob(statement, 1, target->id.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 2, target->parent.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 3, target->name, (int)strlen(target->name), SQLITE_STATIC);
-	sqlite3_bind_int(statement, 4, (int)target->kind);
-	sqlite3_bind_text(statement, 5, home->roots[root].name, -1, SQLITE_STATIC);
-	if (target->has_content)
-		sqlite3_bind_blob(statement, 6, target->blob.bytes, HASH_BYTES, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(statement, 6);
-	sqlite3_bind_int64(statement, 7, S_ISDIR(status.st_mode) ? 0 : (int64_t)status.st_size);
-	sqlite3_bind_int(statement, 8, (int)(status.st_mode & 07777));
-	store_bind_mtime(statement, 9, (op_mtime)status.st_mtim.tv_sec * 1000000000 +
-	    status.st_mtim.tv_nsec);
-	sqlite3_bind_int64(statement, 10, (int64_t)status.st_dev);
-	sqlite3_bind_int64(statement, 11, (int64_t)status.st_ino);
-	sqlite3_bind_int64(statement, 12, (int64_t)status.st_ctim.tv_sec * 1000000000LL +
-	    status.st_ctim.tv_nsec);
-	sqlite3_bind_int64(statement, 13, trusted ? checkout->now_ns : 0);
-	sqlite3_bind_blob(statement, 14, checkout->seen.data ? (void *)checkout->seen.data : "",
-	    (int)checkout->seen.length, SQLITE_STATIC);
-	sqlite3_bind_int(statement, 15, restore);
-	if (sqlite3_step(statement) != SQLITE_DONE)
+	struct scan_entry_row entry = {
+		.node = target->id, .parent = target->parent,
+		.name = target->name, .name_length = strlen(target->name),
+		.kind = target->kind, .root = home->roots[root].name,
+		.blob = target->has_content ? &target->blob : NULL,
+		.stamp = {
+			.size = S_ISDIR(status.st_mode) ? 0 : (uint64_t)status.st_size,
+			.mode = (uint32_t)(status.st_mode & 07777),
+			.mtime_ns = (op_mtime)status.st_mtim.tv_sec * 1000000000 + status.st_mtim.tv_nsec,
+			.device = (uint64_t)status.st_dev, .inode = (uint64_t)status.st_ino,
+			.ctime_ns = (int64_t)status.st_ctim.tv_sec * 1000000000LL + status.st_ctim.tv_nsec,
+		},
+		.stamped_ns = trusted ? checkout->now_ns : 0,
+		.seen = seen_bytes(checkout), .seen_length = checkout->seen.length,
+		.restore = restore,
+	};
+	if (scan_entry_put(home, &entry) != 0)
 		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index: %s",
 		    sqlite3_errmsg(home->store.db));
 	return 0;
@@ -1221,12 +1212,8 @@ refresh_seen(struct checkout *checkout, const struct current *current)
 	    (current->seen_length == 0 ||
 		memcmp(checkout->seen.data, current->seen, current->seen_length) == 0))
 		return 0;
-	sqlite3_stmt *statement = store_statement(&checkout->home->store, SQL_ENTRY_SEEN);
-	sqlite3_bind_blob(statement, 1, current->id.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 2, checkout->seen.data ? (void *)checkout->seen.data : "",
-	    (int)checkout->seen.length, SQLITE_STATIC);
-	sqlite3_bind_int(statement, 3, restore);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	return scan_entry_set_seen(checkout->home, current->id, seen_bytes(checkout),
+	    checkout->seen.length, restore);
 }
 
 /* Head nodes the target lacks: absent from the tree, restored away (deleted
@@ -1235,23 +1222,16 @@ static int
 put_absent(struct checkout *checkout, struct tree_node *head)
 {
 	char hex[ID_HEX];
-	sqlite3_stmt *statement = store_statement(&checkout->home->store, SQL_ENTRY_PUT);
 
 	node_id_hex(head->id, hex);
 	head_encode_seen(checkout->home, head->place_heads, head->place_head_count,
 	    head->content_heads, head->content_head_count, &checkout->seen);
-	sqlite3_bind_blob(statement, 1, head->id.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 2, NODE_TRASH.bytes, ID_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob(statement, 3, hex, (int)strlen(hex), SQLITE_TRANSIENT);
-	sqlite3_bind_int(statement, 4, (int)head->kind);
-	sqlite3_bind_text(statement, 5, head->root, -1, SQLITE_STATIC);
-	sqlite3_bind_null(statement, 6);
-	for (int column = 7; column <= 13; column++)
-		sqlite3_bind_int64(statement, column, 0);
-	sqlite3_bind_blob(statement, 14, checkout->seen.data ? (void *)checkout->seen.data : "",
-	    (int)checkout->seen.length, SQLITE_STATIC);
-	sqlite3_bind_int(statement, 15, 2);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	struct scan_entry_row entry = {
+		.node = head->id, .parent = NODE_TRASH, .name = hex, .name_length = strlen(hex),
+		.kind = head->kind, .root = head->root,
+		.seen = seen_bytes(checkout), .seen_length = checkout->seen.length, .restore = 2,
+	};
+	return scan_entry_put(checkout->home, &entry);
 }
 
 /* complete: every step was applied. Otherwise only the rows of the steps
@@ -1259,14 +1239,10 @@ put_absent(struct checkout *checkout, struct tree_node *head)
 static int
 update_index(struct checkout *checkout, bool complete)
 {
-	sqlite3_stmt *statement;
-
 	for (size_t i = 0; i < checkout->step_count; i++) {
 		struct step *step = &checkout->steps[i];
 		if (step->kind == STEP_REMOVE && (complete || step->done)) {
-			statement = store_statement(&checkout->home->store, SQL_ENTRY_DROP);
-			sqlite3_bind_blob(statement, 1, step->current->id.bytes, ID_BYTES, SQLITE_STATIC);
-			if (sqlite3_step(statement) != SQLITE_DONE)
+			if (scan_entry_drop(checkout->home, step->current->id) != 0)
 				return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
 		}
 	}
@@ -1290,9 +1266,7 @@ update_index(struct checkout *checkout, bool complete)
 		if (target == NULL && (current->restore == 2 || current->gone)) {
 			/* Gone from the tree and from the target: the row goes too
 			 * (put_absent below makes the restore-deletes due now). */
-			statement = store_statement(&checkout->home->store, SQL_ENTRY_DROP);
-			sqlite3_bind_blob(statement, 1, current->id.bytes, ID_BYTES, SQLITE_STATIC);
-			if (sqlite3_step(statement) != SQLITE_DONE)
+			if (scan_entry_drop(checkout->home, current->id) != 0)
 				return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the index");
 		}
 	}

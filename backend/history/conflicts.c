@@ -826,9 +826,9 @@ settle_name(struct resolver *resolver, const struct head_node *node, const struc
 		struct head_node holder;
 		if (op_id_equal(ops[i], node->place.op))
 			continue;
-		struct store_op_row row;
+		struct store_op_row row = { .replica_number = 0 };
 		bool found = store_op_row_get(&resolver->home->store, store_replica_number(
-		    &resolver->home->store, ops[i].replica, false), ops[i].counter, &row) == 1;
+		    &resolver->home->store, ops[i].replica, false), ops[i].counter, false, &row) == 1;
 		other = row.node;
 		if (!found || head_get(resolver->home, other, &holder, &resolver->scratch) != 1 ||
 		    holder.shown_length != node->place.name_length ||

@@ -13,11 +13,6 @@
 
 #define LOG_PAGE 256
 
-static const char SQL_PLACES[] = "SELECT node, body FROM op WHERE kind = 1 AND node IS NOT NULL";
-/* The version that recorded an op: its replica's first COMMIT at or after it. */
-static const char SQL_VERSIONS_OF_NODE[] =
-    "SELECT DISTINCT (SELECT v.id FROM version v WHERE v.replica = o.replica AND "
-    "v.counter >= o.counter ORDER BY v.counter LIMIT 1) FROM op o WHERE o.node = ?1 AND o.kind != 3";
 
 struct node_set {
 	struct node_id *ids;
@@ -157,21 +152,22 @@ static int
 folder_nodes(struct hearth *home, struct node_set *set, struct hearth_error *error)
 {
 	struct node_set children = { 0 }, parents = { 0 };
+	struct store_ops places;
+	struct store_op_row op_row;
 	struct arena arena;
 	char reason[128];
 	int status = 0;
 
 	arena_init(&arena, 64 * 1024);
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_PLACES);
-	for (size_t row = 1; status == 0 && sqlite3_step(statement) == SQLITE_ROW; row++) {
+	store_ops_of_kind(&home->store, OP_PLACE, &places);
+	for (size_t row = 1; status == 0 && store_ops_next(&places, &op_row); row++) {
 		struct op op;
 		/* Only the ids are kept: the decoded names go every so often. */
 		if (row % 1024 == 0) {
 			arena_free(&arena);
 			arena_init(&arena, 64 * 1024);
 		}
-		if (!op_decode(sqlite3_column_blob(statement, 1),
-			(size_t)sqlite3_column_bytes(statement, 1), &op, &arena, reason, sizeof reason)) {
+		if (!op_decode(op_row.body, op_row.body_length, &op, &arena, reason, sizeof reason)) {
 			status = hearth_fail(error, HEARTH_DAMAGED, "an op in the store does not decode: "
 			    "%s (run hearth fsck)", reason);
 			break;
@@ -179,7 +175,7 @@ folder_nodes(struct hearth *home, struct node_set *set, struct hearth_error *err
 		add_node(&children, op.u.place.node);
 		add_node(&parents, op.u.place.parent);
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&places);
 	arena_free(&arena);
 	/* Grow the set until no place adds to it. */
 	for (size_t grown = 1; status == 0 && grown > 0;) {
@@ -198,16 +194,7 @@ folder_nodes(struct hearth *home, struct node_set *set, struct hearth_error *err
 static void
 add_versions_of(struct hearth *home, struct node_id node, struct version_set *out)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSIONS_OF_NODE);
-
-	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		if (sqlite3_column_bytes(statement, 0) != HASH_BYTES)
-			continue;	/* ops past the newest version: no version names them */
-		out->ids = array_grow(out->ids, &out->capacity, out->count + 1, sizeof *out->ids);
-		memcpy(out->ids[out->count++].bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
-	}
-	sqlite3_reset(statement);
+	history_versions_of_node(home, node, &out->ids, &out->count, &out->capacity);
 }
 
 static int

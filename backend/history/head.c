@@ -545,3 +545,72 @@ head_dropped_list(struct hearth *home, const struct head_dropped *rows, size_t c
 	}
 	buffer_free(&path);
 }
+
+static const char SQL_LIVE[] =
+    "SELECT id, shown_parent, shown, kind, shown_root, blob, size, mode, mtime, place_heads, "
+    "content_heads FROM node WHERE live = 1 ORDER BY id";
+
+int
+head_each_live(struct hearth *home,
+    int (*visit)(void *context, const struct head_shown_row *row), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_LIVE);
+	int status = 0, step;
+
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct head_shown_row row = {
+			.shown = sqlite3_column_blob(statement, 2),
+			.shown_length = (size_t)sqlite3_column_bytes(statement, 2),
+			.kind = (enum node_kind)sqlite3_column_int(statement, 3),
+			.root = (const char *)sqlite3_column_text(statement, 4),
+			.size = (uint64_t)sqlite3_column_int64(statement, 6),
+			.mode = (uint32_t)sqlite3_column_int(statement, 7),
+			.mtime_ns = store_column_mtime(statement, 8),
+			.place_heads = sqlite3_column_blob(statement, 9),
+			.place_heads_length = (size_t)sqlite3_column_bytes(statement, 9),
+			.content_heads = sqlite3_column_blob(statement, 10),
+			.content_heads_length = (size_t)sqlite3_column_bytes(statement, 10),
+		};
+		struct hash blob;
+		read_id(statement, 0, &row.id);
+		read_id(statement, 1, &row.shown_parent);
+		if (sqlite3_column_bytes(statement, 5) == HASH_BYTES) {
+			memcpy(blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
+			row.blob = &blob;
+		}
+		status = visit(context, &row);
+	}
+	sqlite3_reset(statement);
+	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}
+
+static const char SQL_SHOWN_PAGE[] =
+    "SELECT shown, kind, shown_root, size, mtime, mode, id FROM node "
+    "WHERE shown_parent = ?1 AND live = 1 AND shown > ?2 ORDER BY shown LIMIT ?3";
+
+int
+head_shown_page(struct hearth *home, struct node_id folder, const char *after, size_t limit,
+    int (*visit)(void *context, const struct head_shown_row *row), void *context)
+{
+	sqlite3_stmt *statement = by_id(home, SQL_SHOWN_PAGE, folder);
+	int status = 0, step;
+
+	/* Always a range on the name (scan_index_page says why). */
+	sqlite3_bind_blob(statement, 2, after, (int)strlen(after), SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 3, (int64_t)limit);
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct head_shown_row row = {
+			.shown = sqlite3_column_blob(statement, 0),
+			.shown_length = (size_t)sqlite3_column_bytes(statement, 0),
+			.kind = (enum node_kind)sqlite3_column_int(statement, 1),
+			.root = (const char *)sqlite3_column_text(statement, 2),
+			.size = (uint64_t)sqlite3_column_int64(statement, 3),
+			.mtime_ns = store_column_mtime(statement, 4),
+			.mode = (uint32_t)sqlite3_column_int(statement, 5),
+		};
+		read_id(statement, 6, &row.id);
+		status = visit(context, &row);
+	}
+	sqlite3_reset(statement);
+	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}

@@ -46,6 +46,31 @@ int head_get(struct hearth *home, struct node_id id, struct head_node *out, stru
 /* Writes one node (insert or replace). */
 int head_put(struct hearth *home, const struct head_node *node);
 
+/* A live node as head shows it (a row of the node table); pointers valid
+ * during the call. */
+struct head_shown_row {
+	struct node_id id, shown_parent;
+	const void *shown;
+	size_t shown_length;
+	enum node_kind kind;
+	const char *root;
+	const struct hash *blob;	/* NULL: none (a folder) */
+	uint64_t size;
+	uint32_t mode;
+	op_mtime mtime_ns;
+	const void *place_heads, *content_heads;	/* as store_encode_op_ids keeps them */
+	size_t place_heads_length, content_heads_length;
+};
+/* Every live node by id until visit returns nonzero, which comes back;
+ * -1 when the store fails. */
+int head_each_live(struct hearth *home,
+    int (*visit)(void *context, const struct head_shown_row *row), void *context);
+
+/* The live nodes shown in folder by name after after (at most limit; the
+ * heads left out), until visit returns nonzero; -1 when the store fails. */
+int head_shown_page(struct hearth *home, struct node_id folder, const char *after,
+    size_t limit, int (*visit)(void *context, const struct head_shown_row *row), void *context);
+
 /* ---- single facts of the node table, for the rules and the sync ---- */
 
 /* The kind of a node, 0 when the head state holds no such node. */

@@ -699,3 +699,31 @@ hearth_version_list_free(struct hearth_version_list *list)
 	storage_free(list->storage);
 	memset(list, 0, sizeof *list);
 }
+
+int
+history_forget_versions(struct hearth *home)
+{
+	struct hearth_error failure;
+	return store_exec(&home->store, "DELETE FROM version", &failure);
+}
+
+/* A join: version ids, read against the op table. */
+static const char SQL_VERSIONS_OF_NODE[] =
+    "SELECT DISTINCT (SELECT v.id FROM version v WHERE v.replica = o.replica AND "
+    "v.counter >= o.counter ORDER BY v.counter LIMIT 1) FROM op o WHERE o.node = ?1 AND o.kind != 3";
+
+void
+history_versions_of_node(struct hearth *home, struct node_id node, struct hash **ids,
+    size_t *count, size_t *capacity)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSIONS_OF_NODE);
+
+	sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
+	while (sqlite3_step(statement) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(statement, 0) != HASH_BYTES)
+			continue;
+		*ids = array_grow(*ids, capacity, *count + 1, sizeof **ids);
+		memcpy((*ids)[(*count)++].bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+	}
+	sqlite3_reset(statement);
+}

@@ -26,6 +26,13 @@ struct history_version {
 
 /* Adds the row for a COMMIT op just stored (encoded is its encoding);
  * writes the new id's hex to id_hex. */
+/* fsck --repair: every version row goes, to be made again from the COMMITs. */
+int history_forget_versions(struct hearth *home);
+/* The versions that recorded an op about node (each its replica's first
+ * COMMIT at or after the op), appended to *ids (grown with array_grow from
+ * *capacity), each once; ops past the newest version name none. */
+void history_versions_of_node(struct hearth *home, struct node_id node, struct hash **ids,
+    size_t *count, size_t *capacity);
 int history_add_version(struct hearth *home, const struct op *commit, const struct buffer *encoded,
     char id_hex[HASH_HEX], struct hearth_error *error);
 

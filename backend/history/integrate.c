@@ -124,7 +124,7 @@ held_op_row(struct integrator *integrator, struct op_id id, struct store_op_row 
 {
 	struct store *store = &integrator->home->store;
 	return store_op_row_get(store, store_replica_number(store, id.replica, false), id.counter,
-	    row);
+	    false, row);
 }
 
 static int

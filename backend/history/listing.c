@@ -5,23 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/disk/scan.h"
 #include "backend/history/blob.h"
+#include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
 #include "model/array.h"
 
-static const char SQL_INDEX_CHILD[] =
-    "SELECT node, kind FROM entry WHERE parent = ?1 AND name = ?2 ORDER BY kind = 2 DESC LIMIT 1";
-static const char SQL_INDEX_PAGE[] =
-    "SELECT name, kind, root, size, mtime, mode, node, restore FROM entry "
-    "WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3";
-static const char SQL_HEAD_CHILD[] =
-    "SELECT id, kind FROM node WHERE shown_parent = ?1 AND shown = ?2 AND live = 1 LIMIT 1";
-static const char SQL_HEAD_PAGE[] =
-    "SELECT shown, kind, shown_root, size, mtime, mode, id, 0 FROM node "
-    "WHERE shown_parent = ?1 AND live = 1 AND shown > ?2 ORDER BY shown LIMIT ?3";
-
-static const char SQL_INDEX_ROOT[] = "SELECT root FROM entry WHERE node = ?1";
+/* The child of a folder by name: the index's (scan_index_child) or head's
+ * (head_shown_at). */
+typedef int child_finder(struct hearth *home, struct node_id folder, const void *name,
+    size_t length, struct node_id *node, enum node_kind *kind);
 
 /* The root column of a version's entry, as this machine has it. A version
  * names the root its node was recorded in on whichever replica made it; a
@@ -31,22 +25,21 @@ static const char SQL_INDEX_ROOT[] = "SELECT root FROM entry WHERE node = ?1";
  * at a disk that is not here. */
 static const char *
 local_root(struct hearth *home, struct hearth_storage *storage, const char *root,
-    const uint8_t node[ID_BYTES], const char *folder, const char *name, bool is_dir)
+    struct node_id node, const char *folder, const char *name, bool is_dir)
 {
 	/* The Home's own copy of the name: root may live in a tree that is
 	 * freed before the listing is read (hearth_list of an older version). */
 	for (size_t i = 0; i < home->root_count; i++)
 		if (strcmp(home->roots[i].name, root) == 0)
 			return home->roots[i].name;
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_INDEX_ROOT);
-	sqlite3_bind_blob(statement, 1, node, ID_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(statement) == SQLITE_ROW) {
-		const char *here = storage_strdup(storage,
-		    (const char *)sqlite3_column_text(statement, 0));
-		sqlite3_reset(statement);
-		return here;
+	struct buffer here;
+	buffer_init(&here);
+	if (scan_index_root(home, node, &here)) {
+		const char *copy = storage_strdup(storage, (const char *)here.data);
+		buffer_free(&here);
+		return copy;
 	}
-	sqlite3_reset(statement);
+	buffer_free(&here);
 	char path[8192];
 	snprintf(path, sizeof path, "%s%s%s", folder != NULL ? folder : "",
 	    folder != NULL && folder[0] != '\0' ? "/" : "", name);
@@ -55,7 +48,7 @@ local_root(struct hearth *home, struct hearth_storage *storage, const char *root
 
 /* Finds the folder at path by walking names down from the top. */
 static int
-find_folder(struct hearth *home, const char *child_sql, const char *path, struct node_id *out,
+find_folder(struct hearth *home, child_finder *child_of, const char *path, struct node_id *out,
     struct hearth_error *error)
 {
 	struct node_id node = NODE_ROOT;
@@ -67,15 +60,9 @@ find_folder(struct hearth *home, const char *child_sql, const char *path, struct
 			cursor++;
 			continue;
 		}
-		sqlite3_stmt *statement = store_statement(&home->store, child_sql);
-		sqlite3_bind_blob(statement, 1, node.bytes, ID_BYTES, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(statement, 2, cursor, (int)length, SQLITE_STATIC);
-		if (sqlite3_step(statement) != SQLITE_ROW || sqlite3_column_int(statement, 1) != NODE_DIR) {
-			sqlite3_reset(statement);
+		enum node_kind kind;
+		if (child_of(home, node, cursor, length, &node, &kind) != 1 || kind != NODE_DIR)
 			return hearth_fail(error, HEARTH_USAGE, "no folder %s", path);
-		}
-		memcpy(node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		sqlite3_reset(statement);
 		cursor += length;
 	}
 	*out = node;
@@ -88,51 +75,75 @@ list_reserve(struct hearth_entry_list *out, size_t *capacity)
 	out->items = array_grow(out->items, capacity, out->count + 1, sizeof *out->items);
 }
 
+/* One page being listed, from the index or from head. */
+struct page {
+	struct hearth *home;
+	const struct hearth_list_query *query;
+	struct hearth_entry_list *out;
+	size_t limit, capacity;
+	bool by_version;	/* head's rows, whose roots are the recording replica's */
+};
+
+static int
+page_add(struct page *page, const void *name, size_t name_length, enum node_kind kind,
+    const char *root, uint64_t size, op_mtime mtime_ns, uint32_t mode, struct node_id node,
+    bool restoring)
+{
+	struct hearth_entry_list *out = page->out;
+	if (out->count == page->limit) {
+		out->more = true;
+		return 1;
+	}
+	list_reserve(out, &page->capacity);
+	struct hearth_entry *entry = &out->items[out->count++];
+	memset(entry, 0, sizeof *entry);
+	entry->name = storage_strndup(out->storage, name, name_length);
+	entry->kind = (enum hearth_entry_kind)kind;
+	entry->root = storage_strdup(out->storage, root);
+	entry->size = size;
+	entry->mtime_ns = mtime_ns;
+	entry->mode = mode;
+	node_id_hex(node, entry->node);
+	if (page->by_version)
+		entry->root = local_root(page->home, out->storage, entry->root, node,
+		    page->query->folder, entry->name, entry->kind == HEARTH_DIR);
+	entry->mark = restoring ? HEARTH_MODIFIED : ' ';
+	return 0;
+}
+
+static int
+page_add_indexed(void *context, const struct scan_entry_row *entry)
+{
+	return page_add(context, entry->name, entry->name_length, entry->kind, entry->root,
+	    entry->stamp.size, entry->stamp.mtime_ns, entry->stamp.mode, entry->node,
+	    entry->restore != 0);
+}
+
+static int
+page_add_shown(void *context, const struct head_shown_row *row)
+{
+	return page_add(context, row->shown, row->shown_length, row->kind, row->root, row->size,
+	    row->mtime_ns, row->mode, row->id, false);
+}
+
 /* by_version: rows of a version (the node table), whose roots are the
  * recording replica's; else the working-tree index, whose are this Home's. */
 static int
-list_from_table(struct hearth *home, const char *child_sql, const char *page_sql,
-    bool by_version, const struct hearth_list_query *query, struct hearth_entry_list *out,
-    struct hearth_error *error)
+list_from_table(struct hearth *home, bool by_version, const struct hearth_list_query *query,
+    struct hearth_entry_list *out, struct hearth_error *error)
 {
+	struct page page = { .home = home, .query = query, .out = out, .by_version = by_version,
+		.limit = query->limit ? query->limit : SIZE_MAX / 2 };
 	struct node_id folder;
-	size_t limit = query->limit ? query->limit : SIZE_MAX / 2, capacity = 0;
-	int step;
 
-	if (find_folder(home, child_sql, query->folder, &folder, error) != 0)
+	if (find_folder(home, by_version ? head_shown_at : scan_index_child, query->folder,
+		&folder, error) != 0)
 		return error->code;
-	sqlite3_stmt *statement = store_statement(&home->store, page_sql);
-	sqlite3_bind_blob(statement, 1, folder.bytes, ID_BYTES, SQLITE_TRANSIENT);
-	/* Always a range on the name, "" (below every name) for the first
-	 * page: an optional one ("?2 IS NULL OR") keeps SQLite from seeking,
-	 * and a later page would read every name before it. */
 	const char *after = query->after != NULL ? query->after : "";
-	sqlite3_bind_blob(statement, 2, after, (int)strlen(after), SQLITE_STATIC);
-	sqlite3_bind_int64(statement, 3, (int64_t)(limit + 1));
-	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		if (out->count == limit) {
-			out->more = true;
-			break;
-		}
-		list_reserve(out, &capacity);
-		struct hearth_entry *entry = &out->items[out->count++];
-		memset(entry, 0, sizeof *entry);
-		entry->name = storage_strndup(out->storage, sqlite3_column_blob(statement, 0),
-		    (size_t)sqlite3_column_bytes(statement, 0));
-		entry->kind = (enum hearth_entry_kind)sqlite3_column_int(statement, 1);
-		entry->root = storage_strdup(out->storage, (const char *)sqlite3_column_text(statement, 2));
-		entry->size = (uint64_t)sqlite3_column_int64(statement, 3);
-		entry->mtime_ns = store_column_mtime(statement, 4);
-		entry->mode = (uint32_t)sqlite3_column_int(statement, 5);
-		hex_encode(sqlite3_column_blob(statement, 6), ID_BYTES, entry->node);
-		if (by_version)
-			entry->root = local_root(home, out->storage, entry->root,
-			    sqlite3_column_blob(statement, 6), query->folder, entry->name,
-			    entry->kind == HEARTH_DIR);
-		entry->mark = sqlite3_column_int(statement, 7) ? HEARTH_MODIFIED : ' ';
-	}
-	sqlite3_reset(statement);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	int status = by_version
+	    ? head_shown_page(home, folder, after, page.limit + 1, page_add_shown, &page)
+	    : scan_index_page(home, folder, after, page.limit + 1, page_add_indexed, &page);
+	if (status < 0)
 		return hearth_fail(error, HEARTH_FAILED, "cannot list: %s", sqlite3_errmsg(home->store.db));
 	return 0;
 }
@@ -164,7 +175,7 @@ list_from_tree(struct hearth *home, struct tree *tree, const struct hearth_list_
 		memset(entry, 0, sizeof *entry);
 		entry->name = storage_strdup(out->storage, node->name);
 		entry->kind = (enum hearth_entry_kind)node->kind;
-		entry->root = local_root(home, out->storage, node->root, node->id.bytes,
+		entry->root = local_root(home, out->storage, node->root, node->id,
 		    query->folder, node->name, node->kind == NODE_DIR);
 		entry->size = node->size;
 		entry->mtime_ns = node->mtime_ns;
@@ -186,12 +197,10 @@ hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_e
 	hearth_error_clear(error);
 	out->storage = storage_new();
 	if (query->version == NULL) {
-		status = list_from_table(home, SQL_INDEX_CHILD, SQL_INDEX_PAGE, false, query, out,
-		    error);
+		status = list_from_table(home, false, query, out, error);
 	} else if ((status = history_resolve(home, query->version, &version, error)) == 0) {
 		if (history_covers_head(home, &version.vv)) {
-			status = list_from_table(home, SQL_HEAD_CHILD, SQL_HEAD_PAGE, true, query, out,
-			    error);
+			status = list_from_table(home, true, query, out, error);
 		} else {
 			struct tree tree;
 			status = tree_load(home, &version.vv, &tree, error);

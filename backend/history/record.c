@@ -352,12 +352,6 @@ make_ops(struct recorder *recorder, struct scan_change *change, struct change_op
 
 /* ---- the index --------------------------------------------------------------- */
 
-static const char SQL_ENTRY_PUT[] =
-    "INSERT OR REPLACE INTO entry(node, parent, name, kind, root, blob, size, mode, mtime, "
-    "device, inode, ctime, stamped, seen, restore) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "?10, ?11, ?12, ?13, ?14, 0)";
-static const char SQL_ENTRY_DELETE[] = "DELETE FROM entry WHERE node = ?1";
-
 /* What the tree has now seen of this node: the ops just made for it, and
  * for a register they left alone, what it had seen before. */
 static void
@@ -387,36 +381,23 @@ new_seen(struct recorder *recorder, const struct scan_change *change, struct cha
 static int
 update_entry(struct recorder *recorder, const struct scan_change *change, bool stamp_trusted)
 {
-	sqlite3_stmt *statement;
-	const struct home_root *root = &recorder->home->roots[change->root];
+	int status;
 
 	if (change->kind == SCAN_DELETED || (change->kind == SCAN_RESTORE && change->restore == 2)) {
-		statement = store_statement(&recorder->home->store, SQL_ENTRY_DELETE);
-		sqlite3_bind_blob(statement, 1, change->node.bytes, ID_BYTES, SQLITE_STATIC);
+		status = scan_entry_drop(recorder->home, change->node);
 	} else {
-		bool has_blob = change->node_kind != NODE_DIR;
-		const struct hash *blob = change->needs_content ? &change->old_blob : &change->blob;
-		statement = store_statement(&recorder->home->store, SQL_ENTRY_PUT);
-		sqlite3_bind_blob(statement, 1, change->node.bytes, ID_BYTES, SQLITE_STATIC);
-		sqlite3_bind_blob(statement, 2, change->parent.bytes, ID_BYTES, SQLITE_STATIC);
-		sqlite3_bind_blob(statement, 3, change->name, (int)change->name_length, SQLITE_STATIC);
-		sqlite3_bind_int(statement, 4, (int)change->node_kind);
-		sqlite3_bind_text(statement, 5, root->name, -1, SQLITE_STATIC);
-		if (has_blob)
-			sqlite3_bind_blob(statement, 6, blob->bytes, HASH_BYTES, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(statement, 6);
-		sqlite3_bind_int64(statement, 7, (int64_t)change->stamp.size);
-		sqlite3_bind_int(statement, 8, (int)change->stamp.mode);
-		store_bind_mtime(statement, 9, change->stamp.mtime_ns);
-		sqlite3_bind_int64(statement, 10, (int64_t)change->stamp.device);
-		sqlite3_bind_int64(statement, 11, (int64_t)change->stamp.inode);
-		sqlite3_bind_int64(statement, 12, change->stamp.ctime_ns);
-		sqlite3_bind_int64(statement, 13, stamp_trusted ? recorder->now_ns : 0);
-		sqlite3_bind_blob(statement, 14, recorder->seen.data, (int)recorder->seen.length,
-		    SQLITE_STATIC);
+		struct scan_entry_row entry = {
+			.node = change->node, .parent = change->parent,
+			.name = change->name, .name_length = change->name_length,
+			.kind = change->node_kind, .root = recorder->home->roots[change->root].name,
+			.blob = change->node_kind == NODE_DIR ? NULL
+			    : change->needs_content ? &change->old_blob : &change->blob,
+			.stamp = change->stamp, .stamped_ns = stamp_trusted ? recorder->now_ns : 0,
+			.seen = recorder->seen.data, .seen_length = recorder->seen.length,
+		};
+		status = scan_entry_put(recorder->home, &entry);
 	}
-	if (sqlite3_step(statement) != SQLITE_DONE)
+	if (status != 0)
 		return hearth_fail(recorder->error, HEARTH_FAILED, "cannot update the index for %s: %s",
 		    change->path, sqlite3_errmsg(recorder->home->store.db));
 	return 0;
@@ -446,7 +427,6 @@ tree_holds_head(struct hearth *home)
 static int
 keep_dropped(struct recorder *recorder)
 {
-	static const char SQL_SEEN_PUT[] = "UPDATE entry SET seen = ?1 WHERE node = ?2";
 	struct hearth *home = recorder->home;
 	struct head_dropped *rows;
 	size_t count;
@@ -470,14 +450,11 @@ keep_dropped(struct recorder *recorder)
 		    node.place_head_count);
 		struct scan_change change = { .seen = rows[i].seen, .seen_length = rows[i].seen_length };
 		new_seen(recorder, &change, &made);
-		sqlite3_stmt *statement = store_statement(&home->store, SQL_SEEN_PUT);
-		sqlite3_bind_blob(statement, 1, recorder->seen.data, (int)recorder->seen.length,
-		    SQLITE_STATIC);
-		sqlite3_bind_blob(statement, 2, rows[i].node.bytes, ID_BYTES, SQLITE_STATIC);
-		if (sqlite3_step(statement) != SQLITE_DONE)
+		/* Its restore stays 0: head_dropped_rows gives only such rows. */
+		if (scan_entry_set_seen(home, rows[i].node, recorder->seen.data, recorder->seen.length,
+			0) != 0)
 			status = hearth_fail(recorder->error, HEARTH_FAILED, "cannot update the index: "
 			    "%s", sqlite3_errmsg(home->store.db));
-		sqlite3_reset(statement);
 	}
 	free(rows);
 	return status;
@@ -594,22 +571,29 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 	return author_flush(&recorder->author);
 }
 
+struct root_counts {
+	struct hearth *home;
+	struct guard_count *roots;
+};
+
+static int
+count_root_files(void *context, const char *name, uint64_t files)
+{
+	struct root_counts *counts = context;
+	counts->roots[home_root_named(counts->home, name) - counts->home->roots].files += files;
+	return 0;
+}
+
 /* The guard on emptying: what the index holds per root against what this
  * record would delete there (files and links; folders follow them). */
 static int
 check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth_delete_guard *out,
     struct hearth_error *error)
 {
-	struct guard_count *roots = array_zeroed(home->root_count, sizeof *roots);
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT root, count(*) FROM entry WHERE kind != 2 AND restore != 2 GROUP BY root");
+	struct root_counts counts = { home, array_zeroed(home->root_count, sizeof *counts.roots) };
+	struct guard_count *roots = counts.roots;
 
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(statement, 0);
-		size_t root = (size_t)(home_root_named(home, name) - home->roots);
-		roots[root].files += (uint64_t)sqlite3_column_int64(statement, 1);
-	}
-	sqlite3_reset(statement);
+	scan_entry_files_by_root(home, count_root_files, &counts);
 	for (size_t i = 0; i < scan->count; i++) {
 		const struct scan_change *change = &scan->changes[i];
 		if (change->kind == SCAN_DELETED && change->node_kind != NODE_DIR &&

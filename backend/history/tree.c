@@ -7,19 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/disk/scan.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "model/state.h"
 #include "model/array.h"
-
-static const char SQL_LIVE_NODES[] =
-    "SELECT id, shown_parent, shown, kind, shown_root, blob, size, mode, mtime, place_heads, "
-    "content_heads FROM node WHERE live = 1 ORDER BY id";
-/* The same columns from the working-tree index; a node a restore would
- * bring back (restore 2) is not in the tree. */
-static const char SQL_INDEX_NODES[] =
-    "SELECT node, parent, name, kind, root, blob, size, mode, mtime, x'', x'' FROM entry "
-    "WHERE restore != 2 ORDER BY node";
 
 static int
 compare_by_id(const void *a, const void *b)
@@ -55,50 +47,86 @@ tree_reindex(struct tree *tree)
 	index_children(tree);
 }
 
-/* Reads a tree from the node table or the index (sql: SQL_LIVE_NODES's columns). */
-static int
-load_rows(struct hearth *home, const char *sql, const char *what, struct tree *out,
-    struct hearth_error *error)
+struct tree_load {
+	struct hearth *home;
+	struct tree *tree;
+	size_t capacity;
+};
+
+static struct tree_node *
+tree_add(struct tree_load *load, struct node_id id, struct node_id parent, const void *name,
+    size_t name_length, enum node_kind kind, const char *root, const struct hash *blob)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, sql);
-	size_t capacity = 1024;
-	int step;
+	struct tree *tree = load->tree;
+	tree->nodes = array_grow(tree->nodes, &load->capacity, tree->count + 1, sizeof *tree->nodes);
+	struct tree_node *node = &tree->nodes[tree->count++];
+	memset(node, 0, sizeof *node);
+	node->id = id;
+	node->parent = parent;
+	node->name = arena_strndup(&tree->arena, name, name_length);
+	node->kind = kind;
+	node->root = arena_strdup(&tree->arena, root != NULL ? root : "");
+	node->has_content = blob != NULL;
+	if (blob != NULL)
+		node->blob = *blob;
+	return node;
+}
+
+static int
+add_live(void *context, const struct head_shown_row *row)
+{
+	struct tree_load *load = context;
+	struct tree_node *node = tree_add(load, row->id, row->shown_parent, row->shown,
+	    row->shown_length, row->kind, row->root, row->blob);
+	node->size = row->size;
+	node->mode = row->mode;
+	node->mtime_ns = row->mtime_ns;
+	store_decode_op_ids(&load->home->store, row->place_heads, row->place_heads_length,
+	    &node->place_heads, &node->place_head_count, &load->tree->arena);
+	store_decode_op_ids(&load->home->store, row->content_heads, row->content_heads_length,
+	    &node->content_heads, &node->content_head_count, &load->tree->arena);
+	return 0;
+}
+
+/* A node a restore would bring back (restore 2) is not in the tree. */
+static int
+add_indexed(void *context, const struct scan_entry_row *entry)
+{
+	struct tree_load *load = context;
+	if (entry->restore == 2)
+		return 0;
+	struct tree_node *node = tree_add(load, entry->node, entry->parent, entry->name,
+	    entry->name_length, entry->kind, entry->root, entry->blob);
+	node->size = entry->stamp.size;
+	node->mode = entry->stamp.mode;
+	node->mtime_ns = entry->stamp.mtime_ns;
+	/* No heads: an index row's seen sets are not the tree's. */
+	store_decode_op_ids(&load->home->store, NULL, 0, &node->place_heads,
+	    &node->place_head_count, &load->tree->arena);
+	store_decode_op_ids(&load->home->store, NULL, 0, &node->content_heads,
+	    &node->content_head_count, &load->tree->arena);
+	return 0;
+}
+
+/* A tree from the node table (from_head) or the index, by id. */
+static int
+load_rows(struct hearth *home, bool from_head, struct tree *out, struct hearth_error *error)
+{
+	struct tree_load load = { .home = home, .tree = out, .capacity = 1024 };
 
 	memset(out, 0, sizeof *out);
 	arena_init(&out->arena, 256 * 1024);
-	out->nodes = array_alloc(capacity, sizeof *out->nodes);
-	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		out->nodes = array_grow(out->nodes, &capacity, out->count + 1, sizeof *out->nodes);
-		struct tree_node *node = &out->nodes[out->count++];
-		memset(node, 0, sizeof *node);
-		memcpy(node->id.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		memcpy(node->parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
-		node->name = arena_strndup(&out->arena, sqlite3_column_blob(statement, 2),
-		    (size_t)sqlite3_column_bytes(statement, 2));
-		node->kind = (enum node_kind)sqlite3_column_int(statement, 3);
-		node->root = arena_strdup(&out->arena, (const char *)sqlite3_column_text(statement, 4));
-		node->has_content = sqlite3_column_bytes(statement, 5) == HASH_BYTES;
-		if (node->has_content)
-			memcpy(node->blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
-		node->size = (uint64_t)sqlite3_column_int64(statement, 6);
-		node->mode = (uint32_t)sqlite3_column_int(statement, 7);
-		node->mtime_ns = store_column_mtime(statement, 8);
-		store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 9),
-		    (size_t)sqlite3_column_bytes(statement, 9), &node->place_heads,
-		    &node->place_head_count, &out->arena);
-		store_decode_op_ids(&home->store, sqlite3_column_blob(statement, 10),
-		    (size_t)sqlite3_column_bytes(statement, 10), &node->content_heads,
-		    &node->content_head_count, &out->arena);
-	}
-	/* SQLite's message, taken before the reset, which may clear it: a
-	 * failure must say what failed, never "not an error". */
-	char message[256];
-	snprintf(message, sizeof message, "%s (%s)", sqlite3_errmsg(home->store.db),
-	    sqlite3_errstr(step));
-	sqlite3_reset(statement);
-	if (step != SQLITE_DONE) {
+	out->nodes = array_alloc(load.capacity, sizeof *out->nodes);
+	int status = from_head ? head_each_live(home, add_live, &load)
+	    : scan_entries_each(home, add_indexed, &load);
+	if (status != 0) {
+		/* SQLite's message before the tree goes: a failure must say what
+		 * failed, never "not an error". */
+		hearth_fail(error, HEARTH_FAILED, "cannot read %s: %s",
+		    from_head ? "the head state" : "the working-tree index",
+		    sqlite3_errmsg(home->store.db));
 		tree_free(out);
-		return hearth_fail(error, HEARTH_FAILED, "cannot read %s: %s", what, message);
+		return error->code;
 	}
 	index_children(out);
 	return 0;
@@ -107,13 +135,13 @@ load_rows(struct hearth *home, const char *sql, const char *what, struct tree *o
 int
 tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error)
 {
-	return load_rows(home, SQL_LIVE_NODES, "the head state", out, error);
+	return load_rows(home, true, out, error);
 }
 
 int
 tree_load_index(struct hearth *home, struct tree *out, struct hearth_error *error)
 {
-	return load_rows(home, SQL_INDEX_NODES, "the working-tree index", out, error);
+	return load_rows(home, false, out, error);
 }
 
 /* Reads every PLACE and SET at or below vv. */

@@ -1028,6 +1028,10 @@ static const char SQL_OPS_BY_NODE_NEWEST[] =
     "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind = ?1 ORDER BY node, lamport DESC, counter DESC";
 static const char SQL_OPS_OF_KIND_SINCE[] =
     "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind = ?1 AND lamport >= ?2";
+static const char SQL_OPS_ALL[] = "SELECT " OP_ROW_COLUMNS " FROM op ORDER BY replica, counter";
+static const char SQL_OPS_COMMITS[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind = 3 ORDER BY replica, counter";
+static const char SQL_OPS_OF_KIND[] = "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind = ?1";
 static const char SQL_OPS_CHANGES[] = "SELECT " OP_ROW_COLUMNS " FROM op WHERE kind != 3";
 static const char SQL_OPS_CHANGES_UPTO[] =
     "SELECT " OP_ROW_COLUMNS " FROM op WHERE replica = ?1 AND counter <= ?2 AND kind != 3";
@@ -1036,6 +1040,13 @@ static const char SQL_OPS_AFTER[] =
 static const char SQL_OP_ROW_GET[] =
     "SELECT replica, counter, lamport, kind, node, status, NULL, chain FROM op "
     "WHERE replica = ?1 AND counter = ?2";
+static const char SQL_OP_ROW_READ[] =
+    "SELECT " OP_ROW_COLUMNS " FROM op WHERE replica = ?1 AND counter = ?2";
+static const char SQL_OP_SET_BODY[] =
+    "UPDATE op SET body = ?3, chain = ?4 WHERE replica = ?1 AND counter = ?2";
+static const char SQL_OP_SET_FACTS[] =
+    "UPDATE op SET lamport = ?3, kind = ?4, node = ?5 WHERE replica = ?1 AND counter = ?2 "
+    "AND (lamport IS NOT ?3 OR kind IS NOT ?4 OR node IS NOT ?5)";
 static const char SQL_OP_SET_STATUS[] =
     "UPDATE op SET status = ?3 WHERE replica = ?1 AND counter = ?2";
 
@@ -1068,6 +1079,25 @@ store_ops_of_kind_since(struct store *store, enum op_kind kind, uint64_t lamport
 	ops_open(store, SQL_OPS_OF_KIND_SINCE, out);
 	sqlite3_bind_int(out->statement, 1, (int)kind);
 	sqlite3_bind_int64(out->statement, 2, (int64_t)lamport);
+}
+
+void
+store_ops_all(struct store *store, struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_ALL, out);
+}
+
+void
+store_ops_commits(struct store *store, struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_COMMITS, out);
+}
+
+void
+store_ops_of_kind(struct store *store, enum op_kind kind, struct store_ops *out)
+{
+	ops_open(store, SQL_OPS_OF_KIND, out);
+	sqlite3_bind_int(out->statement, 1, (int)kind);
 }
 
 void
@@ -1139,10 +1169,11 @@ store_ops_close(struct store_ops *ops)
 }
 
 int
-store_op_row_get(struct store *store, int64_t number, uint64_t counter,
+store_op_row_get(struct store *store, int64_t number, uint64_t counter, bool with_body,
     struct store_op_row *row)
 {
-	sqlite3_stmt *statement = store_statement(store, SQL_OP_ROW_GET);
+	sqlite3_stmt *statement = store_statement(store, with_body ? SQL_OP_ROW_READ
+	    : SQL_OP_ROW_GET);
 	int found = 0;
 
 	sqlite3_bind_int64(statement, 1, number);
@@ -1164,4 +1195,37 @@ store_op_set_status(struct store *store, int64_t number, uint64_t counter, int s
 	sqlite3_bind_int64(statement, 2, (int64_t)counter);
 	sqlite3_bind_int(statement, 3, status);
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_op_set_body(struct store *store, int64_t number, uint64_t counter, const void *body,
+    size_t length, const struct hash *chain)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_SET_BODY);
+
+	sqlite3_bind_int64(statement, 1, number);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	sqlite3_bind_blob(statement, 3, body, (int)length, SQLITE_STATIC);
+	sqlite3_bind_blob(statement, 4, chain->bytes, HASH_BYTES, SQLITE_STATIC);
+	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_op_set_facts(struct store *store, int64_t number, uint64_t counter, uint64_t lamport,
+    enum op_kind kind, const struct node_id *node, bool *changed)
+{
+	sqlite3_stmt *statement = store_statement(store, SQL_OP_SET_FACTS);
+
+	sqlite3_bind_int64(statement, 1, number);
+	sqlite3_bind_int64(statement, 2, (int64_t)counter);
+	sqlite3_bind_int64(statement, 3, (int64_t)lamport);
+	sqlite3_bind_int(statement, 4, (int)kind);
+	if (node == NULL)
+		sqlite3_bind_null(statement, 5);
+	else
+		sqlite3_bind_blob(statement, 5, node->bytes, ID_BYTES, SQLITE_TRANSIENT);
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return -1;
+	*changed = sqlite3_changes(store->db) > 0;
+	return 0;
 }

@@ -203,6 +203,12 @@ void store_ops_by_node_newest(struct store *store, enum op_kind kind, struct sto
 /* The ops of kind with a lamport of at least lamport, in no order. */
 void store_ops_of_kind_since(struct store *store, enum op_kind kind, uint64_t lamport,
     struct store_ops *out);
+/* Every op, by replica and counter. */
+void store_ops_all(struct store *store, struct store_ops *out);
+/* Every COMMIT, by replica and counter. */
+void store_ops_commits(struct store *store, struct store_ops *out);
+/* Every op of kind, in no order. */
+void store_ops_of_kind(struct store *store, enum op_kind kind, struct store_ops *out);
 /* Every op but COMMITs, in no order. */
 void store_ops_changes(struct store *store, struct store_ops *out);
 /* The ops but COMMITs replica number made up to counter, in no order. */
@@ -217,11 +223,19 @@ int store_ops_after(struct store *store, int64_t number, uint64_t counter,
  * step, which sets ops->failed). */
 bool store_ops_next(struct store_ops *ops, struct store_op_row *row);
 void store_ops_close(struct store_ops *ops);
-/* One op's row without its body (row->body NULL): 1 found, 0 not held. */
-int store_op_row_get(struct store *store, int64_t number, uint64_t counter,
+/* One op's row, without its body (row->body NULL) unless with_body: 1
+ * found, 0 not held. */
+int store_op_row_get(struct store *store, int64_t number, uint64_t counter, bool with_body,
     struct store_op_row *row);
 /* What placement made of op (number, counter). */
 int store_op_set_status(struct store *store, int64_t number, uint64_t counter, int status);
+/* fsck --repair: an op's bytes fetched again, and the chain they prove. */
+int store_op_set_body(struct store *store, int64_t number, uint64_t counter, const void *body,
+    size_t length, const struct hash *chain);
+/* fsck --repair: an op row's lamport, kind and node as its bytes say
+ * (node NULL for a COMMIT); *changed whether the row held others. */
+int store_op_set_facts(struct store *store, int64_t number, uint64_t counter, uint64_t lamport,
+    enum op_kind kind, const struct node_id *node, bool *changed);
 
 /* Compact lists of op ids (heads, seen sets) as (replica number, counter)
  * varint pairs: the form the node and entry tables keep. */
