@@ -27,20 +27,9 @@ no_orphans() {
 	     "$( (cd "$1" && hearth stats) | sed -n "s/^packs  *\([0-9]*\)$/\1/p")"
 }
 
-# The process a sync client started: its `hearth serve`.
-child_of() {
-	pgrep -P "$1" 2>/dev/null || cat /proc/"$1"/task/"$1"/children 2>/dev/null
-}
-
-# Waits until folder $1 holds more than $2 files: the receiver's new pack
-# has started, so the transfer is under way.
-wait_for_pack() {
-	test_wait_for "[ \$(ls \"$1\" | wc -l) -gt $2 ]"
-}
-
-# The big files only have to outlast the moment between a pack's first bytes
-# and the kill; the sanitized build moves bytes about ten times slower, so an
-# eighth of the size spans as long a transfer there.
+# The stand-ins below hold a transfer half way, so no size has to outlast
+# a race; the sanitized build moves bytes about ten times slower, so it
+# gets an eighth of each to keep the test short.
 megabyte=1000000
 [ -z "${HEARTH_SANITIZED:-}" ] || megabyte=125000
 
@@ -50,14 +39,43 @@ test_expect_success 'setup: a replica with a big file, and an empty one' '
 	(cd a && hearth record -m big >/dev/null)
 '
 
+# A stand-in for ssh to this machine that lets the first $HOLD_BYTES
+# bytes of the peer's answer through, then holds the rest while
+# $TEST_ROOT/hold exists: the sync stalls half way however fast the
+# machine is, and makes what it has durable once the line is quiet, so a
+# kill lands mid-transfer. dd with bs= passes each read on at once and
+# count_bytes counts bytes, not reads (which a slow writer makes small);
+# iflag=fullblock or head -c would sit on the last part of a block and
+# stall the protocol. The serving hearth's pid goes to $TEST_ROOT/server.
+cat >"$TEST_ROOT/slow-ssh" <<EOF
+#!/bin/sh
+for last; do :; done
+deadline=\$((\$(date +%s) + 600))
+sh -c "echo \\\$\\\$ >$TEST_ROOT/server; exec \$last" |
+	{ dd bs=65536 count=\${HOLD_BYTES:-0} iflag=count_bytes 2>/dev/null
+	while [ -e "$TEST_ROOT/hold" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done; exec cat; }
+EOF
+chmod +x "$TEST_ROOT/slow-ssh"
+
+# On a failure the serving side may still be held, holding the lock of
+# its Home: the cleanup of a test that holds one. (The line before each
+# `( ... ) &` ends the && chain: a chain ending in & runs whole in the
+# background, its assignments and cleanups lost to the test.)
+release_server='rm -f "$TEST_ROOT/hold" "$TEST_ROOT/feeding"
+	[ ! -s "$TEST_ROOT/server" ] || kill -9 $(cat "$TEST_ROOT/server") 2>/dev/null; wait; true'
+
 test_expect_success 'the serving side killed (SIGKILL) while the client takes chunks in' '
 	snapshot b >before &&
-	packs=$(ls b/.hearth/packs | wc -l)
-	(cd b && exec "$HEARTH_BIN" sync ../a >../out 2>../err) &
+	held=$(chunks b) &&
+	: >"$TEST_ROOT/hold" && rm -f "$TEST_ROOT/server" &&
+	test_when_finished "$release_server"
+	(cd b && HEARTH_SSH="$TEST_ROOT/slow-ssh" HOLD_BYTES=$((100 * megabyte)) \
+	    HEARTH_REMOTE_COMMAND="$HEARTH_BIN" exec "$HEARTH_BIN" sync "ssh://localhost$TEST_ROOT/a" \
+	    >../out 2>../err) &
 	client=$!
-	wait_for_pack b/.hearth/packs $packs &&
-	server=$(child_of $client) && test -n "$server" &&
-	kill -9 $server &&
+	test_wait_for "test -s \"$TEST_ROOT/server\" && test \$(chunks b) -gt $held" &&
+	kill -9 $(cat "$TEST_ROOT/server") &&
+	rm "$TEST_ROOT/server" "$TEST_ROOT/hold" &&
 	! wait $client &&
 	grep "closed the connection\|killed by signal 9" err &&
 	snapshot b >after && test_cmp before after &&
@@ -72,16 +90,19 @@ test_expect_success 'the rerun completes it, asking only for the chunks still mi
 	(cd b && hearth checkout >/dev/null) && cmp a/big b/big
 '
 
-# A stand-in for ssh to this machine that passes the first $FEED_BLOCKS
-# reads (of at most 4 KiB) of what the client sends on to the serving side
-# and holds the rest while $TEST_ROOT/feeding exists: a push stays half
-# way however fast the machine is, so the kill lands mid-transfer. The
-# serving hearth's pid goes to $TEST_ROOT/server.
+# The same the other way: passes the first $FEED_BYTES bytes the client
+# sends on to the serving side and holds the rest while
+# $TEST_ROOT/feeding exists. Once those bytes have passed
+# ($TEST_ROOT/fed; a pipe holds 64 KiB at most) the serving side is
+# taking chunks in; its pack is visible only once a batch is durable, so
+# the test waits for the feed, not the pack.
 cat >"$TEST_ROOT/feed-ssh" <<EOF
 #!/bin/sh
 for last; do :; done
-{ dd bs=4096 count=\${FEED_BLOCKS:-0} 2>/dev/null
-  while [ -e "$TEST_ROOT/feeding" ]; do sleep 0.1; done; exec cat; } |
+deadline=\$((\$(date +%s) + 600))
+{ dd bs=65536 count=\${FEED_BYTES:-0} iflag=count_bytes 2>/dev/null; : >"$TEST_ROOT/fed"
+  while [ -e "$TEST_ROOT/feeding" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done
+  exec cat; } |
 	sh -c "echo \\\$\\\$ >$TEST_ROOT/server; exec \$last"
 EOF
 chmod +x "$TEST_ROOT/feed-ssh"
@@ -89,16 +110,15 @@ chmod +x "$TEST_ROOT/feed-ssh"
 test_expect_success 'the serving side killed while it takes chunks in (a push)' '
 	head -c $((150 * megabyte)) /dev/urandom >b/big2 && (cd b && hearth record -m big2 >/dev/null) &&
 	snapshot a >before &&
-	packs=$(ls a/.hearth/packs | wc -l)
-	: >"$TEST_ROOT/feeding" && rm -f "$TEST_ROOT/server" &&
-	(cd b && HEARTH_SSH="$TEST_ROOT/feed-ssh" FEED_BLOCKS=$((50 * megabyte / 4096)) \
+	: >"$TEST_ROOT/feeding" && rm -f "$TEST_ROOT/server" "$TEST_ROOT/fed" &&
+	test_when_finished "$release_server"
+	(cd b && HEARTH_SSH="$TEST_ROOT/feed-ssh" FEED_BYTES=$((50 * megabyte)) \
 	    HEARTH_REMOTE_COMMAND="$HEARTH_BIN" \
 	    exec "$HEARTH_BIN" sync "ssh://localhost$TEST_ROOT/a" >../out 2>../err) &
 	client=$!
-	wait_for_pack a/.hearth/packs $packs &&
-	test_wait_for "test -s \"$TEST_ROOT/server\"" &&
+	test_wait_for "test -e \"$TEST_ROOT/fed\" && test -s \"$TEST_ROOT/server\"" &&
 	kill -9 $(cat "$TEST_ROOT/server") &&
-	rm "$TEST_ROOT/feeding" &&
+	rm "$TEST_ROOT/server" "$TEST_ROOT/feeding" "$TEST_ROOT/fed" &&
 	! wait $client &&
 	snapshot a >after && test_cmp before after &&
 	clean a && clean b
@@ -109,19 +129,6 @@ test_expect_success 'the orphan pack goes at the next lock, and the rerun comple
 	(cd a && hearth checkout >/dev/null) && cmp a/big2 b/big2
 '
 
-# A stand-in for ssh to this machine that lets the first $HOLD_BLOCKS
-# reads (of at most 4 KiB) of the peer's answer through, then holds the
-# rest while $TEST_ROOT/hold exists: the sync stalls half way, and makes
-# what it has durable once the line is quiet.
-cat >"$TEST_ROOT/slow-ssh" <<EOF
-#!/bin/sh
-for last; do :; done
-deadline=\$((\$(date +%s) + 600))
-sh -c "\$last" | { dd bs=4096 count=\${HOLD_BLOCKS:-0} 2>/dev/null
-	while [ -e "$TEST_ROOT/hold" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done; exec cat; }
-EOF
-chmod +x "$TEST_ROOT/slow-ssh"
-
 # Killed half way: once the chunks of the first half are durable (hearth
 # stats counts them), SIGKILL; the rerun moves at most the rest.
 test_expect_success 'the client killed half way; the rerun moves at most the rest' '
@@ -129,9 +136,9 @@ test_expect_success 'the client killed half way; the rerun moves at most the res
 	head -c $((150 * megabyte)) /dev/urandom >a/big3 && (cd a && hearth record -m big3 >/dev/null) &&
 	third=$(( ($(chunks a) - before_a) / 3 )) &&
 	snapshot b >before &&
-	held=$(chunks b)
-	: >"$TEST_ROOT/hold" &&
-	(cd b && HEARTH_SSH="$TEST_ROOT/slow-ssh" HOLD_BLOCKS=$((75 * megabyte / 4096)) \
+	held=$(chunks b) &&
+	: >"$TEST_ROOT/hold"
+	(cd b && HEARTH_SSH="$TEST_ROOT/slow-ssh" HOLD_BYTES=$((75 * megabyte)) \
 	    HEARTH_REMOTE_COMMAND="$HEARTH_BIN" exec "$HEARTH_BIN" sync "ssh://localhost$TEST_ROOT/a" \
 	    >../out 2>../err) &
 	client=$!

@@ -4,15 +4,16 @@ test_description='progress that moves (bytes and chunks as they come, rate, time
 APP_WIDTH=160
 . "$HEARTH_SOURCE_DIR/tests/lib/app-lib.sh"
 
-# A stand-in for ssh to this machine that lets the first $HOLD_BLOCKS
-# reads (of at most 4 KiB) of the peer's answer through as they come, then
-# holds the rest while $TEST_ROOT/hold exists: a sync stays half way for
-# as long as a test needs.
+# A stand-in for ssh to this machine that lets the first $HOLD_BYTES
+# bytes of the peer's answer through as they come (dd passes each read on
+# at once; count_bytes counts bytes, not reads), then holds the rest
+# while $TEST_ROOT/hold exists: a sync stays half way for as long as a
+# test needs.
 cat >"$TEST_ROOT/slow-ssh" <<EOF
 #!/bin/sh
 for last; do :; done
 deadline=\$((\$(date +%s) + 600))
-sh -c "\$last" | { dd bs=4096 count=\${HOLD_BLOCKS:-0} 2>/dev/null
+sh -c "\$last" | { dd bs=65536 count=\${HOLD_BYTES:-0} iflag=count_bytes 2>/dev/null
 	while [ -e "$TEST_ROOT/hold" ] && [ \$(date +%s) -lt \$deadline ]; do sleep 0.1; done; exec cat; }
 EOF
 chmod +x "$TEST_ROOT/slow-ssh"
@@ -46,7 +47,7 @@ test_expect_success 'sync on a terminal: chunks and bytes as they come, with rat
 	: >"$TEST_ROOT/hold" &&
 	cd b &&
 	shell_start &&
-	app_tmux send-keys -l "export HEARTH_SSH=$TEST_ROOT/slow-ssh HOLD_BLOCKS=2000 HEARTH_REMOTE_COMMAND=$HEARTH_BIN" &&
+	app_tmux send-keys -l "export HEARTH_SSH=$TEST_ROOT/slow-ssh HOLD_BYTES=8000000 HEARTH_REMOTE_COMMAND=$HEARTH_BIN" &&
 	app_tmux send-keys Enter &&
 	shell "$HEARTH_BIN sync slow" &&
 	app_wait " left" 30 &&
@@ -126,7 +127,7 @@ test_expect_success 'the Sync view: the panel counts chunks and bytes as they co
 	(cd a && hearth record -m more >/dev/null) &&
 	: >"$TEST_ROOT/hold" &&
 	cd b &&
-	app_start HEARTH_SSH="$TEST_ROOT/slow-ssh" HOLD_BLOCKS=1000 HEARTH_REMOTE_COMMAND="$HEARTH_BIN" &&
+	app_start HEARTH_SSH="$TEST_ROOT/slow-ssh" HOLD_BYTES=4000000 HEARTH_REMOTE_COMMAND="$HEARTH_BIN" &&
 	app_wait "1 History" &&
 	app_keys 4 &&
 	app_wait "Last attempt" &&
