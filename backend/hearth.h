@@ -808,8 +808,12 @@ struct hearth_conflict_side {
 	bool shown;		/* the side the working tree holds */
 	const char *author;	/* of the version that recorded it ("" if unknown) */
 	int64_t time;		/* of that version, unix seconds (0 if unknown) */
-	const char *what;	/* "edit", "delete", "move to a/b", "create", "name a/b" */
+	const char *what;	/* "edit", "delete", "move", "add" (into a revived folder), "name" */
 	const char *path;	/* where this side puts the node */
+	/* Where head shows what this side holds now: for a name conflict
+	 * that side's own file (n.txt, or n~01a232e5.txt renamed), else
+	 * the conflict's path. */
+	const char *shown_path;
 	bool has_content;
 	uint64_t size;
 	char hash[HEARTH_ID_HEX];	/* content id, "" without content */
@@ -822,7 +826,14 @@ struct hearth_conflict {
 	const char *kind_name;	/* "content", "move", "cycle", "edit-revived", ... */
 	const char *path;	/* where the node is shown now */
 	enum hearth_entry_kind entry_kind;
-	struct hearth_conflict_side *sides;	/* in total order: the winner last */
+	/* In total order, the winner last. An edit-revived conflict lists
+	 * the delete, then each edit it was kept for; a revived folder the
+	 * delete, then what is in it ("add", or the edit that revived it
+	 * too); a cycle the skipped move, then the move (shown) it would
+	 * have looped with. A name conflict's sides are the naming ops of
+	 * each file of the clash, with the size and content each file holds
+	 * now. */
+	struct hearth_conflict_side *sides;
 	size_t side_count;
 };
 

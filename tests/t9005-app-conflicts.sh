@@ -58,8 +58,10 @@ test_expect_success 'l leaves it for later: the pane shows the name conflict, h 
 	app_keys l &&
 	app_wait "name conflict at same~" &&
 	app_screen >"$TEST_ROOT/screen" &&
-	grep "named same.txt (keeps the name); head shows this side" "$TEST_ROOT/screen" &&
-	grep -E "named same.txt, shown as same~[0-9a-f]+\.txt" "$TEST_ROOT/screen" &&
+	grep -E "named same\.txt \(keeps the name\), 10 bytes, content [0-9a-f]{12}; head shows this side" \
+	    "$TEST_ROOT/screen" &&
+	grep -E "named same\.txt, shown as same~[0-9a-f]+\.txt, 10 bytes, content [0-9a-f]{12}$" \
+	    "$TEST_ROOT/screen" &&
 	app_keys h &&
 	app_wait "Enter sides"
 '

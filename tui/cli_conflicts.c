@@ -20,9 +20,15 @@ print_side(struct cli *cli, const struct hearth_conflict_side *side)
 	printf("%s", when);
 	if (side->has_content)
 		printf(", %llu bytes, %.12s", (unsigned long long)side->size, side->hash);
-	if (strcmp(side->what, "move") == 0 || strcmp(side->what, "name") == 0) {
+	if (strcmp(side->what, "move") == 0 || strcmp(side->what, "name") == 0 ||
+	    strcmp(side->what, "add") == 0) {
 		fputs(" -> ", stdout);
 		cli_print_path(stdout, side->path, false);
+	}
+	if (strcmp(side->what, "name") == 0 && side->shown_path != NULL &&
+	    strcmp(side->shown_path, side->path) != 0) {
+		fputs(", shown as ", stdout);
+		cli_print_path(stdout, side->shown_path, false);
 	}
 	putchar('\n');
 	(void)cli;

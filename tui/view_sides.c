@@ -142,10 +142,13 @@ side_action(const struct hearth_conflict *conflict, const struct hearth_conflict
 
 	if (strcmp(what, "move") == 0)
 		return memory_printf("move to %s", path);
+	if (strcmp(what, "add") == 0)
+		return memory_printf("puts %s in it", path);
 	if (strcmp(what, "name") == 0 && side->shown)
 		return memory_printf("named %s (keeps the name)", path);
 	if (strcmp(what, "name") == 0)
-		return memory_printf("named %s, shown as %s", path, conflict->path);
+		return memory_printf("named %s, shown as %s", path,
+		    side->shown_path ? side->shown_path : conflict->path);
 	return memory_strdup(what);
 }
 

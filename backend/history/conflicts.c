@@ -219,6 +219,29 @@ side_version(struct lister *lister, struct op_id id, struct hearth_conflict_side
 		side->author = storage_strdup(lister->out->storage, author);
 }
 
+/* What a side that places a node holds: where head shows that node now and
+ * its content. A name clash's sides are files of their own (n.txt and
+ * n~01a232e5.txt), a revived folder's are what was put in it. */
+static void
+describe_placed(struct lister *lister, const struct head_node *node, struct node_id placed,
+    struct hearth_conflict_side *side)
+{
+	struct head_node other;
+
+	if (!node_id_equal(placed, node->id)) {
+		if (head_get(lister->home, placed, &other, &lister->scratch) != 1)
+			return;
+		node = &other;
+		head_path(lister->home, node->id, &lister->path);
+		side->shown_path = storage_strdup(lister->out->storage, buffer_string(&lister->path));
+	}
+	side->has_content = node->has_content;
+	if (node->has_content) {
+		side->size = node->size;
+		hash_hex(&node->blob, side->hash);
+	}
+}
+
 /* "a/b/name" for a place: its folder's shown path and the op's name. */
 static const char *
 place_path(struct lister *lister, const struct op_place *place)
@@ -244,6 +267,8 @@ describe_side(struct lister *lister, const struct head_node *node, struct op_id 
 	side->counter = id.counter;
 	side->mine = home_op_is_mine(lister->home, id);
 	side->what = "?";
+	head_path(lister->home, node->id, &lister->path);
+	side->shown_path = storage_strdup(lister->out->storage, buffer_string(&lister->path));
 	side->path = "";
 	side_version(lister, id, side);
 	if (store_get_op(&lister->home->store, id, &op, &lister->scratch, &failure) != 1)
@@ -254,22 +279,87 @@ describe_side(struct lister *lister, const struct head_node *node, struct op_id 
 		side->size = op.u.set.size;
 		hash_hex(&op.u.set.blob, side->hash);
 		side->shown = node->has_content && op_id_equal(node->content_op, id);
-		head_path(lister->home, node->id, &lister->path);
-		side->path = storage_strdup(lister->out->storage, buffer_string(&lister->path));
+		side->path = side->shown_path;
 		return;
 	}
 	side->path = place_path(lister, &op.u.place);
 	side->shown = op_id_equal(node->place.op, id);
-	if (node_id_equal(op.u.place.parent, NODE_TRASH))
+	if (node_id_equal(op.u.place.parent, NODE_TRASH)) {
 		side->what = "delete";
-	else if (kind == CONFLICT_NAME)
-		side->what = "name";
-	else
-		side->what = "move";
+	} else {
+		describe_placed(lister, node, op.u.place.node, side);
+		side->what = kind == CONFLICT_NAME ? "name" : "move";
+	}
 	/* A revive shows neither the delete nor itself; a name clash is
 	 * described by add_conflict (the least naming op keeps the name). */
 	if (kind == CONFLICT_EDIT_REVIVED || kind == CONFLICT_REVIVED || kind == CONFLICT_NAME)
 		side->shown = false;
+}
+
+/* A revived folder's other sides: what each live node in it holds it up
+ * with (the op that put it there, or the edit that revived it too). */
+static void
+add_revived_sides(struct lister *lister, const struct head_node *folder,
+    struct hearth_conflict *conflict)
+{
+	struct node_id *children = NULL;
+	size_t count = 0, capacity = 0;
+
+	head_shown_children(lister->home, folder->id, &children, &count, &capacity);
+	struct hearth_conflict_side *sides = storage_alloc(lister->out->storage,
+	    (conflict->side_count + count + 1) * sizeof *sides);
+	memcpy(sides, conflict->sides, conflict->side_count * sizeof *sides);
+	conflict->sides = sides;
+	for (size_t i = 0; i < count; i++) {
+		struct head_node child;
+		if (head_get(lister->home, children[i], &child, &lister->scratch) != 1)
+			continue;
+		if (!node_id_equal(child.place.parent, NODE_TRASH)) {
+			describe_side(lister, &child, child.place.op, CONFLICT_REVIVED,
+			    &sides[conflict->side_count]);
+			sides[conflict->side_count++].what = "add";
+		} else if (child.has_content)
+			describe_side(lister, &child, child.content_op, CONFLICT_REVIVED,
+			    &sides[conflict->side_count++]);
+	}
+	free(children);
+}
+
+/* A skipped folder move's other side: the move that put the place it
+ * asked for inside the folder (the step under the folder on the way up
+ * from that place), as head shows it. */
+static void
+add_cycle_side(struct lister *lister, const struct head_node *folder,
+    struct hearth_conflict *conflict)
+{
+	struct op op;
+	struct hearth_error failure;
+	struct head_node step;
+
+	if (conflict->side_count != 1)
+		return;
+	struct op_id skipped;
+	hex_decode(conflict->sides[0].replica, skipped.replica.bytes, ID_BYTES);
+	skipped.counter = conflict->sides[0].counter;
+	if (store_get_op(&lister->home->store, skipped, &op, &lister->scratch, &failure) != 1 ||
+	    op.kind != OP_PLACE)
+		return;
+	struct node_id at = op.u.place.parent;
+	for (size_t depth = 0; depth < 4096; depth++) {
+		if (head_get(lister->home, at, &step, &lister->scratch) != 1 ||
+		    node_id_equal(step.place.parent, NODE_TRASH) || !step.place.valid)
+			return;
+		if (node_id_equal(step.place.parent, folder->id))
+			break;
+		at = step.place.parent;
+	}
+	if (!node_id_equal(step.place.parent, folder->id))
+		return;
+	struct hearth_conflict_side *sides = storage_alloc(lister->out->storage, 2 * sizeof *sides);
+	sides[0] = conflict->sides[0];
+	describe_side(lister, &step, step.place.op, CONFLICT_CYCLE, &sides[1]);
+	conflict->sides = sides;
+	conflict->side_count = 2;
 }
 
 static int
@@ -300,13 +390,22 @@ add_conflict(struct lister *lister, enum conflict_kind kind, struct node_id id,
 	conflict->entry_kind = (enum hearth_entry_kind)node.kind;
 	head_path(lister->home, id, &lister->path);
 	conflict->path = storage_strdup(out->storage, buffer_string(&lister->path));
-	conflict->sides = storage_alloc(out->storage, (op_count ? op_count : 1) *
+	/* An edit kept a deleted file: the listed op is the delete; each edit
+	 * (a content head) is a side too. */
+	size_t edits = kind == CONFLICT_EDIT_REVIVED ? node.content_head_count : 0;
+	conflict->sides = storage_alloc(out->storage, (op_count + edits ? op_count + edits : 1) *
 	    sizeof *conflict->sides);
-	conflict->side_count = op_count;
 	for (size_t i = 0; i < op_count; i++)
-		describe_side(lister, &node, ops[i], kind, &conflict->sides[i]);
+		describe_side(lister, &node, ops[i], kind, &conflict->sides[conflict->side_count++]);
+	for (size_t i = 0; i < edits; i++)
+		describe_side(lister, &node, node.content_heads[i], kind,
+		    &conflict->sides[conflict->side_count++]);
 	if (kind == CONFLICT_NAME && op_count > 0)
 		conflict->sides[0].shown = true;	/* it keeps the name */
+	if (kind == CONFLICT_REVIVED)
+		add_revived_sides(lister, &node, conflict);
+	if (kind == CONFLICT_CYCLE)
+		add_cycle_side(lister, &node, conflict);
 	return 0;
 }
 
@@ -802,6 +901,19 @@ settle_revive(struct resolver *resolver, const struct head_node *node, struct op
 	return 0;
 }
 
+/* The node an op is of, from its row: false when the op is not stored. */
+static bool
+node_of_op(struct hearth *home, struct op_id id, struct node_id *out)
+{
+	struct store_op_row row = { .replica_number = 0 };
+
+	if (store_op_row_get(&home->store, store_replica_number(&home->store, id.replica, false),
+	    id.counter, false, &row) != 1)
+		return false;
+	*out = row.node;
+	return true;
+}
+
 /* Names: keep both makes the shown names real; mine or theirs gives the
  * plain name to that side and the shown name to the other. */
 static int
@@ -826,11 +938,8 @@ settle_name(struct resolver *resolver, const struct head_node *node, const struc
 		struct head_node holder;
 		if (op_id_equal(ops[i], node->place.op))
 			continue;
-		struct store_op_row row = { .replica_number = 0 };
-		bool found = store_op_row_get(&resolver->home->store, store_replica_number(
-		    &resolver->home->store, ops[i].replica, false), ops[i].counter, false, &row) == 1;
-		other = row.node;
-		if (!found || head_get(resolver->home, other, &holder, &resolver->scratch) != 1 ||
+		if (!node_of_op(resolver->home, ops[i], &other) ||
+		    head_get(resolver->home, other, &holder, &resolver->scratch) != 1 ||
 		    holder.shown_length != node->place.name_length ||
 		    memcmp(holder.shown, node->place.name, holder.shown_length) != 0)
 			continue;
