@@ -30,12 +30,12 @@ test_expect_success 'two replicas, each with its own author, of one Home' '
 	(cd b && USER=bob hearth record -m "b warms up: its next ops come after a'"'"'s" >/dev/null)
 '
 
-test_expect_success 'a and b do six things at once: every kind of conflict' '
+test_expect_success 'a and b do things at once: every kind of conflict' '
 	printf "one\nTWO a\n" >a/notes.txt && printf "one\ntwo b\n" >b/notes.txt &&
 	echo "made on a" >a/n.txt && echo "made on b, longer" >b/n.txt &&
 	rm a/music/tune.ogg && echo "a better tune" >b/music/tune.ogg &&
 	mv a/x a/docs/x && mv b/docs b/x/inner/docs &&
-	rm -r a/dir && echo "new on b" >b/dir/new.txt &&
+	rm -r a/dir && echo "new on b" >b/dir/new.txt && echo "f from b" >b/dir/f &&
 	(cd a && USER=ann hearth record -m "a side" >/dev/null) &&
 	(cd b && USER=bob hearth record -m "b side" >/dev/null &&
 	    hearth sync ../a >/dev/null && hearth checkout >/dev/null) &&
@@ -54,6 +54,7 @@ test_expect_success 'the CLI lists both files of the name clash and the edit of 
 	grep -E "^      name +[0-9a-f]{8}/[0-9]+ \(this replica\) bob@.*, 18 bytes, [0-9a-f]{12} -> n\.txt, shown as $(cat loser)$" out &&
 	grep -E "^    \* edit +[0-9a-f]{8}/[0-9]+ \(this replica\) bob@.*, 14 bytes, [0-9a-f]{12}$" out &&
 	grep -E "^      add +[0-9a-f]{8}/[0-9]+ \(this replica\) bob@.*, 9 bytes, [0-9a-f]{12} -> dir/new\.txt$" out &&
+	grep -E "^    \* edit +[0-9a-f]{8}/[0-9]+ \(this replica\) bob@.*, 9 bytes, [0-9a-f]{12} of dir/f$" out &&
 	grep -E "^    \* move +[0-9a-f]{8}/[0-9]+ ann@.* -> docs/x$" out &&
 	grep -A2 "^edit-revived " out >revived &&
 	grep "delete .* ann@" revived && grep "edit .* bob@" revived
@@ -70,10 +71,13 @@ test_expect_success 'the revived folder: the delete and what b put in it' '
 	grep -E "theirs +replica [0-9a-f]{8}, op [0-9]+, by ann@" "$TEST_ROOT/screen" &&
 	grep -E "^ +delete$" "$TEST_ROOT/screen" &&
 	grep -E "mine +replica [0-9a-f]{8} \(this one\), op [0-9]+, by bob@" "$TEST_ROOT/screen" &&
-	grep -E "puts dir/new\.txt in it, 9 bytes, content [0-9a-f]{12}" "$TEST_ROOT/screen"
+	grep -E "puts dir/new\.txt in it, 9 bytes, content [0-9a-f]{12}$" "$TEST_ROOT/screen" &&
+	grep -E "edit of dir/f, 9 bytes, content [0-9a-f]{12}; head shows this side" "$TEST_ROOT/screen"
 '
 
 test_expect_success 'the cycle: the skipped move and the move it would have looped with' '
+	app_keys l &&
+	sides_of "edit-revived conflict at dir/f" &&
 	app_keys l &&
 	sides_of "cycle conflict at docs" &&
 	grep -E "move to docs/x/inner/docs$" "$TEST_ROOT/screen" &&

@@ -8,7 +8,7 @@
 #include "tui/cli.h"
 
 static void
-print_side(struct cli *cli, const struct hearth_conflict_side *side)
+print_side(const struct hearth_conflict *conflict, const struct hearth_conflict_side *side)
 {
 	char when[80] = "";
 
@@ -30,8 +30,12 @@ print_side(struct cli *cli, const struct hearth_conflict_side *side)
 		fputs(", shown as ", stdout);
 		cli_print_path(stdout, side->shown_path, false);
 	}
+	/* A revived folder's edit is of a file in it. */
+	if (strcmp(side->what, "edit") == 0 && strcmp(side->path, conflict->path) != 0) {
+		fputs(" of ", stdout);
+		cli_print_path(stdout, side->path, false);
+	}
 	putchar('\n');
-	(void)cli;
 }
 
 /* For scripts (hearth(1)): "ID KIND PATH" a conflict, then "  SIDE" lines
@@ -149,7 +153,7 @@ cli_conflicts(struct cli *cli, int argc, char **argv)
 			cli_print_path(stdout, conflict->path, false);
 			putchar('\n');
 			for (size_t j = 0; j < conflict->side_count; j++)
-				print_side(cli, &conflict->sides[j]);
+				print_side(conflict, &conflict->sides[j]);
 			if (verbose && conflict->kind == HEARTH_CONFLICT_CONTENT)
 				print_merge(cli, conflict);
 		}

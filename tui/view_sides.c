@@ -144,6 +144,8 @@ side_action(const struct hearth_conflict *conflict, const struct hearth_conflict
 		return memory_printf("move to %s", path);
 	if (strcmp(what, "add") == 0)
 		return memory_printf("puts %s in it", path);
+	if (strcmp(what, "edit") == 0 && strcmp(path, conflict->path) != 0)
+		return memory_printf("edit of %s", path);	/* in a revived folder */
 	if (strcmp(what, "name") == 0 && side->shown)
 		return memory_printf("named %s (keeps the name)", path);
 	if (strcmp(what, "name") == 0)
