@@ -189,9 +189,27 @@ pack_parse_frame_header(const uint8_t bytes[PACK_FRAME_HEADER_SIZE],
 		return out->stored_length == out->raw_length ? 0 : -1;
 	if (out->codec == PACK_CODEC_ZSTD)
 		return out->stored_length < out->raw_length ? 0 : -1;
+	/* The writer keeps a delta only within ZSTD_compressBound of the raw
+	 * bytes, so a longer claim is damage, refused before any allocation. */
 	if (out->codec == PACK_CODEC_DELTA)
-		return out->stored_length > HASH_BYTES ? 0 : -1;
+		return out->stored_length > HASH_BYTES &&
+		    out->stored_length - HASH_BYTES <= ZSTD_COMPRESSBOUND(out->raw_length) ? 0 : -1;
 	return -1;
+}
+
+/* Whether the file reaches end; the pack being written grows after it was
+ * opened here, so a frame past the size seen then asks the file again. */
+static bool
+pack_file_holds(struct pack_open_file *file, uint64_t end)
+{
+	struct stat status;
+
+	if (end <= file->size)
+		return true;
+	if (fstat(file->fd, &status) != 0)
+		return false;
+	file->size = (uint64_t)status.st_size;
+	return end <= file->size;
 }
 
 /* Exactly needed, not doubled: a frame's size is bounded (PACK_FRAME_RAW_MAX). */
@@ -249,7 +267,7 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 
 /* Reads, checks and decompresses one frame into slot. */
 static int
-pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
+pack_reader_load(struct pack_reader *reader, struct pack_open_file *file,
     uint64_t frame_offset, struct pack_cached_frame *slot, struct hearth_error *error)
 {
 	const char *name = file->name;
@@ -270,6 +288,9 @@ pack_reader_load(struct pack_reader *reader, const struct pack_open_file *file,
 	if (pack_parse_frame_header(header_bytes, &header) != 0)
 		return hearth_error_put(error, "pack %s: frame at offset %llu: bad frame "
 		    "header", name, at);
+	if (!pack_file_holds(file, frame_offset + PACK_FRAME_HEADER_SIZE + header.stored_length))
+		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
+		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
 	bool raw = header.codec == PACK_CODEC_RAW;
 	pack_grow(&slot->bytes, &slot->capacity, header.raw_length);
 	if (!raw)
@@ -332,7 +353,7 @@ pack_reader_oldest(struct pack_reader *reader)
 /* A frame loads into the spare buffer and takes a cache slot only once
  * whole: reading a delta's base loads other frames in between. */
 static struct pack_cached_frame *
-pack_reader_frame(struct pack_reader *reader, const struct pack_open_file *file,
+pack_reader_frame(struct pack_reader *reader, struct pack_open_file *file,
     uint64_t frame_offset, struct hearth_error *error)
 {
 	int64_t pack = file->pack;

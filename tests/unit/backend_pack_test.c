@@ -15,6 +15,7 @@
 #include "backend/store/hash.h"
 #include "backend/io/io.h"
 #include "backend/store/pack.h"
+#include "backend/store/pack_format.h"
 #include "tests/unit/tap.h"
 #include "tests/lib/splitmix.h"
 
@@ -771,6 +772,19 @@ test_damage_found(void)
 	check_str(error, want);
 
 	test_damage(&damaged, zstd_at, 0x07, damaged.length);
+	test_damaged_read(&damaged, damaged.zstd, error, sizeof error);
+	snprintf(want, sizeof want, "pack %s: frame at offset %zu: bad frame header", name,
+	    zstd_at);
+	check_str(error, want);
+
+	/* A delta frame claiming 4 GiB of stored bytes is refused by its header,
+	 * before anything is allocated for it (the pack fuzzer's OOM). */
+	test_damage(&damaged, SIZE_MAX, 0, damaged.length);
+	uint8_t claim[8] = { PACK_CODEC_DELTA, 0, 0, 0, 0xff, 0x3f, 0, 0 };
+	fd = openat(damaged.dir_fd, name, O_WRONLY);
+	ok(pwrite(fd, claim, sizeof claim, (off_t)zstd_at) == (ssize_t)sizeof claim,
+	    "a delta header claiming 4 GiB written");
+	close(fd);
 	test_damaged_read(&damaged, damaged.zstd, error, sizeof error);
 	snprintf(want, sizeof want, "pack %s: frame at offset %zu: bad frame header", name,
 	    zstd_at);
