@@ -413,6 +413,22 @@ int hearth_list(hearth *home, const struct hearth_list_query *query,
     struct hearth_entry_list *out, struct hearth_error *error);
 void hearth_entry_list_free(struct hearth_entry_list *list);
 
+/* Paths, sorted by their bytes. */
+struct hearth_path_list {
+	const char **items;
+	size_t count;
+	bool more;		/* the limit left some out */
+	struct hearth_storage *storage;
+};
+
+/* The working tree's paths, as hearth_list (version NULL) has them in the
+ * index, whose own name holds text, ASCII letters matched in either case
+ * (the app's Home filter); at most limit (0: all), the first by path. An
+ * empty text matches nothing. */
+int hearth_find_names(hearth *home, const char *text, size_t limit,
+    struct hearth_path_list *out, struct hearth_error *error);
+void hearth_path_list_free(struct hearth_path_list *list);
+
 /* Writes the bytes of a file at a version to fd; a folder or a symbolic
  * link is HEARTH_USAGE (hearth(1): show --cat). */
 int hearth_cat(hearth *home, const char *version, const char *path, int fd,

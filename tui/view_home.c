@@ -1,10 +1,12 @@
 /* The Home view: the working tree (hearth_list, version NULL) as a tree
  * whose folders open lazily, 200 entries a page (keyset `after`), with
  * status marks from the app's last hearth_status and new paths merged from
- * it, live as the watch reruns it; space marks, r records from a dialog,
- * f or / filters by name. */
+ * it, live as the watch reruns it; a changed path's size and time are the
+ * disk's; space marks, r records from a dialog, f or / filters by name over
+ * the whole Home (the index's names and the status's new paths). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config/config.h"
 #include "tui/app.h"
@@ -18,6 +20,8 @@
 #define HOME_ROOT_WIDTH 8
 #define HOME_MARK_WIDTH 2
 #define HOME_FOLDER_WITH_CHANGES '*'
+/* The most paths a filter opens the way to. */
+#define HOME_FILTER_LIMIT 1000
 
 struct home_entry {
 	char *name;
@@ -25,6 +29,7 @@ struct home_entry {
 	char *root;
 	uint64_t size;
 	__int128 mtime_ns;
+	bool stamped;		/* size and mtime_ns are known (else none shown) */
 	char listed_mark;	/* what hearth_list said, ' ' for nothing */
 	char mark;		/* what is shown: a change kind, '*' or ' ' */
 	bool from_status;	/* a new path, known only from the status */
@@ -64,6 +69,7 @@ struct record_job {
 
 static void record_free(void *context);
 static void forget_recording(struct home_pane *pane);
+static void reveal_matches(struct view *view, const char *text);
 
 /* ---- rows and paths ----------------------------------------------------------- */
 
@@ -225,14 +231,62 @@ status_mark(const struct home_pane *pane, const char *path, const struct home_en
 	return below ? HOME_FOLDER_WITH_CHANGES : ' ';
 }
 
+/* Whether a mark is a change of the path itself (not ' ', not a folder
+ * holding changes). */
+static bool
+changed_mark(char mark)
+{
+	return mark != ' ' && mark != '\0' && mark != HOME_FOLDER_WITH_CHANGES;
+}
+
+/* A changed path's size and time as the disk has them now, from its root
+ * (or the first root holding it, when the status did not say); none when
+ * no root has it (moved away, deleted). The index has them as recorded. */
+static void
+stamp_from_disk(struct view *view, struct home_entry *entry, const char *path)
+{
+	const struct config *config = hearth_config(app_home(view->app));
+	struct stat status;
+
+	entry->stamped = false;
+	if (config == NULL)
+		return;
+	for (int pass = 0; pass < 2 && !entry->stamped; pass++)
+		for (size_t i = 0; i < config->root_count && !entry->stamped; i++) {
+			bool named = entry->root != NULL && strcmp(config->roots[i].name, entry->root) == 0;
+			if (pass == 0 ? !named : named)
+				continue;
+			char *full = memory_printf("%s/%s", config->roots[i].path, path);
+			if (lstat(full, &status) == 0) {
+				entry->size = (uint64_t)status.st_size;
+				entry->mtime_ns = (__int128)status.st_mtim.tv_sec * 1000000000 +
+				    status.st_mtim.tv_nsec;
+				entry->stamped = true;
+			}
+			free(full);
+		}
+}
+
+static void
+set_mark(struct view *view, struct home_entry *entry, const char *path)
+{
+	char before = entry->mark;
+
+	entry->mark = status_mark(view->private, path, entry);
+	if (changed_mark(entry->mark))
+		stamp_from_disk(view, entry, path);
+	else if (changed_mark(before) && !entry->from_status)
+		/* Changed back: the disk is as recorded again. */
+		stamp_from_disk(view, entry, path);
+}
+
 static void
 update_marks(struct view *view, struct list_item *parent)
 {
 	for (size_t i = 0; i < parent->child_count; i++) {
 		struct list_item *child = parent->children[i];
-		struct home_entry *entry = child->data;
 		char *path = item_path(child);
-		entry->mark = status_mark(view->private, path, entry);
+		set_mark(view, child->data, path);
 		free(path);
 		update_marks(view, child);
 	}
@@ -247,7 +301,7 @@ add_entry(struct view *view, struct list_item *parent, size_t at, struct home_en
 	char *path = item_path(item);
 
 	item->expandable = entry->kind == HEARTH_DIR;
-	entry->mark = status_mark(view->private, path, entry);
+	set_mark(view, entry, path);
 	free(path);
 	return item;
 }
@@ -320,6 +374,7 @@ list_folder(struct view *view, struct list_item *parent)
 		entry->root = memory_strdup(listed->root ? listed->root : "");
 		entry->size = listed->size;
 		entry->mtime_ns = listed->mtime_ns;
+		entry->stamped = true;
 		entry->listed_mark = listed->mark ? listed->mark : ' ';
 		add_entry(view, parent, parent->child_count, entry);
 	}
@@ -447,6 +502,8 @@ home_build(struct view *view)
 		if (item != NULL)
 			list_toggle_mark(view->list, item);
 	}
+	if (view->list->filter != NULL)
+		reveal_matches(view, view->list->filter);
 	list_refresh(view->list);
 	struct list_item *again = selected_path ? find_item(view->list, selected_path) : NULL;
 	if (again != NULL)
@@ -610,9 +667,9 @@ home_draw_row(void *context, const struct list_item *item, int y, int x, int wid
 	draw_text(y, column, x + 2 + columns.name - column,
 	    view_role(selected, item->marked ? THEME_MARKED : name_role(entry)), name, 0);
 	free(name);
-	if (entry->kind != HEARTH_DIR && !entry->from_status)
+	if (entry->kind != HEARTH_DIR && entry->stamped)
 		draw_format_size(entry->size, size, sizeof size);
-	if (!entry->from_status)
+	if (entry->stamped)
 		draw_format_time(entry->mtime_ns / 1000000000, time, sizeof time);
 	draw_columns(y, x + 2, &columns, view_role(selected, THEME_DIM), entry->root, size, time,
 	    mark, view_role(selected, draw_change_role(entry->mark)));
@@ -624,7 +681,7 @@ home_draw_note(struct view *view, int y, int height, int width)
 	if (view->list->row_count > 0)
 		return;
 	draw_text(y + 1, 2, width - 4, THEME_DIM, view->list->filter ?
-	    "No loaded name contains the filter (f, then an empty text, shows all)." :
+	    "No name in the Home contains the filter (f, then an empty text, shows all)." :
 	    "The Home is empty: files put in it show here.", 0);
 }
 
@@ -872,11 +929,72 @@ view_home_record(struct view *home, char **paths, size_t count)
 
 /* ---- filter -------------------------------------------------------------------- */
 
+/* Loads the folders on the way to path and the pages of each up to the
+ * name wanted, opening none: the list's filter then sees the name, and
+ * shows the folders that lead to it. */
+static void
+load_path(struct view *view, const char *path)
+{
+	struct list_item *parent = &view->list->root;
+	const char *cursor = path;
+
+	for (;;) {
+		size_t length = strcspn(cursor, "/");
+		char *name = memory_strndup(cursor, length);
+		if (!parent->loaded)
+			load_page(view, parent);
+		struct list_item *child;
+		while ((child = find_child(parent, name)) == NULL && parent->more)
+			load_page(view, parent);
+		free(name);
+		if (child == NULL || cursor[length] == '\0' || !child->expandable)
+			return;
+		parent = child;
+		cursor += length + 1;
+	}
+}
+
+/* Whether the last name of path holds text, as the list's filter asks. */
+static bool
+last_name_matches(const char *path, const char *text)
+{
+	const char *slash = strrchr(path, '/');
+	struct home_entry entry = { .name = (char *)(slash ? slash + 1 : path) };
+
+	return entry_matches(&entry, text);
+}
+
+/* A filter looks over the whole Home, not only the folders opened: the
+ * index's names (hearth_find_names) and the status's new paths. */
+static void
+reveal_matches(struct view *view, const char *text)
+{
+	struct home_pane *pane = view->private;
+	struct hearth_path_list found;
+	struct hearth_error error;
+
+	if (text == NULL || text[0] == '\0')
+		return;
+	if (hearth_find_names(app_home(view->app), text, HOME_FILTER_LIMIT, &found,
+		&error) != HEARTH_OK) {
+		app_error(view->app, "Cannot search the Home", &error);
+		return;
+	}
+	for (size_t i = 0; i < found.count; i++)
+		load_path(view, found.items[i]);
+	hearth_path_list_free(&found);
+	for (size_t i = 0; i < pane->change_count; i++)
+		if (pane->changes[i].kind != HEARTH_DELETED &&
+		    last_name_matches(pane->changes[i].path, text))
+			load_path(view, pane->changes[i].path);
+}
+
 static void
 filter_changed(void *context, const char *text)
 {
 	struct view *view = context;
 
+	reveal_matches(view, text);
 	list_set_filter(view->list, text);
 }
 
@@ -886,7 +1004,9 @@ filter_done(void *context, bool accepted, const char *text)
 	struct view *view = context;
 	struct home_pane *pane = view->private;
 
-	list_set_filter(view->list, accepted ? text : pane->filter_before);
+	const char *filter = accepted ? text : pane->filter_before;
+	reveal_matches(view, filter);
+	list_set_filter(view->list, filter);
 	free(pane->filter_before);
 	pane->filter_before = NULL;
 }
@@ -898,7 +1018,7 @@ ask_filter(struct view *view)
 
 	free(pane->filter_before);
 	pane->filter_before = view->list->filter ? memory_strdup(view->list->filter) : NULL;
-	dialog_input(app_dialog(view->app), "Filter", "Show names containing (loaded folders):",
+	dialog_input(app_dialog(view->app), "Filter", "Show names containing:",
 	    view->list->filter, filter_done, filter_changed, view);
 }
 

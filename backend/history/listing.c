@@ -12,6 +12,12 @@
 #include "backend/history/tree.h"
 #include "model/array.h"
 
+static unsigned char
+ascii_lower(unsigned char byte)
+{
+	return byte >= 'A' && byte <= 'Z' ? (unsigned char)(byte - 'A' + 'a') : byte;
+}
+
 /* The child of a folder by name: the index's (scan_index_child) or head's
  * (head_shown_at). */
 typedef int child_finder(struct hearth *home, struct node_id folder, const void *name,
@@ -226,6 +232,91 @@ hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_e
 
 void
 hearth_entry_list_free(struct hearth_entry_list *list)
+{
+	storage_free(list->storage);
+	memset(list, 0, sizeof *list);
+}
+
+/* Whether name holds text, ASCII letters in either case. */
+static bool
+name_holds(const unsigned char *name, size_t length, const char *text, size_t text_length)
+{
+	for (size_t at = 0; at + text_length <= length; at++) {
+		size_t i = 0;
+		while (i < text_length &&
+		    ascii_lower(name[at + i]) == ascii_lower((unsigned char)text[i]))
+			i++;
+		if (i == text_length)
+			return true;
+	}
+	return false;
+}
+
+struct name_search {
+	const char *text;
+	size_t text_length;
+	struct node_id *nodes;
+	size_t count, capacity;
+};
+
+static int
+name_search_visit(void *context, const struct scan_entry_row *entry)
+{
+	struct name_search *search = context;
+
+	if (name_holds(entry->name, entry->name_length, search->text, search->text_length)) {
+		search->nodes = array_grow(search->nodes, &search->capacity, search->count + 1,
+		    sizeof *search->nodes);
+		search->nodes[search->count++] = entry->node;
+	}
+	return 0;
+}
+
+static int
+compare_paths(const void *left, const void *right)
+{
+	return strcmp(*(const char *const *)left, *(const char *const *)right);
+}
+
+int
+hearth_find_names(hearth *home, const char *text, size_t limit, struct hearth_path_list *out,
+    struct hearth_error *error)
+{
+	struct name_search search = { .text = text, .text_length = text ? strlen(text) : 0 };
+
+	memset(out, 0, sizeof *out);
+	hearth_error_clear(error);
+	out->storage = storage_new();
+	if (search.text_length == 0)
+		return 0;
+	if (scan_entries_each(home, name_search_visit, &search) != 0) {
+		free(search.nodes);
+		hearth_path_list_free(out);
+		return hearth_fail(error, HEARTH_FAILED, "cannot read the index: %s",
+		    sqlite3_errmsg(home->store.db));
+	}
+	out->items = storage_alloc(out->storage, (search.count ? search.count : 1) *
+	    sizeof *out->items);
+	struct buffer path;
+	buffer_init(&path);
+	/* A row whose chain of folders does not reach the top (one in the
+	 * trash) is no path of the tree. */
+	for (size_t i = 0; i < search.count; i++)
+		if (scan_index_path(home, search.nodes[i], &path))
+			out->items[out->count++] = storage_strdup(out->storage,
+			    (const char *)path.data);
+	buffer_free(&path);
+	free(search.nodes);
+	qsort(out->items, out->count, sizeof *out->items, compare_paths);
+	if (limit != 0 && out->count > limit) {
+		out->count = limit;
+		out->more = true;
+	}
+	return 0;
+}
+
+void
+hearth_path_list_free(struct hearth_path_list *list)
 {
 	storage_free(list->storage);
 	memset(list, 0, sizeof *list);
