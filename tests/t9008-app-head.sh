@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='the app: History and the status line say what head is, and the mark is where the tree is'
+test_description='the app: History and the status line say what head is, the mark is where the tree is, versions in log'"'"'s order with those a sync brought marked'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/app-lib.sh"
 
@@ -40,6 +40,36 @@ test_expect_success 'after a sync that names it, the merge version is head and m
 	merge_row=$(grep -n "Merge 1 version" "$TEST_ROOT/screen" | cut -d: -f1) &&
 	sed -n "${merge_row}p" "$TEST_ROOT/screen" | grep "^ *[▶>]" &&
 	grep "head [0-9a-f]\{8\}" "$TEST_ROOT/screen" &&
+	app_quit
+'
+
+# As t0270: three versions on p, then (once the clock has passed them) one
+# on q, a clone that has not seen them; in total order q's comes below
+# them, by time above them.
+test_expect_success 'History lists versions in log order, newest by time first; those a sync brought are marked' '
+	hearth init p >/dev/null && echo base >p/base && (cd p && hearth record -m "p base" >/dev/null) &&
+	hearth clone p q >/dev/null &&
+	for n in 1 2 3; do
+		echo $n >p/p$n && (cd p && hearth record -m "p $n" >/dev/null) || exit 1
+	done &&
+	last=$(date +%s) &&
+	test_wait_for "test \$(date +%s) -gt $last" 5 &&
+	echo q >q/q && (cd q && hearth record -m "q later" >/dev/null) &&
+	(cd p && hearth sync ../q >/dev/null) &&
+	(cd p && hearth log --oneline) | sed "s/^[^ ]* //; s/^\(Merge 1 version\).*/\1/" >expect &&
+	printf "Merge 1 version\nq later\np 3\np 2\np 1\np base\n" >expect.t0270 &&
+	test_cmp expect.t0270 expect &&
+	cd p && app_start &&
+	app_wait "p base" &&
+	app_screen >"$TEST_ROOT/order-screen" &&
+	while read -r message; do
+		grep -n -F "$message" "$TEST_ROOT/order-screen" | head -n 1 | cut -d: -f1 || exit 1
+	done <"$TEST_ROOT/expect" >"$TEST_ROOT/rows" &&
+	test $(wc -l <"$TEST_ROOT/rows") -eq 6 &&
+	sort -n "$TEST_ROOT/rows" | test_cmp "$TEST_ROOT/rows" - &&
+	grep -E "[↓v][0-9a-f]{8} [0-9]{4}-.*q later" "$TEST_ROOT/order-screen" &&
+	! grep -E "[↓v][0-9a-f]{8} [0-9]{4}-.*(p [123]|p base|Merge 1 version)" \
+	    "$TEST_ROOT/order-screen" &&
 	app_quit
 '
 
