@@ -106,6 +106,23 @@ test_expect_success 'the conflict section makes its conflict: both machines edit
 	grep -F "says \"No conflicts.\":" guide.txt
 '
 
+test_expect_success 'the conflict section'"'"'s sync says the conflict it brought, as sync says it' '
+	section_displays "YOUR FIRST CONFLICT" brought >/dev/null &&
+	sed -n "/^\$ hearth sync origin\$/,/^\$ /p" brought.* >guide-sync &&
+	hearth init desk >/dev/null && mkdir -p desk/Documents &&
+	echo cv >desk/Documents/cv.txt && (cd desk && hearth record -m cv >/dev/null) &&
+	hearth clone desk lap >/dev/null &&
+	echo "cv, updated on the laptop" >lap/Documents/cv.txt &&
+	(cd lap && hearth record -m "CV from the train" >/dev/null) &&
+	echo "cv, updated at home" >desk/Documents/cv.txt &&
+	(cd desk && hearth record -m "CV at home" >/dev/null) &&
+	(cd lap && hearth sync origin) >synced &&
+	grep "^The sync brought 1 new conflict" synced >said &&
+	test "$(wc -l <said)" -eq 1 &&
+	grep -x -F -f said guide-sync &&
+	grep -v "^\$ " guide-sync | grep -n -x -F -f said | grep "^4:"
+'
+
 # The number the docs give in words, for the count of the demo's versions.
 number_word() {
 	n=$1
