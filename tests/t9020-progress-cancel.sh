@@ -122,6 +122,26 @@ test_expect_success 'in the app, Esc during a record stops it: nothing is record
 	hearth log --oneline >log && ! grep never log
 '
 
+test_expect_success 'in the app, Esc during a checkout stops it: the tree is as it was' '
+	cd b &&
+	hearth status --porcelain >"$TEST_ROOT/status.before" &&
+	app_start HEARTH_HOLD=writing:$((64 << 20)):$TEST_ROOT/held &&
+	app_wait "no zeros" &&
+	app_keys j c &&
+	app_wait "Check out version" &&
+	app_keys y &&
+	test_wait_for "test -s \"$TEST_ROOT/held\"" &&
+	app_wait "writing" 30 &&
+	app_screen | grep -E "writing [0-9]+% 0/1, [0-9.]+ [KMG]?i?B of 512.0 MiB" &&
+	app_keys Escape &&
+	rm "$TEST_ROOT/held" &&
+	app_wait "Checkout cancelled; the Home is as it was" 60 &&
+	app_quit &&
+	! test -e zeros.bin &&
+	hearth status --porcelain >"$TEST_ROOT/status.after" &&
+	test_cmp "$TEST_ROOT/status.before" "$TEST_ROOT/status.after"
+'
+
 test_expect_success 'the Sync view: the panel counts chunks and bytes as they come, with rate and time left' '
 	head -c 12000000 /dev/urandom >a/more.bin &&
 	(cd a && hearth record -m more >/dev/null) &&
