@@ -164,49 +164,31 @@ struct chain_walk {
 
 /* The kind an op's row names, for a report about it (its body may be
  * what is damaged). */
-static const char *
-row_kind_name(sqlite3_stmt *statement)
-{
-	return op_kind_name((enum op_kind)sqlite3_column_int(statement, 3));
-}
-
 /* The op's bytes against its chain: any byte changed in the body or in
  * the chain itself shows here, whether or not the op still decodes. */
 static bool
-chain_intact(struct store *store, struct chain_walk *walk, sqlite3_stmt *statement)
+chain_intact(struct store *store, struct chain_walk *walk, const struct store_op_row *row)
 {
-	const void *body = sqlite3_column_blob(statement, 4);
-	size_t length = (size_t)sqlite3_column_bytes(statement, 4);
-	struct hash from_stored, from_computed, stored;
-	bool have_stored = sqlite3_column_bytes(statement, 6) == HASH_BYTES;
+	struct hash from_stored, from_computed;
 
-	if (have_stored)
-		memcpy(stored.bytes, sqlite3_column_blob(statement, 6), HASH_BYTES);
-	store_chain_next(store, &walk->stored, body, length, &from_stored);
-	store_chain_next(store, &walk->computed, body, length, &from_computed);
-	bool intact = have_stored && (hash_equal(&from_stored, &stored) ||
-	    hash_equal(&from_computed, &stored));
+	store_chain_next(store, &walk->stored, row->body, row->body_length, &from_stored);
+	store_chain_next(store, &walk->computed, row->body, row->body_length, &from_computed);
+	bool intact = row->has_chain && (hash_equal(&from_stored, &row->chain) ||
+	    hash_equal(&from_computed, &row->chain));
 	walk->computed = from_stored;
-	if (have_stored)
-		walk->stored = stored;
-	else
-		walk->stored = from_stored;
+	walk->stored = row->has_chain ? row->chain : from_stored;
 	return intact;
 }
 
 static bool
-row_agrees(sqlite3_stmt *statement, const struct op *op, struct replica_id replica_id,
-    uint64_t counter)
+row_agrees(const struct store_op_row *row, const struct op *op, struct replica_id replica_id)
 {
 	struct node_id node = op_node(op);
-	bool node_agrees = op->kind == OP_COMMIT ?
-	    sqlite3_column_type(statement, 5) == SQLITE_NULL :
-	    sqlite3_column_bytes(statement, 5) == ID_BYTES &&
-	    memcmp(sqlite3_column_blob(statement, 5), node.bytes, ID_BYTES) == 0;
+	bool node_agrees = op->kind == OP_COMMIT ? row->node_length == -1 :
+	    row->node_length == ID_BYTES && node_id_equal(row->node, node);
 
-	return op->id.counter == counter && replica_id_equal(op->id.replica, replica_id) &&
-	    op->lamport == (uint64_t)sqlite3_column_int64(statement, 2) &&
-	    (int)op->kind == sqlite3_column_int(statement, 3) && node_agrees;
+	return op->id.counter == row->counter && replica_id_equal(op->id.replica, replica_id) &&
+	    op->lamport == row->lamport && op->kind == row->kind && node_agrees;
 }
 
 static void
@@ -233,89 +215,125 @@ static void
 check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena)
 {
 	struct hearth *home = fsck->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT replica, counter, lamport, kind, body, node, chain FROM op "
-	    "ORDER BY replica, counter");
+	struct store_ops walk_ops;
+	struct store_op_row row;
 	size_t capacity = 1024;
 	struct chain_walk walk = { .replica = -1 };
 	char reason[128], hex[ID_HEX];
 
 	*ops = array_alloc(capacity, sizeof **ops);
 	*count = 0;
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		int64_t replica = sqlite3_column_int64(statement, 0);
-		uint64_t counter = (uint64_t)sqlite3_column_int64(statement, 1);
+	store_ops_all(&home->store, &walk_ops);
+	while (store_ops_next(&walk_ops, &row)) {
 		struct replica_id replica_id;
-		store_replica_id(&home->store, replica, &replica_id);
+		store_replica_id(&home->store, row.replica_number, &replica_id);
 		replica_id_hex(replica_id, hex);
-		if (replica != walk.replica) {
-			walk = (struct chain_walk){ .replica = replica, .expected = 1 };
-		}
-		if (counter != walk.expected)
+		if (row.replica_number != walk.replica)
+			walk = (struct chain_walk){ .replica = row.replica_number, .expected = 1 };
+		if (row.counter != walk.expected)
 			problem(fsck, "ops of replica %.8s jump from %llu to %llu: %llu missing", hex,
-			    (unsigned long long)walk.expected - 1, (unsigned long long)counter,
-			    (unsigned long long)(counter - walk.expected));
-		walk.expected = counter + 1;
+			    (unsigned long long)walk.expected - 1, (unsigned long long)row.counter,
+			    (unsigned long long)(row.counter - walk.expected));
+		walk.expected = row.counter + 1;
 		fsck->report->ops_checked++;
 		*ops = array_grow(*ops, &capacity, *count + 1, sizeof **ops);
 		struct op *op = &(*ops)[*count];
-		bool intact = chain_intact(&home->store, &walk, statement);
-		bool decoded = op_decode(sqlite3_column_blob(statement, 4),
-		    (size_t)sqlite3_column_bytes(statement, 4), op, arena, reason, sizeof reason);
+		bool intact = chain_intact(&home->store, &walk, &row);
+		bool decoded = op_decode(row.body, row.body_length, op, arena, reason, sizeof reason);
 		if (!intact) {
+			/* The kind the row names: its body may be what is damaged. */
 			problem(fsck, "op %.8s/%llu (%s) is damaged: its bytes do not match its hash "
 			    "chain; `hearth fsck --repair PEER` fetches it from a replica that has it",
-			    hex, (unsigned long long)counter, row_kind_name(statement));
+			    hex, (unsigned long long)row.counter, op_kind_name(row.kind));
 			struct fsck_damage *damage = fsck->damage;
 			damage->ops = array_grow(damage->ops, &damage->op_capacity,
 			    damage->op_count + 1, sizeof *damage->ops);
-			damage->ops[damage->op_count++] = (struct op_id){ replica_id, counter };
+			damage->ops[damage->op_count++] = (struct op_id){ replica_id, row.counter };
 		}
 		if (!decoded) {
 			problem(fsck, "op %.8s/%llu does not decode: %s", hex,
-			    (unsigned long long)counter, reason);
+			    (unsigned long long)row.counter, reason);
 			continue;
 		}
-		if (!row_agrees(statement, op, replica_id, counter)) {
+		if (!row_agrees(&row, op, replica_id)) {
 			problem(fsck, "op %.8s/%llu (%s): its row disagrees with its body", hex,
-			    (unsigned long long)counter, op_kind_name(op->kind));
+			    (unsigned long long)row.counter, op_kind_name(op->kind));
 			fsck->damage->rows_disagreeing++;
 		}
-		check_op_content(fsck, op, hex, counter);
+		check_op_content(fsck, op, hex, row.counter);
 		(*count)++;
 		if (fsck->report->ops_checked % 65536 == 0)
 			progress(fsck, "checking ops", fsck->report->ops_checked, 0);
 	}
-	sqlite3_reset(statement);
+	if (walk_ops.failed)
+		problem(fsck, "the op table could not be read to its end: %s",
+		    sqlite3_errmsg(home->store.db));
+	store_ops_close(&walk_ops);
 }
 
 /* A version's row against its COMMIT: what log and show read is what the
  * op says (the op itself is proven by check_ops). */
 static bool
-version_agrees(struct store *store, sqlite3_stmt *statement, const struct op *commit,
-    uint64_t previous)
+version_agrees(struct store *store, const struct history_version_row *row,
+    const struct op *commit, uint64_t previous)
 {
 	const struct op_commit *c = &commit->u.commit;
 	struct hash id;
-	const char *author = (const char *)sqlite3_column_text(statement, 7);
-	const char *message = (const char *)sqlite3_column_text(statement, 8);
 
 	/* The id from the chains check_ops proves: it commits to every op. */
 	return store_version_id(store, commit, &id) == 0 &&
-	    sqlite3_column_bytes(statement, 0) == HASH_BYTES &&
-	    memcmp(sqlite3_column_blob(statement, 0), id.bytes, HASH_BYTES) == 0 &&
-	    (uint64_t)sqlite3_column_int64(statement, 2) == commit->id.counter &&
-	    (uint64_t)sqlite3_column_int64(statement, 3) == commit->lamport &&
-	    sqlite3_column_bytes(statement, 4) == ID_BYTES &&
-	    memcmp(sqlite3_column_blob(statement, 4), commit->id.replica.bytes, ID_BYTES) == 0 &&
-	    sqlite3_column_int64(statement, 5) == c->time &&
-	    sqlite3_column_int64(statement, 6) == c->utc_offset &&
-	    author != NULL && strcmp(author, c->author) == 0 &&
-	    (size_t)sqlite3_column_bytes(statement, 7) == strlen(c->author) &&
-	    message != NULL && strcmp(message, c->message) == 0 &&
-	    (size_t)sqlite3_column_bytes(statement, 8) == strlen(c->message) &&
-	    (uint64_t)sqlite3_column_int64(statement, 9) == previous &&
-	    (uint64_t)sqlite3_column_int64(statement, 11) == commit->id.counter - previous - 1;
+	    row->id_length == HASH_BYTES && memcmp(row->id, id.bytes, HASH_BYTES) == 0 &&
+	    row->counter == commit->id.counter && row->lamport == commit->lamport &&
+	    row->replica_id_length == ID_BYTES &&
+	    memcmp(row->replica_id, commit->id.replica.bytes, ID_BYTES) == 0 &&
+	    row->time == c->time && row->utc_offset == c->utc_offset &&
+	    row->author != NULL && strcmp(row->author, c->author) == 0 &&
+	    row->author_length == strlen(c->author) &&
+	    row->message != NULL && strcmp(row->message, c->message) == 0 &&
+	    row->message_length == strlen(c->message) &&
+	    row->previous == previous && row->changes == commit->id.counter - previous - 1;
+}
+
+/* Where check_versions is in its walk: versions come by replica and counter. */
+struct version_walk {
+	struct fsck *fsck;
+	struct arena arena;
+	int64_t last_replica;
+	uint64_t previous;	/* counter of the replica's version before this one */
+};
+
+static int
+check_version(void *context, const struct history_version_row *row)
+{
+	struct version_walk *walk = context;
+	struct fsck *fsck = walk->fsck;
+	struct op commit;
+	char hex[HASH_HEX], reason[128];
+
+	fsck->report->versions_checked++;
+	if (row->replica_number != walk->last_replica)
+		walk->previous = 0;
+	walk->last_replica = row->replica_number;
+	hex_encode(row->id, row->id_length < HASH_BYTES ? row->id_length : HASH_BYTES, hex);
+	if (row->commit == NULL) {
+		problem(fsck, "version %.12s has no COMMIT op", hex);
+		return 0;
+	}
+	if (op_decode(row->commit, row->commit_length, &commit, &walk->arena, reason,
+		sizeof reason) && !version_agrees(&fsck->home->store, row, &commit, walk->previous)) {
+		char replica_hex[ID_HEX];
+		replica_id_hex(commit.id.replica, replica_hex);
+		problem(fsck, "version %.12s (commit %.8s/%llu): its row in the history is "
+		    "not what its COMMIT says", hex, replica_hex,
+		    (unsigned long long)commit.id.counter);
+		fsck->damage->rows_disagreeing++;
+	}
+	walk->previous = row->counter;
+	if (walk->arena.allocated > (1u << 20)) {
+		arena_free(&walk->arena);
+		arena_init(&walk->arena, 16 * 1024);
+	}
+	return 0;
 }
 
 /* Every version has its COMMIT and every column of its row is what that
@@ -325,62 +343,26 @@ static void
 check_versions(struct fsck *fsck)
 {
 	struct hearth *home = fsck->home;
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT v.id, v.replica, v.counter, v.lamport, v.replica_id, v.time, v.utc_offset, "
-	    "v.author, v.message, v.previous, o.body, v.changes FROM version v LEFT JOIN op o "
-	    "ON o.replica = v.replica AND o.counter = v.counter AND o.kind = 3 "
-	    "ORDER BY v.replica, v.counter");
-	struct arena arena;
-	int64_t last_replica = -1;
-	uint64_t previous = 0;
-	char hex[HASH_HEX], reason[128];
+	struct version_walk walk = { .fsck = fsck, .last_replica = -1 };
+	struct store_ops commits;
+	struct store_op_row row;
 
-	arena_init(&arena, 16 * 1024);
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		struct op commit;
-		int64_t replica = sqlite3_column_int64(statement, 1);
-		fsck->report->versions_checked++;
-		if (replica != last_replica)
-			previous = 0;
-		last_replica = replica;
-		hex_encode(sqlite3_column_blob(statement, 0),
-		    (size_t)sqlite3_column_bytes(statement, 0) < HASH_BYTES ?
-		    (size_t)sqlite3_column_bytes(statement, 0) : HASH_BYTES, hex);
-		if (sqlite3_column_type(statement, 10) == SQLITE_NULL) {
-			problem(fsck, "version %.12s has no COMMIT op", hex);
+	arena_init(&walk.arena, 16 * 1024);
+	(void)history_version_rows_each(home, false, check_version, &walk);
+	arena_free(&walk.arena);
+	store_ops_commits(&home->store, &commits);
+	while (store_ops_next(&commits, &row)) {
+		if (history_has_version(home, row.replica_number, row.counter))
 			continue;
-		}
-		if (op_decode(sqlite3_column_blob(statement, 10),
-			(size_t)sqlite3_column_bytes(statement, 10), &commit, &arena, reason,
-			sizeof reason) && !version_agrees(&home->store, statement, &commit, previous)) {
-			char replica_hex[ID_HEX];
-			replica_id_hex(commit.id.replica, replica_hex);
-			problem(fsck, "version %.12s (commit %.8s/%llu): its row in the history is "
-			    "not what its COMMIT says", hex, replica_hex,
-			    (unsigned long long)commit.id.counter);
-			fsck->damage->rows_disagreeing++;
-		}
-		previous = (uint64_t)sqlite3_column_int64(statement, 2);
-		if (arena.allocated > (1u << 20)) {
-			arena_free(&arena);
-			arena_init(&arena, 16 * 1024);
-		}
-	}
-	sqlite3_reset(statement);
-	arena_free(&arena);
-	statement = store_statement(&home->store, "SELECT o.replica, o.counter FROM op o "
-	    "WHERE o.kind = 3 AND NOT EXISTS (SELECT 1 FROM version v WHERE v.replica = o.replica "
-	    "AND v.counter = o.counter)");
-	while (sqlite3_step(statement) == SQLITE_ROW) {
 		struct replica_id replica_id;
 		char replica_hex[ID_HEX];
-		store_replica_id(&home->store, sqlite3_column_int64(statement, 0), &replica_id);
+		store_replica_id(&home->store, row.replica_number, &replica_id);
 		replica_id_hex(replica_id, replica_hex);
 		problem(fsck, "commit %.8s/%llu has no version in the history", replica_hex,
-		    (unsigned long long)sqlite3_column_int64(statement, 1));
+		    (unsigned long long)row.counter);
 		fsck->damage->rows_disagreeing++;
 	}
-	sqlite3_reset(statement);
+	store_ops_close(&commits);
 }
 
 /* ---- packs and chunks ------------------------------------------------------------------ */
@@ -588,31 +570,43 @@ struct trace_version {
 	bool hit;		/* holds a damaged content */
 };
 
+/* load_versions's list as it grows. */
+struct version_list {
+	struct trace_version *versions;
+	size_t count, capacity;
+	struct arena *arena;
+};
+
+static int
+load_version(void *context, const struct history_version_row *row)
+{
+	struct version_list *list = context;
+	struct op commit;
+	char reason[128];
+
+	if (row->commit == NULL || row->id_length != HASH_BYTES ||
+	    !op_decode(row->commit, row->commit_length, &commit, list->arena, reason,
+		sizeof reason) || commit.kind != OP_COMMIT)
+		return 0;	/* check_ops and check_versions name it */
+	list->versions = array_grow(list->versions, &list->capacity, list->count + 1,
+	    sizeof *list->versions);
+	struct trace_version *version = &list->versions[list->count++];
+	hex_encode(row->id, HASH_BYTES, version->id);
+	version->vv = (struct vv){ .entries = (struct vv_entry *)commit.u.commit.vv_entries,
+		.count = commit.u.commit.vv_count };
+	version->hit = false;
+	return 0;
+}
+
+/* Every version whose COMMIT decodes, newest first in the total order. */
 static size_t
 load_versions(struct hearth *home, struct trace_version **out, struct arena *arena)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT v.id, o.body FROM version v JOIN op o ON o.replica = v.replica AND "
-	    "o.counter = v.counter ORDER BY v.lamport DESC, v.replica_id DESC, v.counter DESC");
-	size_t count = 0, capacity = 0;
-	char reason[128];
+	struct version_list list = { .arena = arena };
 
-	*out = NULL;
-	while (sqlite3_step(statement) == SQLITE_ROW) {
-		struct op commit;
-		if (!op_decode(sqlite3_column_blob(statement, 1),
-			(size_t)sqlite3_column_bytes(statement, 1), &commit, arena, reason,
-			sizeof reason) || commit.kind != OP_COMMIT)
-			continue;	/* check_ops and check_versions name it */
-		*out = array_grow(*out, &capacity, count + 1, sizeof **out);
-		struct trace_version *version = &(*out)[count++];
-		hex_encode(sqlite3_column_blob(statement, 0), HASH_BYTES, version->id);
-		version->vv = (struct vv){ .entries = (struct vv_entry *)commit.u.commit.vv_entries,
-			.count = commit.u.commit.vv_count };
-		version->hit = false;
-	}
-	sqlite3_reset(statement);
-	return count;
+	(void)history_version_rows_each(home, true, load_version, &list);
+	*out = list.versions;
+	return list.count;
 }
 
 /* The ops that supersede set: what ends its content in the versions that

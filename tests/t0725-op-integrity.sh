@@ -73,6 +73,17 @@ test_expect_success 'every byte of each version'"'"'s author and message in the 
 	done
 '
 
+test_expect_success 'a version without its COMMIT, and a COMMIT without its version' '
+	cp -a h lost-version && cp -a h lost-commit &&
+	test_tool row-drop lost-version/.hearth/store.db version 1 &&
+	(cd lost-version && test_expect_code 1 hearth fsck) >fsck.out 2>&1 &&
+	last=$(($(wc -l <ops) - 1)) && test $(op_kind $last) = commit &&
+	grep "^commit $(op_hex $last | cut -c5-12)/$((0x$(op_hex $last | cut -c37-38))) has no version in the history" fsck.out &&
+	test_tool row-drop lost-commit/.hearth/store.db op $last &&
+	(cd lost-commit && test_expect_code 1 hearth fsck) >fsck.out 2>&1 &&
+	grep "^version [0-9a-f]\{12\} has no COMMIT op" fsck.out
+'
+
 test_expect_success 'every bit flipped back: the store is whole again' '
 	(cd h && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '

@@ -21,6 +21,7 @@
 #include "backend/io/space.h"
 #include "backend/store/pack_index.h"
 #include "backend/disk/layout.h"
+#include "backend/disk/scan.h"
 #include "backend/disk/setup.h"
 #include "model/array.h"
 
@@ -1192,37 +1193,28 @@ home_unlock(struct hearth *home)
 static bool
 put_back_moved(struct hearth *home, size_t root, int staging_fd, const char *name)
 {
-	sqlite3_stmt *statement = store_statement(&home->store,
-	    "SELECT parent, name FROM entry WHERE node = ?1 AND restore != 2");
 	struct node_id chain[256];
 	char hex[ID_HEX], path[PATH_MAX], suffix[16];
 	size_t depth = 0;
+	struct buffer part = { 0 };
 
 	if (sscanf(name, "%32[0-9a-f]%15s", hex, suffix) != 2 || strcmp(suffix, ".moved") != 0 ||
 	    !hex_decode(hex, chain[0].bytes, ID_BYTES))
 		return false;
 	/* The node and its folders, up to the top (chain[depth - 1]). */
-	for (depth = 1; depth < 256 && !node_id_equal(chain[depth - 1], NODE_ROOT); depth++) {
-		sqlite3_reset(statement);
-		sqlite3_bind_blob(statement, 1, chain[depth - 1].bytes, ID_BYTES, SQLITE_TRANSIENT);
-		if (sqlite3_step(statement) != SQLITE_ROW)
+	for (depth = 1; depth < 256 && !node_id_equal(chain[depth - 1], NODE_ROOT); depth++)
+		if (!scan_index_place(home, chain[depth - 1], true, &chain[depth], NULL))
 			break;
-		memcpy(chain[depth].bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-	}
-	if (depth == 256 || !node_id_equal(chain[depth - 1], NODE_ROOT)) {
-		sqlite3_reset(statement);
+	if (depth == 256 || !node_id_equal(chain[depth - 1], NODE_ROOT))
 		return true;
-	}
 	/* Top down: each folder's path, made again if it is gone. */
 	path[0] = '\0';
 	for (size_t level = depth - 1; level-- > 0;) {
-		sqlite3_reset(statement);
-		sqlite3_bind_blob(statement, 1, chain[level].bytes, ID_BYTES, SQLITE_TRANSIENT);
-		if (sqlite3_step(statement) != SQLITE_ROW)
+		struct node_id parent;
+		if (!scan_index_place(home, chain[level], true, &parent, &part))
 			break;
 		size_t used = strlen(path);
-		snprintf(path + used, sizeof path - used, "%s%.*s", used ? "/" : "",
-		    sqlite3_column_bytes(statement, 1), (const char *)sqlite3_column_blob(statement, 1));
+		snprintf(path + used, sizeof path - used, "%s%s", used ? "/" : "", (const char *)part.data);
 		if (level == 0) {
 			io_rename_noreplace(staging_fd, name, home->roots[root].fd, path);
 			break;
@@ -1230,7 +1222,7 @@ put_back_moved(struct hearth *home, size_t root, int staging_fd, const char *nam
 		if (io_mkdir(home->roots[root].fd, path, 0755) == 0)
 			identity_write_folder(home->roots[root].fd, path, chain[level]);
 	}
-	sqlite3_reset(statement);
+	buffer_free(&part);
 	return true;
 }
 

@@ -707,6 +707,67 @@ history_forget_versions(struct hearth *home)
 	return store_exec(&home->store, "DELETE FROM version", &failure);
 }
 
+/* A join: each version row with its COMMIT's bytes (LEFT: a row whose op
+ * is gone still shows, with no bytes). */
+#define VERSION_ROWS "SELECT v.id, v.replica, v.counter, v.lamport, v.replica_id, v.time, " \
+    "v.utc_offset, v.author, v.message, v.previous, v.changes, o.body FROM version v " \
+    "LEFT JOIN op o ON o.replica = v.replica AND o.counter = v.counter AND o.kind = 3 "
+static const char SQL_VERSION_ROWS[] = VERSION_ROWS "ORDER BY v.replica, v.counter";
+static const char SQL_VERSION_ROWS_NEWEST[] =
+    VERSION_ROWS "ORDER BY v.lamport DESC, v.replica_id DESC, v.counter DESC";
+
+static void
+read_version_row(sqlite3_stmt *statement, struct history_version_row *row)
+{
+	row->id = sqlite3_column_blob(statement, 0);
+	row->id_length = (size_t)sqlite3_column_bytes(statement, 0);
+	row->replica_number = sqlite3_column_int64(statement, 1);
+	row->counter = (uint64_t)sqlite3_column_int64(statement, 2);
+	row->lamport = (uint64_t)sqlite3_column_int64(statement, 3);
+	row->replica_id = sqlite3_column_blob(statement, 4);
+	row->replica_id_length = (size_t)sqlite3_column_bytes(statement, 4);
+	row->time = sqlite3_column_int64(statement, 5);
+	row->utc_offset = sqlite3_column_int64(statement, 6);
+	row->author = (const char *)sqlite3_column_text(statement, 7);
+	row->author_length = (size_t)sqlite3_column_bytes(statement, 7);
+	row->message = (const char *)sqlite3_column_text(statement, 8);
+	row->message_length = (size_t)sqlite3_column_bytes(statement, 8);
+	row->previous = (uint64_t)sqlite3_column_int64(statement, 9);
+	row->changes = (uint64_t)sqlite3_column_int64(statement, 10);
+	bool held = sqlite3_column_type(statement, 11) != SQLITE_NULL;
+	row->commit = held ? sqlite3_column_blob(statement, 11) : NULL;
+	row->commit_length = held ? (size_t)sqlite3_column_bytes(statement, 11) : 0;
+}
+
+int
+history_version_rows_each(struct hearth *home, bool newest_first,
+    int (*visit)(void *context, const struct history_version_row *row), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store,
+	    newest_first ? SQL_VERSION_ROWS_NEWEST : SQL_VERSION_ROWS);
+	int status = 0;
+
+	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW) {
+		struct history_version_row row;
+		read_version_row(statement, &row);
+		status = visit(context, &row);
+	}
+	sqlite3_reset(statement);
+	return status;
+}
+
+bool
+history_has_version(struct hearth *home, int64_t replica_number, uint64_t counter)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_VERSION_OF_OP);
+
+	sqlite3_bind_int64(statement, 1, replica_number);
+	sqlite3_bind_int64(statement, 2, (sqlite3_int64)counter);
+	bool found = sqlite3_step(statement) == SQLITE_ROW;
+	sqlite3_reset(statement);
+	return found;
+}
+
 /* A join: version ids, read against the op table. */
 static const char SQL_VERSIONS_OF_NODE[] =
     "SELECT DISTINCT (SELECT v.id FROM version v WHERE v.replica = o.replica AND "

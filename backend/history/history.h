@@ -53,6 +53,30 @@ int history_version_of_op(struct hearth *home, struct replica_id replica, uint64
     struct history_version *out, struct hearth_error *error);
 void history_version_free(struct history_version *version);
 
+/* A version's row as stored, with the bytes of the COMMIT it names (a
+ * join on the op table): what fsck checks one against the other. Pointers
+ * are valid during the visit only. */
+struct history_version_row {
+	const void *id;
+	size_t id_length;
+	int64_t replica_number;
+	uint64_t counter, lamport;
+	const void *replica_id;
+	size_t replica_id_length;
+	int64_t time, utc_offset;
+	const char *author, *message;	/* NULL when the column is */
+	size_t author_length, message_length;
+	uint64_t previous, changes;
+	const void *commit;		/* NULL: the op table has no such COMMIT */
+	size_t commit_length;
+};
+/* Every version row, by replica and counter, or (newest_first) in the
+ * total order from the newest; stops at the first non-zero visit. */
+int history_version_rows_each(struct hearth *home, bool newest_first,
+    int (*visit)(void *context, const struct history_version_row *row), void *context);
+/* Whether the COMMIT (replica number, counter) has its version row. */
+bool history_has_version(struct hearth *home, int64_t replica_number, uint64_t counter);
+
 /* hearth_log of query->path (file_history.c). */
 int history_log_path(struct hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);

@@ -1135,7 +1135,9 @@ read_op_row(sqlite3_stmt *statement, struct store_op_row *row)
 	row->lamport = (uint64_t)sqlite3_column_int64(statement, 2);
 	row->kind = (enum op_kind)sqlite3_column_int(statement, 3);
 	memset(row->node.bytes, 0, ID_BYTES);
-	if (sqlite3_column_bytes(statement, 4) == ID_BYTES)
+	row->node_length = sqlite3_column_type(statement, 4) == SQLITE_NULL ? -1 :
+	    sqlite3_column_bytes(statement, 4);
+	if (row->node_length == ID_BYTES)
 		memcpy(row->node.bytes, sqlite3_column_blob(statement, 4), ID_BYTES);
 	row->status = sqlite3_column_int(statement, 5);
 	row->body = sqlite3_column_blob(statement, 6);

@@ -188,6 +188,7 @@ struct store_op_row {
 	enum op_kind kind;
 	int status;		/* what placement made of it (docs/DESIGN.md §4.6) */
 	struct node_id node;	/* zero for a COMMIT */
+	int node_length;	/* bytes the node column holds, -1 when NULL (fsck) */
 	const void *body;
 	size_t body_length;
 	struct hash chain;	/* zero when has_chain is false */

@@ -1090,6 +1090,31 @@ tool_flip(int argc, char **argv)
 	return status;
 }
 
+/* row-drop DB op|version N: deletes the N-th row (from 0, in replica and
+ * counter order) of the op log or the history: a COMMIT without its
+ * version, or a version without its COMMIT, for fsck to find. */
+static int
+tool_row_drop(int argc, char **argv)
+{
+	char sql[256];
+	sqlite3 *db;
+
+	if (argc != 4 || (strcmp(argv[2], "op") != 0 && strcmp(argv[2], "version") != 0)) {
+		fputs("usage: hearth-test-tool row-drop DB op|version N\n", stderr);
+		return 2;
+	}
+	snprintf(sql, sizeof sql, "DELETE FROM %s WHERE (replica, counter) = (SELECT replica, "
+	    "counter FROM %s ORDER BY replica, counter LIMIT 1 OFFSET %ld)", argv[2], argv[2],
+	    atol(argv[3]));
+	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
+		return 2;
+	int status = sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK && sqlite3_changes(db) == 1;
+	if (!status)
+		fprintf(stderr, "row-drop: %s\n", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	return status ? 0 : 1;
+}
+
 /* meta-delete DB KEY: removes one named value from a store's meta table,
  * as a store made before that value existed lacks it. */
 static int
@@ -1444,6 +1469,7 @@ static const struct tool_command {
 	{ "frames-read", tool_frames_read,
 	    "frames-read DIR export OUT | DIR checkout: frames loaded beside frames held" },
 	{ "flip", tool_flip, "flip DB op|version N COLUMN POS|length: flip one bit of a stored op" },
+	{ "row-drop", tool_row_drop, "row-drop DB op|version N: delete one row of the op log or history" },
 };
 
 int

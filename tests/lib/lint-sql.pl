@@ -5,9 +5,8 @@
 # Every string literal of backend/'s C files (adjacent literals joined, so
 # a statement split over lines reads whole) is searched for a table named
 # after FROM, JOIN, INTO, UPDATE or TABLE; a table named outside its owner
-# is an error naming file, line and owner, unless the allow-list below
-# still lets it (the SQL not yet moved). An allow-list entry nothing needs
-# any more is an error too, so the list only shrinks.
+# is an error naming file, line and owner. There is no allow-list: every
+# table's SQL is with its owner.
 # A join (docs/DESIGN.md §5, "The database") lives with the owner of the
 # table whose rows it returns and may read the other tables it names: a
 # statement naming a table its file owns may name others of any owner, so
@@ -33,15 +32,7 @@ my %owner = (
 # migration may.
 my %schema = map { $_ => 1 } ('store/store.c', 'store/store_chain.c');
 
-# FILE TABLE: SQL of TABLE that FILE still holds, to move to the owner.
-my %allowed = map { $_ => 0 } split /\n/, <<'ALLOWED';
-disk/home.c entry
-fsck.c op
-fsck.c version
-ALLOWED
-
 my $status = 0;
-my %seen;
 for my $path (sort(glob("$folder/*.[ch]")), sort(glob("$folder/*/*.[ch]"))) {
 	(my $file = $path) =~ s{^\Q$folder\E/}{};
 	open my $in, '<', $path or die "$path: $!\n";
@@ -49,8 +40,9 @@ for my $path (sort(glob("$folder/*.[ch]")), sort(glob("$folder/*/*.[ch]"))) {
 	close $in;
 	$text =~ s{/\*.*?\*/}{ my $c = $&; $c =~ tr/\n//cd; $c }gse;	# comments, lines kept
 	$text =~ s{//[^\n]*}{}g;
-	# Runs of adjacent literals: "..." (blank or newline) "..." ...
-	while ($text =~ /((?:"(?:[^"\\\n]|\\.)*"\s*)+)/g) {
+	# Runs of adjacent literals: "..." (blank, newline or a macro's
+	# continued line) "..." ...
+	while ($text =~ /((?:"(?:[^"\\\n]|\\.)*"(?:\s|\\\n)*)+)/g) {
 		my ($run, $at) = ($1, $-[1]);
 		my $line = 1 + (substr($text, 0, $at) =~ tr/\n//);
 		my $sql = join ' ', $run =~ /"((?:[^"\\\n]|\\.)*)"/g;
@@ -67,12 +59,6 @@ for my $path (sort(glob("$folder/*.[ch]")), sort(glob("$folder/*/*.[ch]"))) {
 		for my $table (@named) {
 			next if $owner{$table} eq $file;
 			next if $joins_in_owner && !$written{$table};
-			my $key = "$file $table";
-			next if $seen{$key}++ && exists $allowed{$key};
-			if (exists $allowed{$key}) {
-				$allowed{$key}++;
-				next;
-			}
 			print STDERR "$folder/$file:$line: SQL of table $table outside its owner"
 			    . " ($folder/$owner{$table}): call a function of the owner"
 			    . ($joins_in_owner ? " (a join reads another owner's table, never writes it)" : "")
@@ -81,13 +67,5 @@ for my $path (sort(glob("$folder/*.[ch]")), sort(glob("$folder/*/*.[ch]"))) {
 		}
 	}
 }
-for my $key (sort keys %allowed) {
-	next if $allowed{$key};
-	print STDERR "tests/lib/lint-sql.pl: the allow-list still names '$key', which holds no"
-	    . " such SQL now: take it out\n";
-	$status = 1;
-}
-my $left = keys %allowed;
-print "  lint-sql no table's SQL in $folder/ outside its owner, but for $left pairs still to move\n"
-    unless $status;
+print "  lint-sql no table's SQL in $folder/ outside its owner\n" unless $status;
 exit $status;
