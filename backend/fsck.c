@@ -224,6 +224,7 @@ check_ops(struct fsck *fsck, struct op **ops, size_t *count, struct arena *arena
 	*ops = array_alloc(capacity, sizeof **ops);
 	*count = 0;
 	store_ops_all(&home->store, &walk_ops);
+	walk_ops.raw = true;	/* check_ops is the check, naming every damaged op */
 	while (store_ops_next(&walk_ops, &row)) {
 		struct replica_id replica_id;
 		store_replica_id(&home->store, row.replica_number, &replica_id);
@@ -351,6 +352,7 @@ check_versions(struct fsck *fsck)
 	(void)history_version_rows_each(home, false, check_version, &walk);
 	arena_free(&walk.arena);
 	store_ops_commits(&home->store, &commits);
+	commits.raw = true;	/* a damaged COMMIT is check_ops's to name */
 	while (store_ops_next(&commits, &row)) {
 		if (history_has_version(home, row.replica_number, row.counter))
 			continue;

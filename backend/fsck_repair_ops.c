@@ -153,6 +153,7 @@ mend_op_rows(struct op_repair *repair, uint64_t *mended)
 
 	arena_init(&arena, 64 * 1024);
 	store_ops_all(store, &rows);
+	rows.raw = true;	/* the damaged ops are this repair's to judge */
 	while (status == 0 && store_ops_next(&rows, &row)) {
 		struct op op;
 		if (!op_decode(row.body, row.body_length, &op, &arena, reason, sizeof reason) ||
@@ -192,6 +193,7 @@ mend_history(struct hearth *home, struct hearth_error *error)
 	buffer_init(&encoded);
 	arena_init(&arena, 64 * 1024);
 	store_ops_commits(&home->store, &commits);
+	commits.raw = true;	/* as mend_op_rows: a repair reads what it mends */
 	while (status == 0 && store_ops_next(&commits, &row)) {
 		struct op op;
 		if (!op_decode(row.body, row.body_length, &op, &arena, reason, sizeof reason) ||

@@ -240,6 +240,9 @@ gc_copy_history(struct gc *gc)
 			status = gc_copy_version(gc, &op.u.set.blob, &links, &list);
 		previous = op.u.set.blob;
 	}
+	/* A damaged op stops gc before it rewrites a pack: fsck --repair first. */
+	if (status == 0 && store_ops_status(&sets, gc->error) != 0)
+		status = gc->error->code;
 	store_ops_close(&sets);
 	arena_free(&arena);
 	buffer_free(&links);

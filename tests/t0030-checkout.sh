@@ -87,9 +87,11 @@ test_expect_success 'export writes a version into a new folder' '
 	echo keep >../expected && test_cmp ../expected ../exported/c
 '
 
-test_expect_success 'export refuses a folder that is not empty or is inside the Home' '
+test_expect_success 'export refuses a folder that is not empty or is inside the Home, and leaves none' '
 	test_expect_code 2 hearth export head ../exported 2>../err && grep "not empty" ../err &&
-	test_expect_code 2 hearth export head inside 2>../err && grep "inside the Home" ../err
+	test_expect_code 2 hearth export head inside 2>../err && grep "inside the Home" ../err &&
+	! test -e inside && hearth status >../out && ! grep inside ../out &&
+	test_expect_code 2 hearth export no-such-version ../refused 2>../err && ! test -e ../refused
 '
 
 test_expect_success 'an export carries no node ids: it is not a Home' '

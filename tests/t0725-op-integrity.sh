@@ -84,6 +84,28 @@ test_expect_success 'a version without its COMMIT, and a COMMIT without its vers
 	grep "^version [0-9a-f]\{12\} has no COMMIT op" fsck.out
 '
 
+# Each read of an op checks its bytes against its chain (store_ops_next,
+# store_get_op), not fsck alone: a flipped bit in a folder's name made an
+# old version list, export and check out under a name never recorded.
+test_expect_success 'every command that reads a damaged op refuses, naming it' '
+	hearth init r >/dev/null && mkdir r/docs && echo one >r/docs/one && echo two >r/two &&
+	(cd r && hearth record -m first >/dev/null) && first=$(cd r && hearth log --oneline | cut -d" " -f1) &&
+	echo changed >r/two && (cd r && hearth record -m second >/dev/null) &&
+	test_tool ops r >r.ops && place=$(head -n 1 r.ops) &&
+	before_name=${place%%646f6373*} && test "$before_name" != "$place" &&
+	test_tool flip r/.hearth/store.db op 0 body $((${#before_name} / 2)) &&
+	want="op $(echo "$place" | cut -c5-12)/1 (place) is damaged: its bytes do not match its hash chain" &&
+	(cd r && hearth status) >/dev/null &&
+	for command in "ls $first" "export $first ../r.export" "log docs" "show $first" "diff $first" \
+	    "checkout $first"; do
+		(cd r && test_expect_code 1 hearth $command) >out 2>err &&
+		grep -F "$want" err && ! grep eocs out || { echo "hearth $command"; cat out err; return 1; }
+	done &&
+	! test -e r.export && test "$(cat r/two)" = changed &&
+	test_tool flip r/.hearth/store.db op 0 body $((${#before_name} / 2)) &&
+	(cd r && hearth ls $first) >out && grep "^docs/$" out
+'
+
 test_expect_success 'every bit flipped back: the store is whole again' '
 	(cd h && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '

@@ -44,6 +44,8 @@ load_sets(struct hearth *home, struct node_id node, struct arena *arena, struct 
 		*out = array_grow(*out, &capacity, *count + 1, sizeof **out);
 		(*out)[(*count)++] = op;
 	}
+	if (status == 0 && store_ops_status(&sets, error) != 0)
+		status = error->code;
 	store_ops_close(&sets);
 	return status;
 }
@@ -531,13 +533,15 @@ automerge_merged_node(struct hearth *home, struct node_id node, struct automerge
 	memset(out, 0, sizeof *out);
 	arena_init(&scratch, 4096);
 	int found = head_get(home, node, &head, &scratch);
-	int is_merge = 0;
+	int is_merge = 0, held = 0;
 	if (found == 1 && head.kind == NODE_FILE && head.has_content &&
-	    store_get_op(&home->store, head.content_op, &set, &scratch, &failure) == 1)
+	    (held = store_get_op(&home->store, head.content_op, &set, &scratch, &failure)) == 1)
 		is_merge = automerge_explain(home, &set, out, error);
 	arena_free(&scratch);
 	if (found < 0)
 		return hearth_fail(error, HEARTH_FAILED, "cannot read a node of the head state");
+	if (held < 0)
+		return hearth_fail(error, failure.code, "%s", failure.message);
 	return is_merge;
 }
 

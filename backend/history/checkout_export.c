@@ -85,8 +85,9 @@ path_inside(const char *path, const char *folder)
 	return strncmp(path, folder, length) == 0 && (path[length] == '/' || path[length] == '\0');
 }
 
-int
-hearth_export(hearth *home, const char *version, const char *dir,
+/* hearth_export once dir is made and open. */
+static int
+export_into(hearth *home, const char *version, const char *dir, int dir_fd,
     const struct hearth_progress *progress, struct hearth_error *error)
 {
 	struct vv vv;
@@ -94,12 +95,6 @@ hearth_export(hearth *home, const char *version, const char *dir,
 	struct tree tree;
 	int status;
 
-	hearth_error_clear(error);
-	if (io_mkdir(AT_FDCWD, dir, 0755) != 0 && errno != EEXIST)
-		return hearth_fail_errno(error, "cannot make %s", dir);
-	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0)
-		return hearth_fail_errno(error, "cannot open %s", dir);
 	DIR *listing = fdopendir(dup(dir_fd));
 	struct dirent *dirent;
 	bool empty = true;
@@ -108,19 +103,14 @@ hearth_export(hearth *home, const char *version, const char *dir,
 			empty = false;
 	if (listing != NULL)
 		closedir(listing);
-	if (!empty) {
-		close(dir_fd);
+	if (!empty)
 		return hearth_fail(error, HEARTH_USAGE, "%s is not empty; export writes only into an "
 		    "empty or new folder", dir);
-	}
 	if (realpath(dir, absolute) != NULL) {
-		for (size_t i = 0; i < home->root_count; i++) {
-			if (path_inside(absolute, home->roots[i].path)) {
-				close(dir_fd);
+		for (size_t i = 0; i < home->root_count; i++)
+			if (path_inside(absolute, home->roots[i].path))
 				return hearth_fail(error, HEARTH_USAGE,
 				    "%s is inside the Home; export writes outside it", dir);
-			}
-		}
 	}
 	/* One read snapshot for the tree and every file's chunk lookups:
 	 * outside a transaction each lookup takes and drops SQLite's lock. */
@@ -138,6 +128,26 @@ hearth_export(hearth *home, const char *version, const char *dir,
 	if (status == 0 && config_durability_rules(home->config->durability).sync_folders &&
 	    io_syncfs(dir_fd) != 0)
 		status = hearth_fail_errno(error, "cannot flush %s", dir);
+	return status;
+}
+
+int
+hearth_export(hearth *home, const char *version, const char *dir,
+    const struct hearth_progress *progress, struct hearth_error *error)
+{
+	hearth_error_clear(error);
+	bool made = io_mkdir(AT_FDCWD, dir, 0755) == 0;
+	if (!made && errno != EEXIST)
+		return hearth_fail_errno(error, "cannot make %s", dir);
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return hearth_fail_errno(error, "cannot open %s", dir);
+	int status = export_into(home, version, dir, dir_fd, progress, error);
 	close(dir_fd);
+	/* A folder this export made and wrote nothing into goes again: a
+	 * refused export (a version that does not resolve, a damaged op, a
+	 * folder inside the Home) leaves no trace. */
+	if (status != 0 && made)
+		(void)io_rmdir(AT_FDCWD, dir);
 	return status;
 }

@@ -690,9 +690,10 @@ load_op(struct resolver *resolver, struct op_id id, struct op *out)
 {
 	struct hearth_error failure;
 	int found = store_get_op(&resolver->home->store, id, out, &resolver->scratch, &failure);
-	if (found != 1)
-		return hearth_fail(resolver->error, HEARTH_DAMAGED, "an op of a conflict is missing%s%s",
-		    found < 0 ? ": " : "", found < 0 ? failure.message : "");
+	if (found < 0)
+		return hearth_fail(resolver->error, failure.code, "%s", failure.message);
+	if (found == 0)
+		return hearth_fail(resolver->error, HEARTH_DAMAGED, "an op of a conflict is missing");
 	return 0;
 }
 

@@ -430,10 +430,12 @@ history_version_vv(struct hearth *home, const struct hash *id, struct history_ve
 	struct hearth_error failure;
 	struct op_id op_id = { .counter = out->counter };
 	arena_init(&arena, 4096);
-	if (store_replica_id(&home->store, out->replica_number, &op_id.replica) != 0 ||
-	    store_get_op(&home->store, op_id, &commit, &arena, &failure) != 1 ||
-	    commit.kind != OP_COMMIT) {
+	int held = store_replica_id(&home->store, out->replica_number, &op_id.replica) != 0 ? 0 :
+	    store_get_op(&home->store, op_id, &commit, &arena, &failure);
+	if (held != 1 || commit.kind != OP_COMMIT) {
 		arena_free(&arena);
+		if (held < 0)
+			return hearth_fail(error, failure.code, "version %s: %s", spec, failure.message);
 		return hearth_fail(error, HEARTH_DAMAGED, "the COMMIT op of version %s is missing or "
 		    "damaged (run hearth fsck)", spec);
 	}

@@ -510,8 +510,9 @@ placement_before(struct integrator *integrator, struct work_node *node, const st
 		    (!node->head.visible.valid || place_before(&node->head.visible, op)))
 			node->head.visible = place_of(op);
 	}
+	int status = store_ops_status(&places, integrator->error) == 0 ? 0 : integrator->error->code;
 	store_ops_close(&places);
-	return 0;
+	return status;
 }
 
 /* Slow path: undo every PLACE from the batch's first on (each node back to
@@ -569,9 +570,9 @@ load_later_places(struct integrator *integrator, const struct op *first, struct 
 			.replica_number = row.replica_number,
 		};
 	}
-	bool failed = places.failed;
+	int status = store_ops_status(&places, integrator->error) == 0 ? 0 : integrator->error->code;
 	store_ops_close(&places);
-	return failed ? fail_sql(integrator, "cannot read the ops") : 0;
+	return status;
 }
 
 /* A PLACE that could be skipped: a move of a folder that already exists,
@@ -860,9 +861,11 @@ read_set(struct integrator *integrator, struct op_id id, struct op *out)
 	}
 	struct hearth_error failure;
 	int found = store_get_op(&integrator->home->store, id, out, &integrator->arena, &failure);
-	if (found != 1 || out->kind != OP_SET)
-		return hearth_fail(integrator->error, HEARTH_DAMAGED, "a content head is missing: %s",
-		    found < 0 ? failure.message : "no such SET op");
+	if (found < 0)
+		return hearth_fail(integrator->error, failure.code, "%s", failure.message);
+	if (found == 0 || out->kind != OP_SET)
+		return hearth_fail(integrator->error, HEARTH_DAMAGED,
+		    "a content head is missing: no such SET op");
 	return 0;
 }
 
@@ -886,8 +889,9 @@ greatest_set(struct integrator *integrator, struct node_id node, struct op *out,
 			*found = true;
 		}
 	}
+	int status = store_ops_status(&sets, integrator->error) == 0 ? 0 : integrator->error->code;
 	store_ops_close(&sets);
-	return 0;
+	return status;
 }
 
 static int

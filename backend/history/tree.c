@@ -171,7 +171,10 @@ load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *coun
 			}
 			(*count)++;
 		}
+		int status = store_ops_status(&changes, error) == 0 ? 0 : error->code;
 		store_ops_close(&changes);
+		if (status != 0)
+			return status;
 	}
 	return 0;
 }

@@ -806,7 +806,8 @@ static const char SQL_MAX_LAMPORT[] = "SELECT max(lamport) FROM op";
 static const char SQL_OP_PUT[] =
     "INSERT INTO op(replica, counter, lamport, kind, node, body, chain) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-static const char SQL_OP_GET[] = "SELECT body FROM op WHERE replica = ?1 AND counter = ?2";
+static const char SQL_OP_GET[] =
+    "SELECT body, chain, kind FROM op WHERE replica = ?1 AND counter = ?2";
 
 static void
 remember_replica(struct store *store, int64_t number, struct replica_id id)
@@ -953,6 +954,46 @@ store_replica_raise(struct store *store, int64_t replica_number, uint64_t counte
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
 }
 
+/* Whether op (number, counter)'s bytes match the chain stored with them
+ * (chain NULL: none is), chained on the op before's: previous, or (NULL)
+ * read from the store. An op whose predecessor is not held cannot be
+ * checked: a gap in the counters, which fsck names. */
+static bool
+op_bytes_intact(struct store *store, int64_t number, uint64_t counter,
+    const struct hash *previous, const void *body, size_t length, const struct hash *chain)
+{
+	struct hash held, computed;
+
+	if (chain == NULL)
+		return false;
+	if (previous == NULL) {
+		if (store_op_chain(store, number, counter - 1, &held) != 0)
+			return true;
+		previous = &held;
+	}
+	store_chain_next(store, previous, body, length, &computed);
+	return hash_equal(&computed, chain);
+}
+
+/* The error for a damaged op: which one, and what finds and mends it. The
+ * chain before it may be what changed: fsck tells which. */
+static int
+op_damaged(struct store *store, int64_t number, uint64_t counter, int kind,
+    struct hearth_error *error)
+{
+	struct replica_id replica;
+	char hex[ID_HEX] = "?";
+
+	if (store_replica_id(store, number, &replica) == 0)
+		replica_id_hex(replica, hex);
+	hearth_error_put(error, "%s: op %.8s/%llu (%s) is damaged: its bytes do not match its "
+	    "hash chain; `hearth fsck` names the damage and `hearth fsck --repair PEER` mends it",
+	    store->path, hex, (unsigned long long)counter, op_kind_name((enum op_kind)kind));
+	if (error != NULL)
+		error->code = HEARTH_DAMAGED;
+	return -1;
+}
+
 int
 store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
     struct hearth_error *error)
@@ -969,6 +1010,16 @@ store_get_op(struct store *store, struct op_id id, struct op *out, struct arena 
 		return 0;
 	const void *body = sqlite3_column_blob(statement, 0);
 	size_t length = (size_t)sqlite3_column_bytes(statement, 0);
+	struct hash chain;
+	bool has_chain = sqlite3_column_bytes(statement, 1) == HASH_BYTES;
+	if (has_chain)
+		memcpy(chain.bytes, sqlite3_column_blob(statement, 1), HASH_BYTES);
+	if (!op_bytes_intact(store, number, id.counter, NULL, body, length,
+		has_chain ? &chain : NULL)) {
+		int kind = sqlite3_column_int(statement, 2);
+		sqlite3_reset(statement);
+		return op_damaged(store, number, id.counter, kind, error);
+	}
 	if (!op_decode(body, length, out, arena, reason, sizeof reason)) {
 		char hex[ID_HEX];
 		replica_id_hex(id.replica, hex);
@@ -1053,7 +1104,7 @@ static const char SQL_OP_SET_STATUS[] =
 static void
 ops_open(struct store *store, const char *sql, struct store_ops *out)
 {
-	*out = (struct store_ops){ .statement = store_statement(store, sql) };
+	*out = (struct store_ops){ .statement = store_statement(store, sql), .store = store };
 }
 
 void
@@ -1118,7 +1169,7 @@ store_ops_changes_upto(struct store *store, int64_t number, uint64_t counter,
 int
 store_ops_after(struct store *store, int64_t number, uint64_t counter, struct store_ops *out)
 {
-	*out = (struct store_ops){ .owned = true };
+	*out = (struct store_ops){ .owned = true, .store = store };
 	if (sqlite3_prepare_v3(store->db, SQL_OPS_AFTER, -1, 0, &out->statement, NULL) !=
 	    SQLITE_OK)
 		return -1;
@@ -1157,7 +1208,38 @@ store_ops_next(struct store_ops *ops, struct store_op_row *row)
 		return false;
 	}
 	read_op_row(ops->statement, row);
+	if (ops->raw)
+		return true;
+	/* A walk in counter order chains each row on the one before it; any
+	 * other reads the chain before a row from the store. */
+	bool follows = ops->carried_counter != 0 && ops->carried_replica == row->replica_number &&
+	    ops->carried_counter + 1 == row->counter;
+	bool intact = op_bytes_intact(ops->store, row->replica_number, row->counter,
+	    follows ? &ops->carried_chain : NULL, row->body, row->body_length,
+	    row->has_chain ? &row->chain : NULL);
+	ops->carried_replica = row->replica_number;
+	ops->carried_counter = row->counter;
+	ops->carried_chain = row->chain;
+	if (!intact) {
+		ops->failed = true;
+		ops->damaged_replica = row->replica_number;
+		ops->damaged_counter = row->counter;
+		ops->damaged_kind = row->kind;
+		return false;
+	}
 	return true;
+}
+
+int
+store_ops_status(const struct store_ops *ops, struct hearth_error *error)
+{
+	if (!ops->failed)
+		return 0;
+	if (ops->damaged_counter != 0)
+		return op_damaged(ops->store, ops->damaged_replica, ops->damaged_counter,
+		    (int)ops->damaged_kind, error);
+	return hearth_error_put(error, "%s: reading the op log: %s", ops->store->path,
+	    sqlite3_errmsg(ops->store->db));
 }
 
 void

@@ -169,7 +169,8 @@ void store_version_id_1(const struct buffer *encoded, struct hash *out);
 /* Schema 7's migration: every version takes its new id, its old one kept
  * as an alias (and the tree's version follows). Inside its transaction. */
 int store_version_ids_migrate(struct store *store, struct hearth_error *error);
-/* Loads and decodes one op into arena. Returns 1 found, 0 missing, -1 error. */
+/* Loads and decodes one op into arena, its bytes checked against its hash
+ * chain. Returns 1 found, 0 missing, -1 error (damaged: named in error). */
 int store_get_op(struct store *store, struct op_id id, struct op *out, struct arena *arena,
     struct hearth_error *error);
 
@@ -179,8 +180,20 @@ int store_get_op(struct store *store, struct op_id id, struct op *out, struct ar
  * next step. */
 struct store_ops {
 	sqlite3_stmt *statement;
+	struct store *store;
 	bool owned;		/* prepared for this walk alone: finalized on close */
-	bool failed;		/* a step failed (not the end of the rows) */
+	bool failed;		/* a step failed or a row was damaged (not the end of the rows) */
+	bool raw;		/* set after opening: rows as stored, unchecked (fsck's own walk) */
+	/* The op whose bytes did not match its hash chain, where the walk stopped
+	 * (damaged_counter 0: none). */
+	int64_t damaged_replica;
+	uint64_t damaged_counter;
+	enum op_kind damaged_kind;	/* as its row names it */
+	/* The row read last and its chain, which the next row chains on when
+	 * it is the op after it. */
+	int64_t carried_replica;
+	uint64_t carried_counter;
+	struct hash carried_chain;
 };
 struct store_op_row {
 	int64_t replica_number;
@@ -220,12 +233,18 @@ void store_ops_changes_upto(struct store *store, int64_t number, uint64_t counte
  * be prepared (sqlite3_errmsg says why). */
 int store_ops_after(struct store *store, int64_t number, uint64_t counter,
     struct store_ops *out);
-/* The next row: true with it in *row, false at the end (or on a failed
- * step, which sets ops->failed). */
+/* The next row: true with it in *row, false at the end, or on a failed
+ * step or a damaged row, which set ops->failed. Each row's bytes are
+ * checked against its hash chain as they are read (docs/DESIGN.md §5,
+ * "Ops checked on read"), unless ops->raw: a row that does not match
+ * stops the walk, named in damaged_replica and damaged_counter. */
 bool store_ops_next(struct store_ops *ops, struct store_op_row *row);
+/* 0 when the walk read every row; -1 with error saying why it stopped
+ * (a damaged op named, with what mends it). */
+int store_ops_status(const struct store_ops *ops, struct hearth_error *error);
 void store_ops_close(struct store_ops *ops);
 /* One op's row, without its body (row->body NULL) unless with_body: 1
- * found, 0 not held. */
+ * found, 0 not held. As stored, unchecked: fsck --repair's read. */
 int store_op_row_get(struct store *store, int64_t number, uint64_t counter, bool with_body,
     struct store_op_row *row);
 /* What placement made of op (number, counter). */

@@ -119,6 +119,9 @@ sync_merge_open(struct sync_session *session, const struct vv *theirs, struct sy
 			return sync_fail(session, HEARTH_FAILED, "cannot read ops: %s",
 			    sqlite3_errmsg(store->db));
 		}
+		/* Each row is checked by sync_cursor_verify, against the chain the
+		 * cursor carries from the peer's counter on. */
+		cursor->ops.raw = true;
 		merge->count++;
 		if (store_op_chain(store, replicas[r].number, known, &cursor->chain) != 0) {
 			char hex[ID_HEX];
