@@ -56,6 +56,17 @@ test_expect_success 'sync on a terminal: chunks and bytes as they come, with rat
 	    "$TEST_ROOT/screen"
 '
 
+# The peer holds the rest: nothing moves, and the bar says so each second
+# rather than show a rate that only decays (progress.h, PROGRESS_STALL_MS).
+test_expect_success 'a connection that stalls: the bar says "stalled N s", counting' '
+	app_wait ", stalled " 60 &&
+	app_screen >"$TEST_ROOT/screen" &&
+	grep -E "^\[#*\.*\] receiving chunks ([1-9]|[1-9][0-9])% [1-9][0-9]*/[1-9][0-9]*, [0-9.]+ MiB of [0-9.]+ MiB, stalled [2-9][0-9]* s" \
+	    "$TEST_ROOT/screen" &&
+	seconds=$(sed -n "s/.*, stalled \([0-9]*\) s.*/\1/p" "$TEST_ROOT/screen" | tail -n 1) &&
+	app_wait ", stalled $((seconds + 1)) s" 60
+'
+
 test_expect_success 'Ctrl-C cancels it at the next safe point; the sync says so' '
 	app_keys C-c &&
 	app_wait "cancelling at the next safe point" &&
@@ -157,6 +168,7 @@ test_expect_success 'the Sync view: the panel counts chunks and bytes as they co
 	app_screen >"$TEST_ROOT/screen" &&
 	grep -E "receiving chunks ([1-9]|[1-9][0-9])% [1-9][0-9]*/[1-9][0-9]*, [0-9.]+ MiB of [0-9.]+ MiB, [0-9.]+ ([KM]iB|B)/s, [0-9]+ (s|min [0-9]+ s|h [0-9]+ min) left" \
 	    "$TEST_ROOT/screen" &&
+	app_wait ", stalled " 60 && app_screen | grep "receiving chunks .*, stalled [0-9]* s" &&
 	app_keys Escape &&
 	app_wait "Sync cancelled" 30 &&
 	app_quit

@@ -98,17 +98,38 @@ format_rate(const struct hearth_progress_report *report, int64_t elapsed_ms, cha
 	snprintf(out + used, size - (size_t)used, ", %s left", left);
 }
 
+/* How long the counts have stood still, noting when they move. */
+static int64_t
+still_for_ms(struct progress_clock *clock, const struct hearth_progress_report *report,
+    int64_t now)
+{
+	if (report->done != clock->done || report->bytes_done != clock->bytes_done) {
+		clock->done = report->done;
+		clock->bytes_done = report->bytes_done;
+		clock->moved_ms = now;
+	}
+	return now - clock->moved_ms;
+}
+
 void
 progress_line(struct progress_clock *clock, const struct hearth_progress_report *report,
     char *out, size_t size)
 {
+	progress_line_at(clock, report, progress_now_ms(), out, size);
+}
+
+void
+progress_line_at(struct progress_clock *clock, const struct hearth_progress_report *report,
+    int64_t now, char *out, size_t size)
+{
 	const char *phase = report->phase != NULL ? report->phase : "";
-	int64_t now = progress_now_ms();
 	char share[16] = "", items[48] = "", bytes[64] = "", rate[64];
 
 	if (strcmp(clock->phase, phase) != 0 || clock->started_ms == 0) {
 		snprintf(clock->phase, sizeof clock->phase, "%s", phase);
-		clock->started_ms = now;
+		clock->started_ms = clock->moved_ms = now;
+		clock->done = report->done;
+		clock->bytes_done = report->bytes_done;
 	}
 	double fraction = progress_fraction(report);
 	if (fraction >= 0)
@@ -125,7 +146,11 @@ progress_line(struct progress_clock *clock, const struct hearth_progress_report 
 		snprintf(bytes, sizeof bytes, "%s%s%s%s", items[0] ? ", " : " ", done,
 		    report->bytes_total > 0 ? " of " : "", report->bytes_total > 0 ? total : "");
 	}
-	format_rate(report, now - clock->started_ms, rate, sizeof rate);
+	int64_t still = still_for_ms(clock, report, now);
+	if (still >= PROGRESS_STALL_MS && (report->total > 0 || report->bytes_total > 0))
+		snprintf(rate, sizeof rate, ", stalled %lld s", (long long)(still / 1000));
+	else
+		format_rate(report, now - clock->started_ms, rate, sizeof rate);
 	snprintf(out, size, "%s%s%s%s%s", phase, share, items, bytes, rate);
 }
 
