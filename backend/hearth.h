@@ -429,6 +429,14 @@ int hearth_find_names(hearth *home, const char *text, size_t limit,
     struct hearth_path_list *out, struct hearth_error *error);
 void hearth_path_list_free(struct hearth_path_list *list);
 
+/* A working-tree path's size and time as the disk has them now (the index
+ * has them as last recorded): from the root named root when it holds the
+ * path, else from the first root that does. Nothing is followed, not a
+ * link on the way nor at the end. 1 found, 0 when no root holds it (moved
+ * away, deleted). */
+int hearth_disk_stamp(hearth *home, const char *path, const char *root, uint64_t *size,
+    __int128 *mtime_ns);
+
 /* Writes the bytes of a file at a version to fd; a folder or a symbolic
  * link is HEARTH_USAGE (hearth(1): show --cat). */
 int hearth_cat(hearth *home, const char *version, const char *path, int fd,

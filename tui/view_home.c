@@ -6,7 +6,6 @@
  * the whole Home (the index's names and the status's new paths). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "config/config.h"
 #include "tui/app.h"
@@ -245,26 +244,8 @@ changed_mark(char mark)
 static void
 stamp_from_disk(struct view *view, struct home_entry *entry, const char *path)
 {
-	const struct config *config = hearth_config(app_home(view->app));
-	struct stat status;
-
-	entry->stamped = false;
-	if (config == NULL)
-		return;
-	for (int pass = 0; pass < 2 && !entry->stamped; pass++)
-		for (size_t i = 0; i < config->root_count && !entry->stamped; i++) {
-			bool named = entry->root != NULL && strcmp(config->roots[i].name, entry->root) == 0;
-			if (pass == 0 ? !named : named)
-				continue;
-			char *full = memory_printf("%s/%s", config->roots[i].path, path);
-			if (lstat(full, &status) == 0) {
-				entry->size = (uint64_t)status.st_size;
-				entry->mtime_ns = (__int128)status.st_mtim.tv_sec * 1000000000 +
-				    status.st_mtim.tv_nsec;
-				entry->stamped = true;
-			}
-			free(full);
-		}
+	entry->stamped = hearth_disk_stamp(app_home(view->app), path, entry->root, &entry->size,
+	    &entry->mtime_ns) == 1;
 }
 
 static void

@@ -108,31 +108,40 @@ scan_open_file(int root_fd, const char *relative_path)
 	return fd;
 }
 
+/* Opens the folder that holds relative_path beneath root_fd (nothing
+ * followed on the way); *leaf is the last name. -1 with errno. */
+static int
+open_parent(int root_fd, const char *relative_path, const char **leaf)
+{
+	const char *slash = strrchr(relative_path, '/');
+	char folder[4096];
+
+	if (slash == NULL) {
+		*leaf = relative_path;
+		return scan_open_folder(root_fd, "");
+	}
+	size_t folder_length = (size_t)(slash - relative_path);
+	if (folder_length >= sizeof folder) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(folder, relative_path, folder_length);
+	folder[folder_length] = '\0';
+	*leaf = slash + 1;
+	return scan_open_folder(root_fd, folder);
+}
+
 int
 scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
     size_t *length)
 {
-	const char *slash = strrchr(relative_path, '/');
-	char folder[4096];
-	int folder_fd;
+	const char *leaf;
+	int folder_fd = open_parent(root_fd, relative_path, &leaf);
 
-	if (slash == NULL) {
-		folder_fd = scan_open_folder(root_fd, "");
-		slash = relative_path - 1;
-	} else {
-		size_t folder_length = (size_t)(slash - relative_path);
-		if (folder_length >= sizeof folder) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(folder, relative_path, folder_length);
-		folder[folder_length] = '\0';
-		folder_fd = scan_open_folder(root_fd, folder);
-	}
 	if (folder_fd < 0)
 		return -1;
 	char buffer[4097];
-	ssize_t got = readlinkat(folder_fd, slash + 1, buffer, sizeof buffer);
+	ssize_t got = readlinkat(folder_fd, leaf, buffer, sizeof buffer);
 	close(folder_fd);
 	if (got < 0)
 		return -1;
@@ -1545,6 +1554,37 @@ scan_to_note_list(const struct scan_result *result, struct hearth_note_list *out
 		snprintf(line + used, size - used, ": %s", item->why);
 		out->items[out->count++] = line;
 	}
+}
+
+int
+scan_stat_path(int root_fd, const char *relative_path, struct stat *out)
+{
+	const char *leaf;
+	int folder_fd = open_parent(root_fd, relative_path, &leaf);
+
+	if (folder_fd < 0)
+		return -1;
+	int status = fstatat(folder_fd, leaf, out, AT_SYMLINK_NOFOLLOW);
+	close(folder_fd);
+	return status;
+}
+
+int
+hearth_disk_stamp(hearth *home, const char *path, const char *root, uint64_t *size,
+    __int128 *mtime_ns)
+{
+	struct stat status;
+	const struct home_root *named = root != NULL ? home_root_named(home, root) : NULL;
+
+	for (size_t i = 0; i <= home->root_count; i++) {
+		const struct home_root *at = i == 0 ? named : &home->roots[i - 1];
+		if (at == NULL || (i > 0 && at == named) || scan_stat_path(at->fd, path, &status) != 0)
+			continue;
+		*size = (uint64_t)status.st_size;
+		*mtime_ns = (__int128)status.st_mtim.tv_sec * 1000000000 + status.st_mtim.tv_nsec;
+		return 1;
+	}
+	return 0;
 }
 
 void

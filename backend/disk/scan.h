@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "backend/disk/home.h"
 #include "model/arena.h"
@@ -157,6 +158,8 @@ int scan_open_folder(int root_fd, const char *relative_path);
 #define SCAN_NOT_A_FILE (-2)
 int scan_open_file(int root_fd, const char *relative_path);
 /* Reads a symlink's target below a root (allocates into arena). */
+/* lstat of relative_path beneath root_fd, nothing followed on the way. */
+int scan_stat_path(int root_fd, const char *relative_path, struct stat *out);
 int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,
     size_t *length);
 
