@@ -67,15 +67,20 @@ test_expect_success 'a connection that stalls: the bar says "stalled N s", count
 	app_wait ", stalled $((seconds + 1)) s" 60
 '
 
-test_expect_success 'Ctrl-C cancels it at the next safe point; the sync says so' '
+test_expect_success 'Ctrl-C cancels it at the next safe point; the rerun asks only for the chunks not kept' '
 	app_keys C-c &&
 	app_wait "cancelling at the next safe point" &&
 	app_wait "cmd-exit=" 30 &&
 	app_screen >"$TEST_ROOT/screen" &&
 	grep "sync cancelled" "$TEST_ROOT/screen" && grep "cmd-exit=1" "$TEST_ROOT/screen" &&
 	rm -f "$TEST_ROOT/hold" &&
+	all=$(cd a && hearth stats | sed -n "s/^chunks  *//p") &&
+	kept=$(cd b && hearth stats | sed -n "s/^chunks  *//p") &&
+	test "$kept" -gt 0 && test "$kept" -lt "$all" &&
 	(cd b && HEARTH_SSH="$TEST_ROOT/slow-ssh" HEARTH_REMOTE_COMMAND="$HEARTH_BIN" \
-	    hearth sync slow) >out && grep "^Synced with slow" out &&
+	    hearth sync --porcelain slow) >out && grep "^status ok" out &&
+	echo "of $all chunks, $kept kept across the cancel; the rerun took the rest" >&2 &&
+	grep "^chunks_received $((all - kept))\$" out &&
 	(cd b && hearth fsck) | grep "no problems" &&
 	(cd b && hearth checkout >/dev/null) && cmp a/photos.bin b/photos.bin
 '
