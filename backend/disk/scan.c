@@ -108,18 +108,15 @@ scan_open_file(int root_fd, const char *relative_path)
 	return fd;
 }
 
-/* Opens the folder that holds relative_path beneath root_fd (nothing
- * followed on the way); *leaf is the last name. -1 with errno. */
-static int
-open_parent(int root_fd, const char *relative_path, const char **leaf)
+int
+scan_open_parent(int root_fd, const char *relative_path, const char **leaf)
 {
 	const char *slash = strrchr(relative_path, '/');
-	char folder[4096];
+	char folder[PATH_MAX];
 
-	if (slash == NULL) {
-		*leaf = relative_path;
+	*leaf = slash != NULL ? slash + 1 : relative_path;
+	if (slash == NULL)
 		return scan_open_folder(root_fd, "");
-	}
 	size_t folder_length = (size_t)(slash - relative_path);
 	if (folder_length >= sizeof folder) {
 		errno = ENAMETOOLONG;
@@ -127,7 +124,6 @@ open_parent(int root_fd, const char *relative_path, const char **leaf)
 	}
 	memcpy(folder, relative_path, folder_length);
 	folder[folder_length] = '\0';
-	*leaf = slash + 1;
 	return scan_open_folder(root_fd, folder);
 }
 
@@ -136,7 +132,7 @@ scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char
     size_t *length)
 {
 	const char *leaf;
-	int folder_fd = open_parent(root_fd, relative_path, &leaf);
+	int folder_fd = scan_open_parent(root_fd, relative_path, &leaf);
 
 	if (folder_fd < 0)
 		return -1;
@@ -1560,7 +1556,7 @@ int
 scan_stat_path(int root_fd, const char *relative_path, struct stat *out)
 {
 	const char *leaf;
-	int folder_fd = open_parent(root_fd, relative_path, &leaf);
+	int folder_fd = scan_open_parent(root_fd, relative_path, &leaf);
 
 	if (folder_fd < 0)
 		return -1;

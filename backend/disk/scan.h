@@ -158,6 +158,10 @@ int scan_open_folder(int root_fd, const char *relative_path);
 #define SCAN_NOT_A_FILE (-2)
 int scan_open_file(int root_fd, const char *relative_path);
 /* Reads a symlink's target below a root (allocates into arena). */
+/* Opens the folder that holds relative_path beneath root_fd, as
+ * scan_open_folder (nothing followed on the way); *leaf is the last name.
+ * -1 with errno. */
+int scan_open_parent(int root_fd, const char *relative_path, const char **leaf);
 /* lstat of relative_path beneath root_fd, nothing followed on the way. */
 int scan_stat_path(int root_fd, const char *relative_path, struct stat *out);
 int scan_read_link(int root_fd, const char *relative_path, struct arena *arena, char **target,

@@ -33,22 +33,7 @@ checkout_depth(const char *path)
 int
 checkout_open_parent(int dir_fd, const char *path, struct checkout_parent *out)
 {
-	const char *slash = strrchr(path, '/');
-	char folder[PATH_MAX];
-
-	out->name = slash != NULL ? slash + 1 : path;
-	if (slash == NULL) {
-		folder[0] = '\0';
-	} else {
-		size_t length = (size_t)(slash - path);
-		if (length >= sizeof folder) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(folder, path, length);
-		folder[length] = '\0';
-	}
-	out->folder = scan_open_folder(dir_fd, folder);
+	out->folder = scan_open_parent(dir_fd, path, &out->name);
 	return out->folder < 0 ? -1 : 0;
 }
 
