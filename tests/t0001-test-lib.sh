@@ -40,6 +40,18 @@ test_expect_success 'a passing and a failing test: TAP lines, status 1, scratch 
 	! grep "passes" two.failures
 '
 
+test_expect_success 'test_done runs the hooks a library adds, before the scratch goes' '
+	HOOK_OUT=$PWD/hooked.ran && export HOOK_OUT &&
+	run_inner hooked <<-\EOF &&
+	at_done() { test -d "$TEST_ROOT" && echo scratch-still-there >>"$HOOK_OUT"; }
+	test_done_hooks="$test_done_hooks at_done"
+	test_expect_success "passes" "true"
+	EOF
+	test "$(cat hooked.status)" = 0 &&
+	test "$(cat hooked.ran)" = scratch-still-there &&
+	test "$(ls hooked.tmp | wc -l)" = 0
+'
+
 test_expect_success 'test_when_finished runs after a pass and after a failure, last first' '
 	run_inner finished <<-EOF &&
 	test_expect_success "passes" "test_when_finished \"echo one >>$PWD/ran\" &&

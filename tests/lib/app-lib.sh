@@ -3,8 +3,8 @@
 # server (its own socket, no user config) with a known size; tests type with
 # app_keys, wait for text with app_wait (polling with a timeout, never a
 # fixed sleep) and read the screen with app_screen. Source it after
-# test-lib.sh and call app_stop before test_done (which removes the scratch
-# folder holding the servers' sockets); a failed test's are stopped at exit.
+# test-lib.sh: test_done stops every server it started before it removes
+# the scratch folder holding their sockets; a script that dies, at exit.
 #
 #   app_start [VAR=value...]   run hearth in the current folder, in a shell
 #   app_keys KEY...            tmux send-keys names: j Enter Escape C-d ...
@@ -37,6 +37,7 @@ app_stop() {
 	return 0
 }
 trap app_stop EXIT
+test_done_hooks="$test_done_hooks app_stop"
 
 # A plain shell in the pane runs hearth, so a test can see what is left of
 # the terminal when the app ends (its prompt, stty, the exit status). Each

@@ -326,7 +326,15 @@ test_skip_all() {
 	exit 0
 }
 
+# Commands test_done runs first, while the scratch folder still exists (a
+# library adds its own: app-lib.sh stops its tmux servers, whose sockets
+# live there).
+test_done_hooks=
+
 test_done() {
+	for _hook in $test_done_hooks; do
+		$_hook
+	done
 	echo "1..$test_count"
 	[ $test_broken -eq 0 ] || echo "# $test_broken known breakage(s)"
 	[ $test_fixed -eq 0 ] || echo "# $test_fixed known breakage(s) vanished: make them test_expect_success"
