@@ -156,5 +156,4 @@ test_expect_success 'the tree is then at that version' '
 	! test -e docs/readme.txt
 '
 
-app_stop
 test_done

@@ -155,5 +155,4 @@ test_expect_success 'a record that would empty the Home asks (naming no --yes, w
 	hearth log --oneline >log && grep emptied log
 '
 
-app_stop
 test_done

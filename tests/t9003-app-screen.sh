@@ -168,5 +168,4 @@ test_expect_success 'HEARTH_APP_TIMINGS records the first screen and each key' '
 	grep -E "^first-screen [0-9.]+$" "$TEST_ROOT/timings" && timed_key j
 '
 
-app_stop
 test_done

@@ -58,5 +58,4 @@ test_expect_success 'd builds the demo Home under TMPDIR and opens it' '
 	grep "^n.* name Documents/plan~.*\.txt$" conflicts
 '
 
-app_stop
 test_done

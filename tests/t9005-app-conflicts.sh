@@ -165,5 +165,4 @@ test_expect_success 'the same line edited on both: the pane shows base, mine and
 	hearth conflicts --porcelain >"$TEST_ROOT/out" && grep " content notes.txt$" "$TEST_ROOT/out"
 '
 
-app_stop
 test_done

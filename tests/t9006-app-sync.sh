@@ -149,5 +149,4 @@ test_expect_success 'with no peers in the config the view says how to add one' '
 	app_quit
 '
 
-app_stop
 test_done

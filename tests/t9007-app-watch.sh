@@ -69,5 +69,4 @@ test_expect_success 'the root put back and R: the Home is whole and watched agai
 	app_quit
 '
 
-app_stop
 test_done

@@ -73,5 +73,4 @@ test_expect_success 'History lists versions in log order, newest by time first; 
 	app_quit
 '
 
-app_stop
 test_done

@@ -165,5 +165,4 @@ test_expect_success 'a joined Home: Enter diffs a file moved between roots, L sh
 	app_quit
 '
 
-app_stop
 test_done
