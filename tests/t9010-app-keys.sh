@@ -105,5 +105,4 @@ test_expect_success 'R reloads the keys: a binding removed from the config is go
 	app_quit
 '
 
-app_stop
 test_done

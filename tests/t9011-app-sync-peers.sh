@@ -49,5 +49,4 @@ test_expect_success 'R reads the config again: a peer added while the app runs s
 	app_quit
 '
 
-app_stop
 test_done

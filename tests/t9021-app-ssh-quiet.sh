@@ -63,5 +63,4 @@ test_expect_success 'from a shell the same ssh may ask: the CLI gives it the ter
 	! grep -x "BatchMode=yes" "$TEST_ROOT/args"
 '
 
-app_stop
 test_done

@@ -111,5 +111,4 @@ test_expect_success 'name: both files, the one keeping the name and the renamed 
 	app_quit
 '
 
-app_stop
 test_done

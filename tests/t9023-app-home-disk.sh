@@ -75,5 +75,4 @@ test_expect_success 'a name nowhere in the Home: the view says so' '
 	app_quit
 '
 
-app_stop
 test_done
