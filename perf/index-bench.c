@@ -18,6 +18,12 @@
  *   index-bench tree DIR FILES FOLDERS
  *       FILES small files spread evenly over FOLDERS folders (ten at the top,
  *       the rest below them), every time 2020-01-01 so no stamp is racy.
+ *   index-bench find HOME_DIR TEXT SAMPLES
+ *       Opens the Home as the app does and calls hearth_find_names (the Home
+ *       view's filter over the whole index, at the app's limit of 1000
+ *       paths) SAMPLES times for TEXT, each call timed alone: p50/p99/max
+ *       of wall and thread CPU time in microseconds, the paths found, the
+ *       peak RSS.
  *   index-bench cpu PID SECONDS
  *       CPU seconds (user + system) PID uses over the next SECONDS, from
  *       /proc/PID/stat, and that as a share of one core.
@@ -245,6 +251,51 @@ list(const char *home_dir, unsigned samples, size_t page)
 	return status;
 }
 
+/* The Home view's filter: hearth_find_names at the app's limit. */
+static int
+find(const char *home_dir, const char *text, unsigned samples)
+{
+	struct hearth_open_options options = { .start_dir = home_dir };
+	struct hearth_error error;
+	struct hearth_path_list found;
+	struct rusage usage;
+	hearth *home;
+	size_t paths = 0;
+
+	if (samples == 0 || hearth_open(&home, &options, &error) != HEARTH_OK) {
+		fprintf(stderr, "index-bench: %s\n", samples == 0 ? "no samples" : error.message);
+		return 1;
+	}
+	double *times = malloc(samples * sizeof *times);
+	double *cpu_times = malloc(samples * sizeof *cpu_times);
+	if (times == NULL || cpu_times == NULL)
+		return 1;
+	for (unsigned i = 0; i < samples; i++) {
+		double start = clock_us(CLOCK_MONOTONIC);
+		double cpu_start = clock_us(CLOCK_THREAD_CPUTIME_ID);
+		if (hearth_find_names(home, text, 1000, &found, &error) != HEARTH_OK) {
+			fprintf(stderr, "index-bench: find %s: %s\n", text, error.message);
+			return 1;
+		}
+		cpu_times[i] = clock_us(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+		times[i] = clock_us(CLOCK_MONOTONIC) - start;
+		paths = found.count;
+		hearth_path_list_free(&found);
+	}
+	qsort(times, samples, sizeof *times, compare_doubles);
+	qsort(cpu_times, samples, sizeof *cpu_times, compare_doubles);
+	printf("find p50_us %.1f p99_us %.1f max_us %.1f cpu_p50_us %.1f cpu_p99_us %.1f "
+	    "paths %zu\n", quantile(times, samples, 0.5), quantile(times, samples, 0.99),
+	    times[samples - 1], quantile(cpu_times, samples, 0.5),
+	    quantile(cpu_times, samples, 0.99), paths);
+	free(times);
+	free(cpu_times);
+	hearth_close(home);
+	getrusage(RUSAGE_SELF, &usage);
+	printf("rss_mib %.1f\n", (double)usage.ru_maxrss / 1024.0);
+	return 0;
+}
+
 static int
 tree(const char *dir, unsigned files, unsigned folders)
 {
@@ -338,9 +389,11 @@ main(int argc, char **argv)
 		return list(argv[2], (unsigned)atoi(argv[3]), (size_t)atoi(argv[4]));
 	if (argc == 5 && strcmp(argv[1], "tree") == 0)
 		return tree(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+	if (argc == 5 && strcmp(argv[1], "find") == 0)
+		return find(argv[2], argv[3], (unsigned)atoi(argv[4]));
 	if (argc == 4 && strcmp(argv[1], "cpu") == 0)
 		return cpu(argv[2], (unsigned)atoi(argv[3]));
 	fprintf(stderr, "usage: index-bench fill STATE TOP SUB FILES | list HOME_DIR SAMPLES PAGE | "
-	    "tree DIR FILES FOLDERS | cpu PID SECONDS\n");
+	    "tree DIR FILES FOLDERS | find HOME_DIR TEXT SAMPLES | cpu PID SECONDS\n");
 	return 2;
 }

@@ -31,6 +31,11 @@
 #   restart check         hearth watch --check (stats every folder the last
 #                         walk stamped) | git status; and the full walk that
 #                         follows it, hearth watch --once.
+#   filter                perf/index-bench find: hearth_find_names (the Home
+#                         view's filter over the whole index) 200 times in
+#                         one process, p50 and p99 per call; and one process
+#                         that opens the Home and calls it once | git
+#                         ls-files | grep -c for the same text.
 # Goals (issue 4): first page p50 <= 50 us, p99 <= 100 us, RSS <= 30 MiB at
 # 1M entries; idle watch under 0.1 % of one core; status with watching at
 # 100k files <= 20 ms. Issue 5: record of one edit at 100k files <= 0.6 x
@@ -151,6 +156,19 @@ bench_measure "$label" 'restart check' warm
 bench_side hearth 'hearth watch --once' "$d/hearth" '' '"$HEARTH" watch --once'
 bench_side git 'git status' "$d/git" '' 'git status'
 bench_measure "$label" 'full walk after it' warm
+
+# The Home view's filter (issue 15): every name of the index that holds
+# the text, at the app's limit, per keystroke (in one process, as the app
+# calls it), and once per process beside git's index scanned for the same
+# text (its paths hold the folders' names too, so it finds a few more).
+filter=00042
+"$IB" find "$d/hearth" "$filter" 200 >"$bench_dir/find.out"
+set -- $(cat "$bench_dir/find.out")
+bench_note "$label" "filter \"$filter\", per keystroke" "hearth_find_names (200 calls)" \
+	"p50 $3 us, p99 $5 us (CPU $9, ${11}); ${13} paths" "${15} MiB" "-"
+bench_side hearth 'index-bench find (open + one call)' "$d/hearth" '' "'$IB' find . $filter 1"
+bench_side git "git ls-files | grep -c $filter" "$d/git" '' "git ls-files | grep -c $filter"
+bench_measure "$label" 'filter, one process' warm
 
 rm -rf "$d"
 bench_done
