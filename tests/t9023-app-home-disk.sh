@@ -20,7 +20,7 @@ test_expect_success 'a Home with a version, deep folders never opened, then chan
 	printf "new needle\n" >other/new-needle.md
 '
 
-test_expect_success 'a changed path shows its size and time on the disk; a moved file none where it left' '
+test_expect_success 'a changed path shows its size and time on the disk; a moved file none where it left, and each of its rows the other end' '
 	cd home &&
 	app_start &&
 	app_wait "start" &&
@@ -30,8 +30,8 @@ test_expect_success 'a changed path shows its size and time on the disk; a moved
 	app_screen >"$TEST_ROOT/columns" &&
 	grep -E "^ +new\.txt +19 2021-06-07 08:09 +A *$" "$TEST_ROOT/columns" &&
 	grep -E "^ +edited\.txt +35 2022-01-02 03:04 +M *$" "$TEST_ROOT/columns" &&
-	grep -E "^ +moved\.txt +3 2021-05-06 07:08 +R *$" "$TEST_ROOT/columns" &&
-	grep -E "^ +b\.txt +R *$" "$TEST_ROOT/columns"
+	grep -E "^ +moved\.txt ← b\.txt +3 2021-05-06 07:08 +R *$" "$TEST_ROOT/columns" &&
+	grep -E "^ +b\.txt → moved\.txt +R *$" "$TEST_ROOT/columns"
 '
 
 test_expect_success 'a file edited again while the app shows it: the size follows the disk' '

@@ -40,6 +40,10 @@ struct home_change {
 	char kind;
 	enum hearth_entry_kind entry_kind;
 	const char *root;	/* the root holding it, NULL when not known */
+	/* A move's other end, so each of its two rows says where the file
+	 * went or came from: the new path on the old row, and back. */
+	const char *moved_with;
+	bool moved_away;	/* this is where the path left */
 };
 
 struct home_pane {
@@ -179,12 +183,13 @@ index_status(struct view *view)
 	for (size_t i = 0; i < list->count; i++) {
 		const struct hearth_change *change = &list->items[i];
 		pane->changes[pane->change_count++] = (struct home_change){
-			change->path, (char)change->kind, change->entry_kind, change->root };
+			change->path, (char)change->kind, change->entry_kind, change->root,
+			change->kind == HEARTH_MOVED ? change->old_path : NULL, false };
 		/* A moved path is marked where it left too. */
 		if (change->kind == HEARTH_MOVED && change->old_path != NULL)
 			pane->changes[pane->change_count++] = (struct home_change){
 				change->old_path, (char)HEARTH_MOVED, change->entry_kind,
-				change->old_root };
+				change->old_root, change->path, true };
 	}
 	qsort(pane->changes, pane->change_count, sizeof *pane->changes, compare_changes);
 }
@@ -622,6 +627,31 @@ name_role(const struct home_entry *entry)
 	return THEME_NORMAL;
 }
 
+/* " → new/path" on the row a moved path left, " ← old/path" on the row it
+ * came to; NULL for any other row. The caller frees it. */
+static char *
+move_note(const struct home_pane *pane, const struct list_item *item, bool unicode)
+{
+	const struct home_entry *entry = item->data;
+
+	if (entry->mark != (char)HEARTH_MOVED)
+		return NULL;
+	char *path = item_path(item);
+	size_t at = change_lower_bound(pane, path);
+	char *note = NULL;
+	for (; at < pane->change_count && strcmp(pane->changes[at].path, path) == 0; at++) {
+		const struct home_change *change = &pane->changes[at];
+		if (change->kind != (char)HEARTH_MOVED || change->moved_with == NULL)
+			continue;
+		const char *arrow = change->moved_away ? (unicode ? "\u2192" : "->") :
+		    (unicode ? "\u2190" : "<-");
+		note = memory_printf(" %s %s", arrow, change->moved_with);
+		break;
+	}
+	free(path);
+	return note;
+}
+
 static void
 home_draw_row(void *context, const struct list_item *item, int y, int x, int width,
     bool selected)
@@ -645,9 +675,14 @@ home_draw_row(void *context, const struct list_item *item, int y, int x, int wid
 	}
 	char *name = entry->kind == HEARTH_DIR ? memory_printf("%s/", entry->name) :
 	    memory_strdup(entry->name);
-	draw_text(y, column, x + 2 + columns.name - column,
+	int name_end = x + 2 + columns.name;
+	column += draw_text(y, column, name_end - column,
 	    view_role(selected, item->marked ? THEME_MARKED : name_role(entry)), name, 0);
 	free(name);
+	char *note = move_note(view->private, item, unicode);
+	if (note != NULL && column < name_end)
+		draw_text(y, column, name_end - column, view_role(selected, THEME_DIM), note, 0);
+	free(note);
 	if (entry->kind != HEARTH_DIR && entry->stamped)
 		draw_format_size(entry->size, size, sizeof size);
 	if (entry->stamped)
