@@ -1651,6 +1651,8 @@ static const char SQL_ENTRY_SEEN[] = "UPDATE entry SET seen = ?2, restore = ?3 W
 static const char SQL_ENTRY_ALL[] =
     "SELECT node, parent, name, kind, root, blob, mode, restore, seen, size, mtime FROM entry "
     "ORDER BY node";
+/* Answered from the covering index entry_listing, not the wide rows. */
+static const char SQL_ENTRY_NAMES[] = "SELECT node, parent, name, kind FROM entry";
 static const char SQL_FILES_BY_ROOT[] =
     "SELECT root, count(*) FROM entry WHERE kind != 2 AND restore != 2 GROUP BY root";
 
@@ -1726,6 +1728,27 @@ scan_entries_each(struct hearth *home,
 		entry.seen_length = (size_t)sqlite3_column_bytes(statement, 8);
 		entry.stamp.size = (uint64_t)sqlite3_column_int64(statement, 9);
 		entry.stamp.mtime_ns = store_column_mtime(statement, 10);
+		status = visit(context, &entry);
+	}
+	sqlite3_reset(statement);
+	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}
+
+int
+scan_index_names_each(struct hearth *home,
+    int (*visit)(void *context, const struct scan_entry_row *entry), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_NAMES);
+	int status = 0, step;
+
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
+		struct scan_entry_row entry;
+		memset(&entry, 0, sizeof entry);
+		memcpy(entry.node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+		memcpy(entry.parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
+		entry.name = sqlite3_column_blob(statement, 2);
+		entry.name_length = (size_t)sqlite3_column_bytes(statement, 2);
+		entry.kind = (enum node_kind)sqlite3_column_int(statement, 3);
 		status = visit(context, &entry);
 	}
 	sqlite3_reset(statement);

@@ -251,6 +251,11 @@ bool scan_index_restores_waiting(struct hearth *home);
  * nonzero, which comes back; -1 when the store fails. */
 int scan_entries_each(struct hearth *home,
     int (*visit)(void *context, const struct scan_entry_row *entry), void *context);
+/* Every row's node, parent, name and kind (the rest left zero), in no set
+ * order, until visit returns nonzero, which comes back; -1 when the store
+ * fails. */
+int scan_index_names_each(struct hearth *home,
+    int (*visit)(void *context, const struct scan_entry_row *entry), void *context);
 /* The files and links the index holds in each root, by root name (rows a
  * restore brings back left out), until visit returns nonzero. */
 int scan_entry_files_by_root(struct hearth *home,

@@ -11,6 +11,7 @@
 #include "backend/history/history.h"
 #include "backend/history/tree.h"
 #include "model/array.h"
+#include "model/path.h"
 
 static unsigned char
 ascii_lower(unsigned char byte)
@@ -252,24 +253,95 @@ name_holds(const unsigned char *name, size_t length, const char *text, size_t te
 	return false;
 }
 
+/* One row of the index the filter keeps: a folder, on the way to a match,
+ * or a match; its name is at name_at in the search's names. */
+struct name_row {
+	struct node_id node, parent;
+	size_t name_at, name_length;
+};
+
+/* The filter reads the index once, through a covering index of (node,
+ * parent, name, kind): every folder, for the paths, and every row whose
+ * name holds the text. Paths are then made in memory; a statement a
+ * step up each match's chain cost 20 us a match, 270 ms for 25 000. */
 struct name_search {
 	const char *text;
 	size_t text_length;
-	struct node_id *nodes;
-	size_t count, capacity;
+	struct name_row *folders, *matches;
+	size_t folder_count, folder_capacity, match_count, match_capacity;
+	struct buffer names;
 };
+
+static void
+keep_row(struct name_row **rows, size_t *count, size_t *capacity,
+    const struct scan_entry_row *entry, size_t name_at)
+{
+	*rows = array_grow(*rows, capacity, *count + 1, sizeof **rows);
+	(*rows)[(*count)++] = (struct name_row){ entry->node, entry->parent, name_at,
+		entry->name_length };
+}
 
 static int
 name_search_visit(void *context, const struct scan_entry_row *entry)
 {
 	struct name_search *search = context;
+	bool folder = entry->kind == NODE_DIR;
+	bool match = name_holds(entry->name, entry->name_length, search->text,
+	    search->text_length);
 
-	if (name_holds(entry->name, entry->name_length, search->text, search->text_length)) {
-		search->nodes = array_grow(search->nodes, &search->capacity, search->count + 1,
-		    sizeof *search->nodes);
-		search->nodes[search->count++] = entry->node;
-	}
+	if (!folder && !match)
+		return 0;
+	size_t name_at = search->names.length;
+	buffer_append(&search->names, entry->name, entry->name_length);
+	if (folder)
+		keep_row(&search->folders, &search->folder_count,
+		    &search->folder_capacity, entry, name_at);
+	if (match)
+		keep_row(&search->matches, &search->match_count,
+		    &search->match_capacity, entry, name_at);
 	return 0;
+}
+
+static int
+compare_rows_by_node(const void *left, const void *right)
+{
+	return memcmp(((const struct name_row *)left)->node.bytes,
+	    ((const struct name_row *)right)->node.bytes, ID_BYTES);
+}
+
+/* One step up, for path_from_parents: the match itself first, then the
+ * folders by node. */
+struct name_step {
+	const struct name_search *search;
+	const struct name_row *match;
+};
+
+static bool
+name_step(void *context, struct node_id node, struct node_id *parent, const uint8_t **name,
+    size_t *name_length)
+{
+	const struct name_step *step = context;
+	const struct name_row *row = step->match;
+
+	if (!node_id_equal(node, row->node)) {
+		struct name_row key = { .node = node };
+		row = bsearch(&key, step->search->folders, step->search->folder_count,
+		    sizeof key, compare_rows_by_node);
+		if (row == NULL)
+			return false;
+	}
+	*parent = row->parent;
+	*name = step->search->names.data + row->name_at;
+	*name_length = row->name_length;
+	return true;
+}
+
+static void
+name_search_free(struct name_search *search)
+{
+	free(search->folders);
+	free(search->matches);
+	buffer_free(&search->names);
 }
 
 static int
@@ -289,24 +361,29 @@ hearth_find_names(hearth *home, const char *text, size_t limit, struct hearth_pa
 	out->storage = storage_new();
 	if (search.text_length == 0)
 		return 0;
-	if (scan_entries_each(home, name_search_visit, &search) != 0) {
-		free(search.nodes);
+	buffer_init(&search.names);
+	if (scan_index_names_each(home, name_search_visit, &search) != 0) {
+		name_search_free(&search);
 		hearth_path_list_free(out);
 		return hearth_fail(error, HEARTH_FAILED, "cannot read the index: %s",
 		    sqlite3_errmsg(home->store.db));
 	}
-	out->items = storage_alloc(out->storage, (search.count ? search.count : 1) *
+	qsort(search.folders, search.folder_count, sizeof *search.folders, compare_rows_by_node);
+	out->items = storage_alloc(out->storage, (search.match_count ? search.match_count : 1) *
 	    sizeof *out->items);
 	struct buffer path;
 	buffer_init(&path);
 	/* A row whose chain of folders does not reach the top (one in the
 	 * trash) is no path of the tree. */
-	for (size_t i = 0; i < search.count; i++)
-		if (scan_index_path(home, search.nodes[i], &path))
+	for (size_t i = 0; i < search.match_count; i++) {
+		struct name_step step = { &search, &search.matches[i] };
+		if (path_from_parents(search.matches[i].node, name_step, &step, &path) ==
+		    PATH_AT_TOP)
 			out->items[out->count++] = storage_strdup(out->storage,
 			    (const char *)path.data);
+	}
 	buffer_free(&path);
-	free(search.nodes);
+	name_search_free(&search);
 	qsort(out->items, out->count, sizeof *out->items, compare_paths);
 	if (limit != 0 && out->count > limit) {
 		out->count = limit;

@@ -819,6 +819,38 @@ tool_sync_cancel(int argc, char **argv)
 	return status == HEARTH_CANCELLED ? 0 : 1;
 }
 
+/* find-names DIR TEXT LIMIT: the paths the Home view's filter finds for
+ * TEXT (hearth_find_names), one a line, then "more" when LIMIT cut them. */
+static int
+tool_find_names(int argc, char **argv)
+{
+	struct hearth_path_list found;
+	struct hearth_error error;
+	hearth *home;
+
+	if (argc != 4) {
+		fputs("usage: hearth-test-tool find-names DIR TEXT LIMIT\n", stderr);
+		return 2;
+	}
+	struct hearth_open_options open_options = { .start_dir = argv[1] };
+	if (hearth_open(&home, &open_options, &error) != 0) {
+		fprintf(stderr, "find-names: %s\n", error.message);
+		return 1;
+	}
+	int status = hearth_find_names(home, argv[2], strtoul(argv[3], NULL, 10), &found, &error);
+	hearth_close(home);
+	if (status != HEARTH_OK) {
+		fprintf(stderr, "find-names: %s\n", error.message);
+		return 1;
+	}
+	for (size_t i = 0; i < found.count; i++)
+		printf("%s\n", found.items[i]);
+	if (found.more)
+		puts("more");
+	hearth_path_list_free(&found);
+	return 0;
+}
+
 struct swap_at {
 	const char *home, *folder, *target;
 	bool swapped;
@@ -1446,6 +1478,8 @@ static const struct tool_command {
 	{ "join-home", tool_join_home, "join-home DIR SOURCE: give an empty Home SOURCE's home id" },
 	{ "sync-cancel", tool_sync_cancel,
 	    "sync-cancel DIR PEER PHASE: a sync cancelled when progress reports PHASE" },
+	{ "find-names", tool_find_names,
+	    "find-names DIR TEXT LIMIT: the paths the Home view's filter finds" },
 	{ "probe", tool_probe, "probe URL: print the peer's home id, replica id, software" },
 	{ "checkout-swap", tool_checkout_swap,
 	    "checkout-swap DIR VERSION FOLDER TARGET: a folder swapped for a link mid-checkout" },
