@@ -241,9 +241,7 @@ gc_copy_history(struct gc *gc)
 		previous = op.u.set.blob;
 	}
 	/* A damaged op stops gc before it rewrites a pack: fsck --repair first. */
-	if (status == 0 && store_ops_status(&sets, gc->error) != 0)
-		status = gc->error->code;
-	store_ops_close(&sets);
+	status = store_ops_end(&sets, status, gc->error);
 	arena_free(&arena);
 	buffer_free(&links);
 	buffer_free(&list);

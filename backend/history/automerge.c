@@ -44,10 +44,7 @@ load_sets(struct hearth *home, struct node_id node, struct arena *arena, struct 
 		*out = array_grow(*out, &capacity, *count + 1, sizeof **out);
 		(*out)[(*count)++] = op;
 	}
-	if (status == 0 && store_ops_status(&sets, error) != 0)
-		status = error->code;
-	store_ops_close(&sets);
-	return status;
+	return store_ops_end(&sets, status, error);
 }
 
 static const struct op *

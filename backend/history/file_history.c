@@ -175,9 +175,7 @@ folder_nodes(struct hearth *home, struct node_set *set, struct hearth_error *err
 		add_node(&children, op.u.place.node);
 		add_node(&parents, op.u.place.parent);
 	}
-	if (status == 0 && store_ops_status(&places, error) != 0)
-		status = error->code;
-	store_ops_close(&places);
+	status = store_ops_end(&places, status, error);
 	arena_free(&arena);
 	/* Grow the set until no place adds to it. */
 	for (size_t grown = 1; status == 0 && grown > 0;) {

@@ -510,9 +510,7 @@ placement_before(struct integrator *integrator, struct work_node *node, const st
 		    (!node->head.visible.valid || place_before(&node->head.visible, op)))
 			node->head.visible = place_of(op);
 	}
-	int status = store_ops_status(&places, integrator->error) == 0 ? 0 : integrator->error->code;
-	store_ops_close(&places);
-	return status;
+	return store_ops_end(&places, 0, integrator->error);
 }
 
 /* Slow path: undo every PLACE from the batch's first on (each node back to
@@ -570,9 +568,7 @@ load_later_places(struct integrator *integrator, const struct op *first, struct 
 			.replica_number = row.replica_number,
 		};
 	}
-	int status = store_ops_status(&places, integrator->error) == 0 ? 0 : integrator->error->code;
-	store_ops_close(&places);
-	return status;
+	return store_ops_end(&places, 0, integrator->error);
 }
 
 /* A PLACE that could be skipped: a move of a folder that already exists,
@@ -889,9 +885,7 @@ greatest_set(struct integrator *integrator, struct node_id node, struct op *out,
 			*found = true;
 		}
 	}
-	int status = store_ops_status(&sets, integrator->error) == 0 ? 0 : integrator->error->code;
-	store_ops_close(&sets);
-	return status;
+	return store_ops_end(&sets, 0, integrator->error);
 }
 
 static int

@@ -171,8 +171,7 @@ load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *coun
 			}
 			(*count)++;
 		}
-		int status = store_ops_status(&changes, error) == 0 ? 0 : error->code;
-		store_ops_close(&changes);
+		int status = store_ops_end(&changes, 0, error);
 		if (status != 0)
 			return status;
 	}

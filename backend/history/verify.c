@@ -217,7 +217,5 @@ verify_load_ops(struct hearth *home, struct op **ops, size_t *count, struct aren
 		}
 		(*count)++;
 	}
-	int status = store_ops_status(&changes, error) == 0 ? 0 : error->code;
-	store_ops_close(&changes);
-	return status;
+	return store_ops_end(&changes, 0, error);
 }

@@ -1253,6 +1253,15 @@ store_ops_close(struct store_ops *ops)
 }
 
 int
+store_ops_end(struct store_ops *ops, int status, struct hearth_error *error)
+{
+	if (status == 0 && store_ops_status(ops, error) != 0)
+		status = error->code;
+	store_ops_close(ops);
+	return status;
+}
+
+int
 store_op_row_get(struct store *store, int64_t number, uint64_t counter, bool with_body,
     struct store_op_row *row)
 {

@@ -243,6 +243,10 @@ bool store_ops_next(struct store_ops *ops, struct store_op_row *row);
  * (a damaged op named, with what mends it). */
 int store_ops_status(const struct store_ops *ops, struct hearth_error *error);
 void store_ops_close(struct store_ops *ops);
+/* Closes the walk and says how it went: status when the caller stopped it
+ * for a reason of its own (nonzero), else 0 when it read every row, or the
+ * API code of error, filled with why it stopped. */
+int store_ops_end(struct store_ops *ops, int status, struct hearth_error *error);
 /* One op's row, without its body (row->body NULL) unless with_body: 1
  * found, 0 not held. As stored, unchecked: fsck --repair's read. */
 int store_op_row_get(struct store *store, int64_t number, uint64_t counter, bool with_body,
