@@ -570,8 +570,8 @@ store_widen_cache(struct store *store)
 	    NULL) == SQLITE_OK;
 }
 
-int
-store_begin(struct store *store, struct hearth_error *error)
+static int
+begin(struct store *store, bool widen, struct hearth_error *error)
 {
 	if (store->no_space) {
 		char reason[8192];
@@ -582,11 +582,28 @@ store_begin(struct store *store, struct hearth_error *error)
 	    store_exec(store, "BEGIN IMMEDIATE", error) != 0)
 		return -1;
 	store->in_transaction = true;
-	store_widen_cache(store);
+	if (widen)
+		store_widen_cache(store);
 	/* Under the write lock nobody else adds one until the commit. */
 	refresh_replicas(store);
 	store_chain_forget(store);
 	return 0;
+}
+
+int
+store_begin(struct store *store, struct hearth_error *error)
+{
+	return begin(store, true, error);
+}
+
+/* A transaction that writes a few pages gains nothing from the wide
+ * cache and pays for it: every page it reads (a query over the whole
+ * index) is a new allocation and fresh memory, 0.2 s of a 1 s record of
+ * one edit in a Home of 100k files; the narrow cache reuses its pages. */
+int
+store_begin_small(struct store *store, struct hearth_error *error)
+{
+	return begin(store, false, error);
 }
 
 int
