@@ -6,15 +6,20 @@
 # and the git work tree. Sizes: quick 256 MiB, full 1 GiB (BENCH_BLOB_MIB
 # overrides); git's add of 1 GiB alone takes 30 s a run here.
 #
-# Measurements, hearth beside git, every command run in its tree:
+# Measurements, hearth beside git and cp, every command run in its tree:
 #   record      hearth record -m big               | git add -A && git commit -q -m big
+#                                                  | cp big copy (the bytes read and
+#                                                    written once: what a store of
+#                                                    them costs at the least)
 #               (before each run: rm -rf .hearth, the file's identity xattr
-#               removed, hearth init .  |  rm -rf .git && git init -q)
+#               removed, hearth init .  |  rm -rf .git && git init -q  |  rm -f copy)
 #   checkout    then the file is moved away and recorded as a second version;
 #               hearth checkout head~1             | git checkout -q with
+#                                                  | cp ../big-kept big
 #               (before each run: hearth checkout head  |  git checkout -q main,
-#               which delete the big file)
-# Goals: record under 64 MiB peak RSS (issue 2); checkout too (issue 5).
+#               which delete the big file  |  rm -f big)
+# Goals: record and checkout at most 2 x cp (issue 17); their peak RSS
+# under 64 MiB (issues 2 and 5) is in the RSS column.
 . "$(dirname "$0")/lib.sh"
 
 mib=${BENCH_BLOB_MIB:-$(bench_pick 256 1024)}
@@ -26,8 +31,8 @@ fi
 
 for kind in text random; do
 	d=$bench_dir/$kind
-	mkdir -p "$d/hearth" "$d/git"
-	for tree in "$d/hearth" "$d/git"; do
+	mkdir -p "$d/hearth" "$d/git" "$d/cp"
+	for tree in "$d/hearth" "$d/git" "$d/cp"; do
 		echo 'a small file beside the big one' >"$tree/small.txt"
 		"$BT" file "$tree/big" "$mib" "$kind" 7
 	done
@@ -37,7 +42,8 @@ for kind in text random; do
 		 "$HEARTH" init . >/dev/null' '"$HEARTH" record -m big'
 	bench_side git 'git add -A && git commit' "$d/git" \
 		'rm -rf .git && git init -q' 'git add -A && git commit -q -m big'
-	bench_goal rss 64
+	bench_side cp 'cp' "$d/cp" 'rm -f copy' 'cp big copy'
+	bench_goal ratio 2 cp
 	bench_measure "$label $kind" 'record one big file'
 	(cd "$d/hearth" && "$HEARTH" stats) | awk -v kind="$kind" '
 		/^stored bytes/ { stored = $3 } /^pack bytes/ { pack = $3 }
@@ -51,7 +57,9 @@ for kind in text random; do
 	bench_side hearth 'hearth checkout' "$d/hearth" \
 		'"$HEARTH" checkout head >/dev/null' '"$HEARTH" checkout head~1'
 	bench_side git 'git checkout' "$d/git" 'git checkout -q main' 'git checkout -q with'
-	bench_goal rss 64
+	(cd "$d/cp" && mv big ../big-kept && rm -f copy)
+	bench_side cp 'cp' "$d/cp" 'rm -f big' 'cp ../big-kept big'
+	bench_goal ratio 2 cp
 	bench_measure "$label $kind" 'checkout one big file'
 
 	rm -rf "$d"
