@@ -1769,6 +1769,23 @@ scan_entry_files_by_root(struct hearth *home,
 	return status;
 }
 
+/* The table's own order (entry is keyed by node): a scan, no sort. */
+static const char SQL_NODES_ON_DISK[] = "SELECT node FROM entry WHERE restore = 0 ORDER BY node";
+
+int
+scan_entry_each_on_disk(struct hearth *home,
+    int (*visit)(void *context, const void *node, size_t length), void *context)
+{
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_NODES_ON_DISK);
+	int status = 0, step = SQLITE_DONE;
+
+	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW)
+		status = visit(context, sqlite3_column_blob(statement, 0),
+		    (size_t)sqlite3_column_bytes(statement, 0));
+	sqlite3_reset(statement);
+	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}
+
 static const char SQL_PLACE_ON_DISK[] =
     "SELECT parent, name FROM entry WHERE node = ?1 AND restore != 2";
 static const char SQL_FIRST_FOLDER[] =

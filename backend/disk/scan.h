@@ -256,6 +256,11 @@ int scan_entries_each(struct hearth *home,
  * fails. */
 int scan_index_names_each(struct hearth *home,
     int (*visit)(void *context, const struct scan_entry_row *entry), void *context);
+/* The node of each row on disk (restore 0), in the order of the ids'
+ * bytes, until visit returns nonzero: 0, visit's return, or -1 when the
+ * store cannot be read. */
+int scan_entry_each_on_disk(struct hearth *home,
+    int (*visit)(void *context, const void *node, size_t length), void *context);
 /* The files and links the index holds in each root, by root name (rows a
  * restore brings back left out), until visit returns nonzero. */
 int scan_entry_files_by_root(struct hearth *home,

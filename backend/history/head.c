@@ -484,37 +484,124 @@ head_count(struct hearth *home)
 /* Index rows on disk whose node head dropped: a folder a peer deleted that
  * this replica kept only with what it has since removed (docs/DESIGN.md §7,
  * "The tree is the version"). The tree still holds them, so they are what
- * the tree adds to head: status lists them, record keeps them. */
-static const char SQL_DROPPED[] =
-    "SELECT e.node, e.parent, e.name, e.kind, e.root, e.seen FROM entry e "
-    "LEFT JOIN node n ON n.id = e.node WHERE e.restore = 0 AND (n.id IS NULL OR n.live = 0)";
+ * the tree adds to head: status lists them, record keeps them.
+ *
+ * Every status and record asks, and there are seldom any, so the question
+ * is a merge of two scans in id order, the rows on disk (entry's own
+ * order) against the live nodes (node's), each page read once: the join
+ * of SQL_DROPPED over the whole index sought every row's node in the node
+ * table (100k searches, a tenth of a status of 100k files, and in a record
+ * a fresh page of its cache for each). The rows the merge finds are then
+ * read, each checked again by SQL_DROPPED itself. */
+#define SQL_DROPPED \
+    "SELECT e.node, e.parent, e.name, e.kind, e.root, e.seen FROM entry e " \
+    "LEFT JOIN node n ON n.id = e.node WHERE e.restore = 0 AND (n.id IS NULL OR n.live = 0)"
+static const char SQL_DROPPED_ROW[] = SQL_DROPPED " AND e.node = ?1";
+static const char SQL_LIVE_IDS[] = "SELECT id FROM node WHERE live = 1 ORDER BY id";
+
+/* SQLite's order of blobs: their common bytes, then the shorter first. */
+static int
+compare_blobs(const void *a, size_t a_length, const void *b, size_t b_length)
+{
+	size_t common = a_length < b_length ? a_length : b_length;
+	int order = common > 0 ? memcmp(a, b, common) : 0;
+
+	if (order != 0)
+		return order;
+	return a_length < b_length ? -1 : a_length > b_length ? 1 : 0;
+}
+
+struct dropped_merge {
+	sqlite3_stmt *live;	/* SQL_LIVE_IDS, on the first id not below the row's */
+	int step;
+	struct arena *arena;
+	const uint8_t **nodes;	/* the rows' nodes found dropped */
+	size_t *lengths, count, capacity, length_capacity;
+};
+
+static int
+merge_row(void *context, const void *node, size_t length)
+{
+	struct dropped_merge *merge = context;
+
+	while (merge->step == SQLITE_ROW) {
+		int order = compare_blobs(sqlite3_column_blob(merge->live, 0),
+		    (size_t)sqlite3_column_bytes(merge->live, 0), node, length);
+		if (order == 0)
+			return 0;	/* live */
+		if (order > 0)
+			break;
+		merge->step = sqlite3_step(merge->live);
+	}
+	if (merge->step != SQLITE_ROW && merge->step != SQLITE_DONE)
+		return -1;
+	merge->nodes = array_grow(merge->nodes, &merge->capacity, merge->count + 1,
+	    sizeof *merge->nodes);
+	merge->lengths = array_grow(merge->lengths, &merge->length_capacity, merge->count + 1,
+	    sizeof *merge->lengths);
+	merge->nodes[merge->count] = arena_copy(merge->arena, node, length);
+	merge->lengths[merge->count++] = length;
+	return 0;
+}
+
+/* The order the join gave them in (entry_listing's): parent, name, kind, root. */
+static int
+compare_dropped(const void *a, const void *b)
+{
+	const struct head_dropped *x = a, *y = b;
+	int order = memcmp(x->parent.bytes, y->parent.bytes, ID_BYTES);
+
+	if (order == 0)
+		order = compare_blobs(x->name, x->name_length, y->name, y->name_length);
+	if (order == 0)
+		order = x->kind < y->kind ? -1 : x->kind > y->kind;
+	if (order == 0)
+		order = strcmp(x->root, y->root);
+	return order;
+}
 
 int
 head_dropped_rows(struct hearth *home, struct arena *arena, struct head_dropped **rows,
     size_t *count)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_DROPPED);
+	struct dropped_merge merge = { .live = store_statement(&home->store, SQL_LIVE_IDS),
+		.arena = arena };
 	size_t capacity = 0;
-	int step;
+	int status;
 
 	*rows = NULL;
 	*count = 0;
-	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
-		*rows = array_grow(*rows, &capacity, *count + 1, sizeof **rows);
-		struct head_dropped *row = &(*rows)[(*count)++];
-		read_id(statement, 0, &row->node);
-		read_id(statement, 1, &row->parent);
-		row->name_length = (size_t)sqlite3_column_bytes(statement, 2);
-		row->name = arena_copy(arena, sqlite3_column_blob(statement, 2), row->name_length);
-		row->kind = (enum node_kind)sqlite3_column_int(statement, 3);
-		const unsigned char *root = sqlite3_column_text(statement, 4);
-		row->root = arena_strdup(arena, root ? (const char *)root : "");
-		row->seen_length = (size_t)sqlite3_column_bytes(statement, 5);
-		row->seen = row->seen_length == 0 ? NULL
-		    : arena_copy(arena, sqlite3_column_blob(statement, 5), row->seen_length);
+	merge.step = sqlite3_step(merge.live);
+	status = scan_entry_each_on_disk(home, merge_row, &merge);
+	sqlite3_reset(merge.live);
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_DROPPED_ROW);
+	for (size_t i = 0; status == 0 && i < merge.count; i++) {
+		sqlite3_bind_blob(statement, 1, merge.nodes[i], (int)merge.lengths[i], SQLITE_STATIC);
+		int step = sqlite3_step(statement);
+		if (step == SQLITE_ROW) {
+			*rows = array_grow(*rows, &capacity, *count + 1, sizeof **rows);
+			struct head_dropped *row = &(*rows)[(*count)++];
+			read_id(statement, 0, &row->node);
+			read_id(statement, 1, &row->parent);
+			row->name_length = (size_t)sqlite3_column_bytes(statement, 2);
+			row->name = arena_copy(arena, sqlite3_column_blob(statement, 2),
+			    row->name_length);
+			row->kind = (enum node_kind)sqlite3_column_int(statement, 3);
+			const unsigned char *root = sqlite3_column_text(statement, 4);
+			row->root = arena_strdup(arena, root ? (const char *)root : "");
+			row->seen_length = (size_t)sqlite3_column_bytes(statement, 5);
+			row->seen = row->seen_length == 0 ? NULL
+			    : arena_copy(arena, sqlite3_column_blob(statement, 5), row->seen_length);
+		} else if (step != SQLITE_DONE) {
+			status = -1;
+		}
+		sqlite3_reset(statement);
 	}
-	sqlite3_reset(statement);
-	return step == SQLITE_DONE ? 0 : -1;
+	free(merge.nodes);
+	free(merge.lengths);
+	if (*count > 1)
+		qsort(*rows, *count, sizeof **rows, compare_dropped);
+	return status == 0 ? 0 : -1;
 }
 
 void
