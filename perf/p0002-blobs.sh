@@ -8,14 +8,17 @@
 #
 # Measurements, hearth beside git and cp, every command run in its tree:
 #   record      hearth record -m big               | git add -A && git commit -q -m big
-#                                                  | cp big copy (the bytes read and
-#                                                    written once: what a store of
-#                                                    them costs at the least)
+#                                                  | cp big copy && sync copy (the
+#                                                    bytes read and written once,
+#                                                    and flushed as hearth's
+#                                                    default durability flushes
+#                                                    them: the least a store of
+#                                                    them costs)
 #               (before each run: rm -rf .hearth, the file's identity xattr
 #               removed, hearth init .  |  rm -rf .git && git init -q  |  rm -f copy)
 #   checkout    then the file is moved away and recorded as a second version;
 #               hearth checkout head~1             | git checkout -q with
-#                                                  | cp ../big-kept big
+#                                                  | cp ../big-kept big && sync big
 #               (before each run: hearth checkout head  |  git checkout -q main,
 #               which delete the big file  |  rm -f big)
 # Goals: record and checkout at most 2 x cp (issue 17); their peak RSS
@@ -42,7 +45,7 @@ for kind in text random; do
 		 "$HEARTH" init . >/dev/null' '"$HEARTH" record -m big'
 	bench_side git 'git add -A && git commit' "$d/git" \
 		'rm -rf .git && git init -q' 'git add -A && git commit -q -m big'
-	bench_side cp 'cp' "$d/cp" 'rm -f copy' 'cp big copy'
+	bench_side cp 'cp && sync' "$d/cp" 'rm -f copy' 'cp big copy && sync copy'
 	bench_goal ratio 2 cp
 	bench_measure "$label $kind" 'record one big file'
 	(cd "$d/hearth" && "$HEARTH" stats) | awk -v kind="$kind" '
@@ -58,7 +61,7 @@ for kind in text random; do
 		'"$HEARTH" checkout head >/dev/null' '"$HEARTH" checkout head~1'
 	bench_side git 'git checkout' "$d/git" 'git checkout -q main' 'git checkout -q with'
 	(cd "$d/cp" && mv big ../big-kept && rm -f copy)
-	bench_side cp 'cp' "$d/cp" 'rm -f big' 'cp ../big-kept big'
+	bench_side cp 'cp && sync' "$d/cp" 'rm -f big' 'cp ../big-kept big && sync big'
 	bench_goal ratio 2 cp
 	bench_measure "$label $kind" 'checkout one big file'
 
