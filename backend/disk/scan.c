@@ -215,6 +215,8 @@ struct entry_row {
 	int restore;
 };
 
+#define DIRENT_BUFFER (32 * 1024)
+
 struct walk {
 	struct hearth *home;
 	const char *const *paths;
@@ -223,6 +225,7 @@ struct walk {
 	struct scan_result *result;
 	struct hearth_error *error;
 	struct buffer path;		/* scratch for building child paths */
+	uint8_t *dirents;		/* a folder's listing, DIRENT_BUFFER bytes */
 	/* Index rows found missing during the walk, resolved at its end. */
 	struct missing {
 		struct node_id node;
@@ -350,6 +353,59 @@ leave_out(struct walk *walk, int root, const char *path, const char *why)
 	scan_note(walk->result, root, path, line, true);
 }
 
+/* One entry of a folder's listing (fd) into items, unless it is left out;
+ * true when the rest of the folder cannot be told. */
+static bool
+list_item(struct walk *walk, int root, const char *folder_path, int fd, const char *name,
+    struct disk_item **items, size_t *count, size_t *capacity)
+{
+	struct stat status;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    is_hidden_from_history(folder_path, name))
+		return false;
+	if (fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) != 0) {
+		/* Vanished while we looked: seen next time. Listed but not
+		 * searchable (r without x): what is there cannot be told. */
+		if (denied(errno)) {
+			unreadable(walk, root, folder_path);
+			return true;
+		}
+		return false;
+	}
+	/* A folder's identity marker, where xattrs are not kept, is
+	 * hearth's; a user's own file of that name is theirs. */
+	if (S_ISREG(status.st_mode) && identity_is_marker(fd, name))
+		return false;
+	enum node_kind kind = node_kind_of(status.st_mode);
+	child_path(&walk->path, folder_path, name);
+	/* Past PATH_MAX no call can name it: said once, the rest walked.
+	 * It stays in the listing, so what the index holds there (a
+	 * folder above it renamed longer) is not taken as deleted. */
+	bool too_long = walk->path.length >= PATH_MAX;
+	if (too_long)
+		leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
+	if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
+		return false;
+	if (kind == NODE_DIR && layout_is_home_state(fd, name)) {
+		scan_note(walk->result, root, (const char *)walk->path.data,
+		    "another Home's state, left out", true);
+		return false;
+	}
+	if (kind == 0 && !too_long) {
+		leave_out(walk, root, (const char *)walk->path.data, not_content(status.st_mode));
+		return false;
+	}
+	*items = array_grow(*items, capacity, *count + 1, sizeof **items);
+	struct disk_item *item = &(*items)[(*count)++];
+	item->name_length = strlen(name);
+	item->name = arena_strndup(&walk->result->arena, name, item->name_length);
+	item->kind = kind != 0 ? kind : NODE_FILE;
+	item->root = root;
+	item->too_long = too_long;
+	stamp_from_stat(&status, &item->stamp);
+	return false;
+}
+
 /* Reads one folder of one root; appends to items. A folder missing from
  * this root is simply absent there. With folder (may be NULL), also the
  * folder's own stamp in this root. */
@@ -373,65 +429,32 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		folder->present = true;
 		stamp_from_stat(&folder_status, &folder->stamp);
 	}
-	DIR *dir = fdopendir(fd);
-	if (dir == NULL) {
-		close(fd);
-		return hearth_fail_errno(walk->error, "cannot read %s/%s",
-		    walk->home->roots[root].path, folder_path);
+	/* getdents64 into the walk's one buffer, not opendir's: fdopendir
+	 * allocated 32 KiB and asked fcntl and fstat again for each folder, 6 %
+	 * of a status of 100k files. The same entries, in the same order, as
+	 * readdir gives (which also skips those with inode 0). */
+	if (walk->dirents == NULL)
+		walk->dirents = array_alloc(DIRENT_BUFFER, 1);
+	bool stop = false, unread = false;
+	while (!stop) {
+		ssize_t got = getdents64(fd, walk->dirents, DIRENT_BUFFER);
+		if (got <= 0) {
+			/* A failed read ends the listing, as readdir's NULL did. */
+			unread = got < 0 && denied(errno);
+			break;
+		}
+		for (ssize_t at = 0; !stop && at < got; ) {
+			const struct dirent64 *dirent = (const struct dirent64 *)(walk->dirents + at);
+			at += dirent->d_reclen;
+			if (dirent->d_ino == 0)
+				continue;
+			stop = list_item(walk, root, folder_path, fd, dirent->d_name, items, count,
+			    capacity);
+		}
 	}
-	struct dirent *dirent;
-	/* errno cleared before each readdir: only then does NULL with errno
-	 * set tell a failed read from the end. */
-	for (errno = 0; (dirent = readdir(dir)) != NULL; errno = 0) {
-		const char *name = dirent->d_name;
-		struct stat status;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-		    is_hidden_from_history(folder_path, name))
-			continue;
-		if (fstatat(dirfd(dir), name, &status, AT_SYMLINK_NOFOLLOW) != 0) {
-			/* Vanished while we looked: seen next time. Listed but not
-			 * searchable (r without x): what is there cannot be told. */
-			if (denied(errno)) {
-				unreadable(walk, root, folder_path);
-				break;
-			}
-			continue;
-		}
-		/* A folder's identity marker, where xattrs are not kept, is
-		 * hearth's; a user's own file of that name is theirs. */
-		if (S_ISREG(status.st_mode) && identity_is_marker(dirfd(dir), name))
-			continue;
-		enum node_kind kind = node_kind_of(status.st_mode);
-		child_path(&walk->path, folder_path, name);
-		/* Past PATH_MAX no call can name it: said once, the rest walked.
-		 * It stays in the listing, so what the index holds there (a
-		 * folder above it renamed longer) is not taken as deleted. */
-		bool too_long = walk->path.length >= PATH_MAX;
-		if (too_long)
-			leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
-		if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
-			continue;
-		if (kind == NODE_DIR && layout_is_home_state(dirfd(dir), name)) {
-			scan_note(walk->result, root, (const char *)walk->path.data,
-			    "another Home's state, left out", true);
-			continue;
-		}
-		if (kind == 0 && !too_long) {
-			leave_out(walk, root, (const char *)walk->path.data, not_content(status.st_mode));
-			continue;
-		}
-		*items = array_grow(*items, capacity, *count + 1, sizeof **items);
-		struct disk_item *item = &(*items)[(*count)++];
-		item->name_length = strlen(name);
-		item->name = arena_strndup(&walk->result->arena, name, item->name_length);
-		item->kind = kind != 0 ? kind : NODE_FILE;
-		item->root = root;
-		item->too_long = too_long;
-		stamp_from_stat(&status, &item->stamp);
-	}
-	if (dirent == NULL && denied(errno))
+	if (unread)
 		unreadable(walk, root, folder_path);
-	closedir(dir);
+	close(fd);
 	return 0;
 }
 
@@ -1247,6 +1270,7 @@ finish_walk(struct walk *walk, bool restores, int status)
 	if (status == 0 && restores)
 		status = record_absent_restores(walk);
 	buffer_free(&walk->path);
+	free(walk->dirents);
 	free(walk->missing);
 	free(walk->claimed);
 	free(walk->deferred);
@@ -1400,6 +1424,7 @@ scan_check_folder(struct hearth *home, struct node_id node, const char *path,
 		free(rows);
 	}
 	buffer_free(&walk.path);
+	free(walk.dirents);
 	arena_free(&scratch.arena);
 	return status;
 }
