@@ -639,6 +639,10 @@ staged_name(struct node_id id, const char *suffix, char out[64])
 	snprintf(out, 64, "%s%s", hex, suffix);
 }
 
+static void clear_staging(struct checkout *checkout);
+
+/* Opens each root's staging folder and clears what a killed checkout left
+ * there, once, so no file's write has to make room first. */
 static int
 open_staging(struct checkout *checkout)
 {
@@ -657,6 +661,7 @@ open_staging(struct checkout *checkout)
 			return hearth_fail_errno(checkout->error, "cannot open %s/%s",
 			    home->roots[i].path, path);
 	}
+	clear_staging(checkout);
 	return 0;
 }
 
@@ -706,7 +711,6 @@ stage_one(struct checkout *checkout, const struct checkout_placed *item, bool sy
 	char name[64];
 
 	staged_name(item->node->id, "", name);
-	io_unlink(checkout->staging_fds[step->root], name);
 	int status = checkout_write_content(checkout->home, checkout->staging_fds[step->root],
 	    name, item->node, &how, checkout->error);
 	if (status == HEARTH_CANCELLED)
