@@ -18,10 +18,15 @@
 #                       hearth status               | git status
 #   record one edit     (before each run: one line appended to one file)
 #                       hearth record -m edit       | git commit -q -a -m edit
+#                                                   | git add -A && git commit -q -m edit
 #   log                 hearth log                  | git log
-#   export              hearth export head OUT      | git clone -q --no-local REPO OUT
-#                                                   | cp -a SRC OUT | rsync -a SRC/ OUT/
-#                       (OUT is a new folder each run, deleted after the measurement)
+#   export              hearth export head OUT      | git clone -q REPO OUT
+#                                                   | cp -a SRC OUT && sync -f OUT
+#                                                   | rsync -a SRC/ OUT/ && sync -f OUT
+#                       (OUT is a new folder each run, deleted after the measurement;
+#                       the repository is packed by `git gc` first and cloned
+#                       locally, as a user would; export flushes what it wrote
+#                       with one syncfs, so cp and rsync are followed by one)
 # Nothing is deleted between timed runs (see bench_empty_trash in lib.sh):
 # the trash is emptied after each size, and the next size waits for the
 # freed inodes to age out (bench_settle).
@@ -70,6 +75,9 @@ for count in $sizes; do
 		"echo \"edit \$BENCH_RUN\" >>'$edited'" '"$HEARTH" record -m edit'
 	bench_side git 'git commit -a' "$d/git" \
 		"echo \"edit \$BENCH_RUN\" >>'$edited'" 'git commit -q -a -m edit'
+	bench_side git-add 'git add -A && git commit' "$d/git" \
+		"echo \"edit \$BENCH_RUN\" >>'$edited'" 'git add -A && git commit -q -m edit'
+	[ "$count" -lt 100000 ] || bench_goal ratio 1.0 git
 	bench_measure "$label" 'record one edit'
 
 	bench_side hearth 'hearth log' "$d/hearth" '' '"$HEARTH" log'
@@ -78,10 +86,14 @@ for count in $sizes; do
 
 	bench_side hearth 'hearth export' "$d/hearth" '' \
 		"\"\$HEARTH\" export head \"\$BENCH_TRASH/hearth.\$BENCH_RUN\""
-	bench_side git 'git clone --no-local' "$d" '' \
-		"git clone -q --no-local git \"\$BENCH_TRASH/git.\$BENCH_RUN\""
-	bench_side cp 'cp -a' "$d" '' "cp -a src \"\$BENCH_TRASH/cp.\$BENCH_RUN\""
-	bench_side rsync 'rsync -a' "$d" '' "rsync -a src/ \"\$BENCH_TRASH/rsync.\$BENCH_RUN/\""
+	git -C "$d/git" gc -q
+	bench_side git 'git clone' "$d" '' \
+		"git clone -q git \"\$BENCH_TRASH/git.\$BENCH_RUN\""
+	bench_side cp 'cp -a && sync -f' "$d" '' \
+		"cp -a src \"\$BENCH_TRASH/cp.\$BENCH_RUN\" && sync -f \"\$BENCH_TRASH/cp.\$BENCH_RUN\""
+	bench_side rsync 'rsync -a && sync -f' "$d" '' \
+		"rsync -a src/ \"\$BENCH_TRASH/rsync.\$BENCH_RUN/\" && sync -f \"\$BENCH_TRASH/rsync.\$BENCH_RUN\""
+	[ "$count" -lt 100000 ] || bench_goal ratio 1.2 cp
 	bench_measure "$label" 'export into an empty folder'
 
 	rm -rf "$d"
