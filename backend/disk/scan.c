@@ -1726,11 +1726,13 @@ scan_entry_set_seen(struct hearth *home, struct node_id node, const void *seen, 
 	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
 }
 
-int
-scan_entries_each(struct hearth *home,
+/* The rows sql selects: node, parent, name and kind first, and with whole
+ * the rest of SQL_ENTRY_ALL's columns. */
+static int
+entries_each(struct hearth *home, const char *sql, bool whole,
     int (*visit)(void *context, const struct scan_entry_row *entry), void *context)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_ALL);
+	sqlite3_stmt *statement = store_statement(&home->store, sql);
 	int status = 0, step;
 
 	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
@@ -1742,17 +1744,19 @@ scan_entries_each(struct hearth *home,
 		entry.name = sqlite3_column_blob(statement, 2);
 		entry.name_length = (size_t)sqlite3_column_bytes(statement, 2);
 		entry.kind = (enum node_kind)sqlite3_column_int(statement, 3);
-		entry.root = (const char *)sqlite3_column_text(statement, 4);
-		if (sqlite3_column_bytes(statement, 5) == HASH_BYTES) {
-			memcpy(blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
-			entry.blob = &blob;
+		if (whole) {
+			entry.root = (const char *)sqlite3_column_text(statement, 4);
+			if (sqlite3_column_bytes(statement, 5) == HASH_BYTES) {
+				memcpy(blob.bytes, sqlite3_column_blob(statement, 5), HASH_BYTES);
+				entry.blob = &blob;
+			}
+			entry.stamp.mode = (uint32_t)sqlite3_column_int(statement, 6);
+			entry.restore = sqlite3_column_int(statement, 7);
+			entry.seen = sqlite3_column_blob(statement, 8);
+			entry.seen_length = (size_t)sqlite3_column_bytes(statement, 8);
+			entry.stamp.size = (uint64_t)sqlite3_column_int64(statement, 9);
+			entry.stamp.mtime_ns = store_column_mtime(statement, 10);
 		}
-		entry.stamp.mode = (uint32_t)sqlite3_column_int(statement, 6);
-		entry.restore = sqlite3_column_int(statement, 7);
-		entry.seen = sqlite3_column_blob(statement, 8);
-		entry.seen_length = (size_t)sqlite3_column_bytes(statement, 8);
-		entry.stamp.size = (uint64_t)sqlite3_column_int64(statement, 9);
-		entry.stamp.mtime_ns = store_column_mtime(statement, 10);
 		status = visit(context, &entry);
 	}
 	sqlite3_reset(statement);
@@ -1760,24 +1764,17 @@ scan_entries_each(struct hearth *home,
 }
 
 int
+scan_entries_each(struct hearth *home,
+    int (*visit)(void *context, const struct scan_entry_row *entry), void *context)
+{
+	return entries_each(home, SQL_ENTRY_ALL, true, visit, context);
+}
+
+int
 scan_index_names_each(struct hearth *home,
     int (*visit)(void *context, const struct scan_entry_row *entry), void *context)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_ENTRY_NAMES);
-	int status = 0, step;
-
-	while (status == 0 && (step = sqlite3_step(statement)) == SQLITE_ROW) {
-		struct scan_entry_row entry;
-		memset(&entry, 0, sizeof entry);
-		memcpy(entry.node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-		memcpy(entry.parent.bytes, sqlite3_column_blob(statement, 1), ID_BYTES);
-		entry.name = sqlite3_column_blob(statement, 2);
-		entry.name_length = (size_t)sqlite3_column_bytes(statement, 2);
-		entry.kind = (enum node_kind)sqlite3_column_int(statement, 3);
-		status = visit(context, &entry);
-	}
-	sqlite3_reset(statement);
-	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+	return entries_each(home, SQL_ENTRY_NAMES, false, visit, context);
 }
 
 int
