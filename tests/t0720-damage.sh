@@ -185,6 +185,20 @@ state_listing() {
 	(cd "$1/.hearth" && find . -mindepth 1 -printf '%y %s %T@ %p\n' | sort && md5sum store.db)
 }
 
+test_expect_success 'bytes changed with their frame'"'"'s CRC made to match: only the hash tells; every reader and the receiving peer refuse them' '
+	hearth init forger >/dev/null && head -c 300000 /dev/urandom >forger/forged &&
+	(cd forger && hearth record -m forged >/dev/null) &&
+	pack=$(big_pack forger) &&
+	flip "$pack" 1000 && test_tool frame-recrc "$pack" 16 &&
+	test_expect_code 1 fsck_of forger && cat fsck.out && grep "hash mismatch" fsck.out &&
+	(cd forger && test_expect_code 1 hearth show --cat head forged >/dev/null 2>../err) &&
+	grep "hash mismatch" err &&
+	hearth init taker >/dev/null && test_tool join-home taker forger &&
+	(cd taker && test_expect_code 1 hearth sync ../forger 2>../err) &&
+	cat err && grep "sent a damaged chunk: chunk [0-9a-f]*: its 300000 bytes hash to something else" err &&
+	(cd taker && hearth log --oneline) >log.taker && grep "^No versions yet" log.taker && clean taker
+'
+
 test_expect_success 'a truncated store.db is named by fsck and every command, and nothing is written' '
 	cp -a b f && size=$(stat -c %s f/.hearth/store.db) &&
 	truncate -s $((size / 2)) f/.hearth/store.db &&

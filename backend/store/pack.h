@@ -113,6 +113,11 @@ void pack_reader_set_locate(struct pack_reader *reader, pack_locate_fn locate);
  * a damaged frame is an error naming the pack file and the offset. */
 int pack_read(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where, struct buffer *out, struct hearth_error *error);
+/* pack_read without the SHA-256, the frame's CRC still checked: for bytes
+ * on their way to a peer, which hashes each chunk as it arrives and refuses
+ * one that does not match, so each byte is hashed once on its way. */
+int pack_read_for_peer(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where, struct buffer *out, struct hearth_error *error);
 /* Whether the chunk at where is stored as a delta: 1 with its base's id in
  * *base, 0 when whole, -1 when its frame header cannot be read. */
 int pack_delta_base(struct pack_reader *reader, const struct pack_location *where,

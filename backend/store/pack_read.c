@@ -390,9 +390,18 @@ pack_reader_frames_loaded(const struct pack_reader *reader)
 	return reader->frames_loaded;
 }
 
-int
-pack_read(struct pack_reader *reader, const struct hash *chunk,
-    const struct pack_location *where, struct buffer *out, struct hearth_error *error)
+static bool
+chunk_hash_is(const uint8_t *bytes, size_t length, const struct hash *chunk)
+{
+	struct hash got;
+	hash_bytes(bytes, length, &got);
+	return hash_equal(&got, chunk);
+}
+
+static int
+read_chunk(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where, bool hashed, struct buffer *out,
+    struct hearth_error *error)
 {
 	struct pack_open_file *file = pack_reader_file(reader, where->pack, error);
 
@@ -412,9 +421,7 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 		    "%u+%u lies outside the frame's %u bytes", file->name, at,
 		    where->offset_in_frame, where->length, frame->raw_length);
 	const uint8_t *bytes = frame->bytes + where->offset_in_frame;
-	struct hash got;
-	hash_bytes(bytes, where->length, &got);
-	if (!hash_equal(&got, chunk)) {
+	if (hashed && !chunk_hash_is(bytes, where->length, chunk)) {
 		char hex[HASH_HEX];
 		hash_hex(chunk, hex);
 		return hearth_error_put(error, "pack %s: frame at offset %llu: chunk %.16s "
@@ -422,6 +429,20 @@ pack_read(struct pack_reader *reader, const struct hash *chunk,
 	}
 	buffer_append(out, bytes, where->length);
 	return 0;
+}
+
+int
+pack_read(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where, struct buffer *out, struct hearth_error *error)
+{
+	return read_chunk(reader, chunk, where, true, out, error);
+}
+
+int
+pack_read_for_peer(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where, struct buffer *out, struct hearth_error *error)
+{
+	return read_chunk(reader, chunk, where, false, out, error);
 }
 
 int

@@ -412,8 +412,8 @@ sync_window_fill(struct sync_session *session, const struct hash *chunks, size_t
 	return 0;
 }
 
-/* Reads a window's chunks in pack order into held; pack_read checks each
- * chunk's hash on the way. */
+/* Reads a window's chunks in pack order into held, each frame's CRC
+ * checked; the receiver hashes every chunk (pack_read_for_peer). */
 static int
 sync_window_read(struct sync_session *session, const struct hash *chunks,
     struct sync_window_chunk *window, size_t count, struct buffer *held)
@@ -424,8 +424,8 @@ sync_window_read(struct sync_session *session, const struct hash *chunks,
 	buffer_reset(held);
 	for (size_t i = 0; i < count; i++) {
 		window[i].offset = held->length;
-		if (pack_read(session->home->reader, &chunks[window[i].want], &window[i].where, held,
-			&failure) != 0)
+		if (pack_read_for_peer(session->home->reader, &chunks[window[i].want],
+			&window[i].where, held, &failure) != 0)
 			return sync_fail(session, HEARTH_DAMAGED, "%s", failure.message);
 	}
 	qsort(window, count, sizeof *window, compare_by_want);

@@ -819,6 +819,38 @@ tool_sync_cancel(int argc, char **argv)
 	return status == HEARTH_CANCELLED ? 0 : 1;
 }
 
+/* frame-recrc PACK OFFSET: sets the CRC of the pack frame at OFFSET to what
+ * its stored bytes give, as a forger would after changing them: a frame
+ * only the chunk's hash can tell is wrong. */
+static int
+tool_frame_recrc(int argc, char **argv)
+{
+	uint8_t header[16];
+
+	if (argc != 3) {
+		fputs("usage: hearth-test-tool frame-recrc PACK OFFSET\n", stderr);
+		return 2;
+	}
+	off_t offset = (off_t)strtoull(argv[2], NULL, 10);
+	int fd = open(argv[1], O_RDWR);
+	if (fd < 0 || pread(fd, header, sizeof header, offset) != (ssize_t)sizeof header) {
+		perror("frame-recrc");
+		return 1;
+	}
+	uint32_t stored = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 |
+	    (uint32_t)header[6] << 8 | header[7];
+	uint8_t *bytes = malloc(stored ? stored : 1);
+	if (bytes == NULL || pread(fd, bytes, stored, offset + sizeof header) != (ssize_t)stored) {
+		perror("frame-recrc");
+		return 1;
+	}
+	store_u32be(header + 12, pack_crc32c(0, bytes, stored));
+	int status = pwrite(fd, header + 12, 4, offset + 12) == 4 ? 0 : 1;
+	free(bytes);
+	close(fd);
+	return status;
+}
+
 /* find-names DIR TEXT LIMIT: the paths the Home view's filter finds for
  * TEXT (hearth_find_names), one a line, then "more" when LIMIT cut them. */
 static int
@@ -1478,6 +1510,8 @@ static const struct tool_command {
 	{ "join-home", tool_join_home, "join-home DIR SOURCE: give an empty Home SOURCE's home id" },
 	{ "sync-cancel", tool_sync_cancel,
 	    "sync-cancel DIR PEER PHASE: a sync cancelled when progress reports PHASE" },
+	{ "frame-recrc", tool_frame_recrc,
+	    "frame-recrc PACK OFFSET: give a pack frame the CRC of its bytes as they are" },
 	{ "find-names", tool_find_names,
 	    "find-names DIR TEXT LIMIT: the paths the Home view's filter finds" },
 	{ "probe", tool_probe, "probe URL: print the peer's home id, replica id, software" },
