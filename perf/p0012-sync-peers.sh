@@ -8,7 +8,9 @@
 #       A Home of N small files (`bench-tool tree DIR N 1`, 1 to 8 KiB,
 #       seven in eight text-like), recorded, beside a plain copy of the
 #       same tree. Timed, each run into a new folder of the trash:
-#         hearth clone HOME OUT                 | rsync -a SRC/ OUT/
+#         hearth clone HOME OUT                 | rsync -a SRC/ OUT/ && sync -f OUT
+#       (the flush counted alike: clone ends with one per root, as
+#       hearth's default durability does)
 #       clone is how a user fills an empty second replica (hearth(1)): it
 #       makes the replica, pulls every op and all content over a sync
 #       session with `hearth serve`, and checks head out, so the files are
@@ -40,7 +42,7 @@
 #   clone one big file
 #       As the first row, with a Home of one big file (`bench-tool file
 #       big MIB KIND 7`, incompressible or text-like) and a small one.
-#         hearth clone HOME OUT                 | rsync -a SRC/ OUT/
+#         hearth clone HOME OUT                 | rsync -a SRC/ OUT/ && sync -f OUT
 #       (before each run, the side's previous OUT is removed, to keep
 #       the disk free: a few files, which do not slow the next creations).
 #       Sizes: quick 64 MiB, full 1 GiB (BENCH_BLOB_MIB overrides, as in
@@ -79,7 +81,8 @@ recorded_home "$d/home"
 
 bench_side hearth 'hearth clone' "$d" '' \
 	'"$HEARTH" clone home "$BENCH_TRASH/hearth.$BENCH_RUN"'
-bench_side rsync 'rsync -a' "$d" '' 'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/"'
+bench_side rsync 'rsync -a && sync -f' "$d" '' \
+	'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/" && sync -f "$BENCH_TRASH/rsync.$BENCH_RUN"'
 bench_goal ratio 1.5 rsync
 bench_measure "$label files" 'clone into an empty replica'
 # Against the Home, its .hearth aside, as the clone writes it.
@@ -147,8 +150,8 @@ for kind in random text; do
 
 	bench_side hearth 'hearth clone' "$d" 'rm -rf "$BENCH_TRASH"/hearth.*' \
 		'"$HEARTH" clone home "$BENCH_TRASH/hearth.$BENCH_RUN"'
-	bench_side rsync 'rsync -a' "$d" 'rm -rf "$BENCH_TRASH"/rsync.*' \
-		'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/"'
+	bench_side rsync 'rsync -a && sync -f' "$d" 'rm -rf "$BENCH_TRASH"/rsync.*' \
+		'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/" && sync -f "$BENCH_TRASH/rsync.$BENCH_RUN"'
 	bench_goal rss 64
 	bench_measure "$label $kind" 'clone one big file'
 	if ! cmp -s "$d/src/big" "$BENCH_TRASH/hearth.$bench_last_run/big"; then
