@@ -44,7 +44,7 @@ normalise() {
 	    -e 's/[0-9a-f]\{8,\}/ID/g' \
 	    -e 's/[0-9]\{4\}-[0-9][0-9]-[0-9][0-9] [0-9:]*\( [+-][0-9]\{4\}\)\{0,1\}/DATE/g' \
 	    -e 's/^Author: .*/Author: AUTHOR/' \
-	    -e "s/ \\(me@laptop\\|me@desktop\\|me@$(hostname)\\),/ AUTHOR,/" \
+	    -e "s/ \\(me@laptop\\|me@desktop\\|me@$(uname -n)\\),/ AUTHOR,/" \
 	    -e 's/[0-9][0-9]* B on the wire/N B on the wire/' \
 	    -e 's/[0-9][0-9]* files\{0,1\} read/N files read/' "$1"
 }
