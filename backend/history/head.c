@@ -9,6 +9,7 @@
 
 #include "backend/disk/scan.h"
 #include "model/array.h"
+#include "model/buffer.h"
 #include "model/path.h"
 
 #define NODE_COLUMNS \
@@ -499,18 +500,6 @@ head_count(struct hearth *home)
 static const char SQL_DROPPED_ROW[] = SQL_DROPPED " AND e.node = ?1";
 static const char SQL_LIVE_IDS[] = "SELECT id FROM node WHERE live = 1 ORDER BY id";
 
-/* SQLite's order of blobs: their common bytes, then the shorter first. */
-static int
-compare_blobs(const void *a, size_t a_length, const void *b, size_t b_length)
-{
-	size_t common = a_length < b_length ? a_length : b_length;
-	int order = common > 0 ? memcmp(a, b, common) : 0;
-
-	if (order != 0)
-		return order;
-	return a_length < b_length ? -1 : a_length > b_length ? 1 : 0;
-}
-
 struct dropped_merge {
 	sqlite3_stmt *live;	/* SQL_LIVE_IDS, on the first id not below the row's */
 	int step;
@@ -524,8 +513,10 @@ merge_row(void *context, const void *node, size_t length)
 {
 	struct dropped_merge *merge = context;
 
+	/* bytes_compare is SQLite's order of blobs (common bytes, then the
+	 * shorter first), the order both scans come in. */
 	while (merge->step == SQLITE_ROW) {
-		int order = compare_blobs(sqlite3_column_blob(merge->live, 0),
+		int order = bytes_compare(sqlite3_column_blob(merge->live, 0),
 		    (size_t)sqlite3_column_bytes(merge->live, 0), node, length);
 		if (order == 0)
 			return 0;	/* live */
@@ -552,7 +543,7 @@ compare_dropped(const void *a, const void *b)
 	int order = memcmp(x->parent.bytes, y->parent.bytes, ID_BYTES);
 
 	if (order == 0)
-		order = compare_blobs(x->name, x->name_length, y->name, y->name_length);
+		order = bytes_compare(x->name, x->name_length, y->name, y->name_length);
 	if (order == 0)
 		order = x->kind < y->kind ? -1 : x->kind > y->kind;
 	if (order == 0)
