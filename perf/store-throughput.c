@@ -253,7 +253,7 @@ perf_store(const struct perf_options *options, int folder_fd, const char *folder
     struct perf_result *out)
 {
 	struct content_result result;
-	char error[512];
+	struct hearth_error error;
 	long rss_before = perf_peak_rss_kib();
 	struct pack_writer *writer = pack_writer_new(folder_fd, folder, options->sync, NULL);
 
@@ -264,13 +264,13 @@ perf_store(const struct perf_options *options, int folder_fd, const char *folder
 		pack_writer_set_threads(writer, options->threads);
 	double started = perf_seconds(CLOCK_MONOTONIC);
 	double cpu_started = perf_seconds(CLOCK_PROCESS_CPUTIME_ID);
-	int status = content_store_fd(writer, input_fd, NULL, NULL, &result, error, sizeof error);
+	int status = content_store_fd(writer, input_fd, NULL, NULL, &result, &error);
 	if (status == 0)
-		status = pack_writer_finish(writer, error, sizeof error);
+		status = pack_writer_finish(writer, &error);
 	out->seconds = perf_seconds(CLOCK_MONOTONIC) - started;
 	out->cpu_seconds = perf_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_started;
 	if (status != 0) {
-		fprintf(stderr, "store failed: %s\n", error);
+		fprintf(stderr, "store failed: %s\n", error.message);
 	} else {
 		out->size = result.size;
 		out->chunk_count = result.chunk_count;
