@@ -1363,20 +1363,55 @@ scan_folders(struct hearth *home, const struct scan_folder *folders, size_t coun
 
 /* ---- one folder against the index, for the reconcile ------------------------------ */
 
+/* Whether a file's stamp on disk is the index's, mode included: what tells
+ * it unchanged once the stamp was taken long enough after the last write. */
+static bool
+stamps_agree(enum node_kind kind, const struct scan_stamp *disk, const struct scan_stamp *known)
+{
+	if (disk->size != known->size || disk->mtime_ns != known->mtime_ns ||
+	    disk->ctime_ns != known->ctime_ns || disk->inode != known->inode ||
+	    disk->device != known->device)
+		return false;
+	return kind != NODE_FILE || (disk->mode & 0777) == (known->mode & 0777);
+}
+
 /* Whether a file's stamp on disk tells it unchanged, by the rule of
  * compare_file: the same stamp, taken long enough after the last write. */
 static bool
 stamp_trusted(const struct disk_item *item, const struct entry_row *row)
 {
-	const struct scan_stamp *disk = &item->stamp, *known = &row->stamp;
+	return stamps_agree(item->kind, &item->stamp, &row->stamp) &&
+	    !scan_stamp_is_racy(item->stamp.mtime_ns, row->stamped);
+}
 
-	if (disk->size != known->size || disk->mtime_ns != known->mtime_ns ||
-	    disk->ctime_ns != known->ctime_ns || disk->inode != known->inode ||
-	    disk->device != known->device)
+bool
+scan_entry_unchanged(struct hearth *home, int root, const char *path,
+    const struct scan_entry_row *row)
+{
+	struct stat status;
+	struct scan_stamp disk;
+
+	if (fstatat(home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) != 0)
 		return false;
-	if (item->kind == NODE_FILE && (disk->mode & 0777) != (known->mode & 0777))
+	enum node_kind kind = S_ISDIR(status.st_mode) ? NODE_DIR : S_ISREG(status.st_mode) ? NODE_FILE
+	    : S_ISLNK(status.st_mode) ? NODE_SYMLINK : 0;
+	stamp_from_stat(&status, &disk);
+	if (kind != row->kind || disk.device != row->stamp.device || disk.inode != row->stamp.inode)
 		return false;
-	return !scan_stamp_is_racy(disk->mtime_ns, row->stamped);
+	if (kind == NODE_DIR)
+		return true;
+	if (!stamps_agree(kind, &disk, &row->stamp) || row->blob == NULL)
+		return false;
+	if (!scan_stamp_is_racy(disk.mtime_ns, row->stamped_ns))
+		return true;
+	/* Too recent to tell by the stamp: the bytes, as compare_file's
+	 * caller reads them. */
+	struct scan_change change = {
+		.kind = SCAN_MODIFIED, .node_kind = kind, .path = path, .root = root,
+		.has_entry = true, .old_blob = *row->blob,
+	};
+	struct hearth_error ignored;
+	return scan_hash_content(home, &change, &ignored) == 0 && !change.content_changed;
 }
 
 /* Whether the two sorted sides of a folder agree: the same names, kinds
@@ -1674,8 +1709,8 @@ static const char SQL_ENTRY_PUT[] =
 static const char SQL_ENTRY_DROP[] = "DELETE FROM entry WHERE node = ?1";
 static const char SQL_ENTRY_SEEN[] = "UPDATE entry SET seen = ?2, restore = ?3 WHERE node = ?1";
 static const char SQL_ENTRY_ALL[] =
-    "SELECT node, parent, name, kind, root, blob, mode, restore, seen, size, mtime FROM entry "
-    "ORDER BY node";
+    "SELECT node, parent, name, kind, root, blob, mode, restore, seen, size, mtime, device, "
+    "inode, ctime, stamped FROM entry ORDER BY node";
 /* Answered from the covering index entry_listing, not the wide rows. */
 static const char SQL_ENTRY_NAMES[] = "SELECT node, parent, name, kind FROM entry";
 static const char SQL_FILES_BY_ROOT[] =
@@ -1756,6 +1791,10 @@ entries_each(struct hearth *home, const char *sql, bool whole,
 			entry.seen_length = (size_t)sqlite3_column_bytes(statement, 8);
 			entry.stamp.size = (uint64_t)sqlite3_column_int64(statement, 9);
 			entry.stamp.mtime_ns = store_column_mtime(statement, 10);
+			entry.stamp.device = (uint64_t)sqlite3_column_int64(statement, 11);
+			entry.stamp.inode = (uint64_t)sqlite3_column_int64(statement, 12);
+			entry.stamp.ctime_ns = sqlite3_column_int64(statement, 13);
+			entry.stamped_ns = sqlite3_column_int64(statement, 14);
 		}
 		status = visit(context, &entry);
 	}

@@ -209,6 +209,13 @@ struct scan_entry_row {
 	size_t seen_length;
 	int restore;
 };
+/* Whether what is at path in root (Home-relative, no link followed at its
+ * end) is still the index row's: a folder the same folder, a file or link
+ * the same stamp and, where the stamp is too recent to tell, the same
+ * bytes. False for anything else, gone or unreadable included. */
+bool scan_entry_unchanged(struct hearth *home, int root, const char *path,
+    const struct scan_entry_row *row);
+
 /* Writes the row of entry->node (insert or replace). */
 int scan_entry_put(struct hearth *home, const struct scan_entry_row *entry);
 int scan_entry_drop(struct hearth *home, struct node_id node);
@@ -246,9 +253,8 @@ int scan_index_orphans(struct hearth *home,
     int (*visit)(void *context, struct node_id node), void *context);
 /* Whether a row waits for a record to restore it. */
 bool scan_index_restores_waiting(struct hearth *home);
-/* Every row by node (of the stamp only size, mode and mtime; stamped
- * left zero), until visit returns
- * nonzero, which comes back; -1 when the store fails. */
+/* Every row by node, until visit returns nonzero, which comes back; -1
+ * when the store fails. */
 int scan_entries_each(struct hearth *home,
     int (*visit)(void *context, const struct scan_entry_row *entry), void *context);
 /* Every row's node, parent, name and kind (the rest left zero), in no set

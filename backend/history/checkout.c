@@ -6,6 +6,7 @@
  * renames and removes, and the index follows in the same transaction. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "backend/history/checkout.h"
 #include "backend/history/checkout_parts.h"
 #include "backend/history/head.h"
+#include "backend/history/record.h"
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
 #include "backend/disk/scan.h"
@@ -30,7 +32,8 @@ struct current {
 	int root;
 	struct hash blob;
 	bool has_blob;
-	uint32_t mode;
+	struct scan_stamp stamp;	/* the index's; its mode is the file's */
+	int64_t stamped_ns;
 	int restore;
 	uint8_t *seen;
 	size_t seen_length;
@@ -77,6 +80,9 @@ struct checkout {
 	 * moved or removed, whatever the versions hold there. */
 	char **left_out;
 	size_t left_out_count;
+	/* The walk of the record hearth_apply_head made just before, or NULL:
+	 * then the plan is checked against the disk only where it changes it. */
+	const struct scan_result *recorded_walk;
 };
 
 /* ---- the index as it stands --------------------------------------------------- */
@@ -168,7 +174,8 @@ load_current(void *context, const struct scan_entry_row *entry)
 	current->has_blob = entry->blob != NULL;
 	if (current->has_blob)
 		current->blob = *entry->blob;
-	current->mode = entry->stamp.mode;
+	current->stamp = entry->stamp;
+	current->stamped_ns = entry->stamped_ns;
 	current->restore = entry->restore;
 	current->seen_length = entry->seen_length;
 	current->seen = arena_copy(&checkout->arena, entry->seen, entry->seen_length);
@@ -230,7 +237,7 @@ content_differs(const struct current *current, const struct tree_node *target)
 		return true;
 	if (current->has_blob && !hash_equal(&current->blob, &target->blob))
 		return true;
-	return target->kind == NODE_FILE && (current->mode & 0777) != (target->mode & 0777);
+	return target->kind == NODE_FILE && (current->stamp.mode & 0777) != (target->mode & 0777);
 }
 
 static int
@@ -1362,26 +1369,21 @@ checkout_target(struct hearth *home, const char *spec, struct vv *vv, char id_he
 	return 0;
 }
 
+/* The plan, from a walk of the whole tree against the index: what the
+ * user changed and did not record blocks it (find_blocked), and what a
+ * checkout stopped part way left done is taken as done. */
 static int
-run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
-    struct hearth_checkout_result *out)
+plan_after_walk(struct checkout *checkout)
 {
-	struct hearth *home = checkout->home;
 	struct scan_result scan;
-	struct hearth_error failure;
-	int status;
+	int status = scan_tree(checkout->home, NULL, 0, checkout->progress, &scan, checkout->error);
 
-	if (load_trees(checkout, vv) != 0 || load_currents(checkout) != 0)
-		return checkout->error->code;
-	if (checkout->only != NULL)
-		widen_scope(checkout);
-	status = scan_tree(home, NULL, 0, checkout->progress, &scan, checkout->error);
 	if (status != 0)
 		return status;
 	for (size_t i = 0; status == 0 && i < scan.count; i++) {
 		struct scan_change *change = &scan.changes[i];
 		if (change->needs_content && change->kind != SCAN_ADDED)
-			status = scan_hash_content(home, change, checkout->error);
+			status = scan_hash_content(checkout->home, change, checkout->error);
 		struct current *current = change->kind == SCAN_DELETED ? find_current(checkout,
 		    change->node) : NULL;
 		if (current != NULL)
@@ -1394,6 +1396,89 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	if (status == 0)
 		status = find_blocked(checkout, &scan);
 	scan_result_free(&scan);
+	return status;
+}
+
+static void
+forget_plan(struct checkout *checkout)
+{
+	for (size_t i = 0; i < checkout->current_count; i++) {
+		checkout->currents[i].planned = false;
+		checkout->currents[i].step = NULL;
+	}
+	free(checkout->steps);
+	checkout->steps = NULL;
+	checkout->step_count = 0;
+	checkout->left_out_count = 0;
+}
+
+/* Whether an item of the index is on disk as the index has it. */
+static bool
+current_unchanged(struct checkout *checkout, struct current *current)
+{
+	struct scan_entry_row row = {
+		.kind = current->kind, .blob = current->has_blob ? &current->blob : NULL,
+		.stamp = current->stamp, .stamped_ns = current->stamped_ns,
+	};
+
+	return current->restore == 0 && !current->gone &&
+	    scan_entry_unchanged(checkout->home, current->root, current_path(checkout, current),
+		&row);
+}
+
+/* Whether no root holds anything at path. */
+static bool
+place_empty(struct checkout *checkout, const char *path)
+{
+	struct stat status;
+
+	for (size_t root = 0; root < checkout->home->root_count; root++)
+		if (fstatat(checkout->home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) == 0 ||
+		    errno != ENOENT)
+			return false;
+	return true;
+}
+
+/* The plan after a record of the whole tree (hearth_apply_head), made
+ * without a second walk: that record left the index equal to the disk
+ * (restores aside), so only what the plan changes can hold something of
+ * the user's since. Each item it moves, rewrites or removes must still be
+ * the index's and each place it fills empty, as find_blocked would find
+ * after a walk; anything else (an edit since the record, a restore
+ * waiting, a swap of two names) and the plan is dropped for the walk's
+ * (false). */
+static bool
+plan_after_record(struct checkout *checkout)
+{
+	keep_left_out(checkout, checkout->recorded_walk);
+	make_plan(checkout);
+	for (size_t i = 0; i < checkout->step_count; i++) {
+		struct step *step = &checkout->steps[i];
+		bool fills = step->kind == STEP_CREATE || step->kind == STEP_MOVE ||
+		    step->kind == STEP_MOVE_WRITE;
+		if ((step->current != NULL && !current_unchanged(checkout, step->current)) ||
+		    (fills && !place_empty(checkout, tree_path(&checkout->target, step->target)))) {
+			forget_plan(checkout);
+			return false;
+		}
+	}
+	return true;
+}
+
+static int
+run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
+    struct hearth_checkout_result *out)
+{
+	struct hearth *home = checkout->home;
+	struct hearth_error failure;
+	int status = 0;
+
+	if (load_trees(checkout, vv) != 0 || load_currents(checkout) != 0)
+		return checkout->error->code;
+	if (checkout->only != NULL)
+		widen_scope(checkout);
+	if (checkout->recorded_walk == NULL || !plan_after_record(checkout))
+		status = plan_after_walk(checkout);
 	if (status != 0)
 		return status;
 	if (checkout->limit_deletes && (status = check_removals(checkout, out)) != 0)
@@ -1618,10 +1703,20 @@ checkout_adopt(struct hearth *home, uint64_t *adopted, struct hearth_error *erro
 	return status;
 }
 
-int
-hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
-    const struct hearth_progress *progress, struct hearth_checkout_result *out,
-    struct hearth_error *error)
+/* Whether walk is a record's that nothing has written after (no other
+ * process has committed to the store since). */
+static bool
+walk_still_true(struct hearth *home, const struct record_walk *walk)
+{
+	return walk != NULL && walk->usable &&
+	    store_data_version(&home->store) == walk->data_version;
+}
+
+/* hearth_checkout; walk (or NULL) is the record's that came just before. */
+static int
+checkout_whole(hearth *home, const struct hearth_checkout_options *options,
+    const struct hearth_progress *progress, const struct record_walk *walk,
+    struct hearth_checkout_result *out, struct hearth_error *error)
 {
 	char id_hex[HASH_HEX], fixed[HASH_HEX];
 	const char *spec = options->version;
@@ -1646,6 +1741,8 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 			snprintf(fixed, sizeof fixed, "%s", id_hex);
 			spec = fixed;
 		}
+		if (status == 0 && attempt == 0 && walk_still_true(home, walk))
+			checkout.recorded_walk = &walk->scan;
 		if (status == 0)
 			status = run_checkout(&checkout, &vv, id_hex, out);
 		hearth_change_list_free(&checkout.blocked);
@@ -1678,6 +1775,16 @@ hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
 }
 
 int
+hearth_checkout(hearth *home, const struct hearth_checkout_options *options,
+    const struct hearth_progress *progress, struct hearth_checkout_result *out,
+    struct hearth_error *error)
+{
+	return checkout_whole(home, options, progress, NULL, out, error);
+}
+
+/* One walk for both steps: the record's, which the checkout takes in
+ * place of its own (plan_after_record). */
+int
 hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress *progress,
     struct hearth_checkout_result *out, struct hearth_error *error)
 {
@@ -1690,18 +1797,22 @@ hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress
 		.allow_deletes = allow_deletes,
 	};
 	struct hearth_record_result recorded;
+	struct record_walk walk;
 
 	memset(out, 0, sizeof *out);
-	int status = hearth_record(home, &record, progress, &recorded, error);
+	int status = record_keeping_walk(home, &record, progress, &recorded, &walk, error);
 	if (status == 0)
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
 	out->guard = recorded.guard;
 	hearth_record_result_free(&recorded);
-	if (status != 0)
+	if (status != 0) {
+		record_walk_free(&walk);
 		return status;
+	}
 	char kept[HEARTH_ID_HEX];
 	snprintf(kept, sizeof kept, "%s", out->recorded);
-	status = hearth_checkout(home, &options, progress, out, error);
+	status = checkout_whole(home, &options, progress, &walk, out, error);
+	record_walk_free(&walk);
 	snprintf(out->recorded, sizeof out->recorded, "%s", kept);
 	return status;
 }

@@ -19,6 +19,7 @@
 #include "backend/store/hash.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
+#include "backend/history/record.h"
 #include "backend/disk/identity.h"
 #include "backend/disk/reconcile.h"
 #include "backend/disk/scan.h"
@@ -756,10 +757,12 @@ normalise_paths(const struct hearth_record_options *options, char ***out, size_t
 	return 0;
 }
 
-int
-hearth_record(hearth *home, const struct hearth_record_options *options,
+/* hearth_record; with walk, a successful record of the whole tree hands
+ * its walk on (record.h). */
+static int
+record_run(hearth *home, const struct hearth_record_options *options,
     const struct hearth_progress *progress, struct hearth_record_result *out,
-    struct hearth_error *error)
+    struct record_walk *walk, struct hearth_error *error)
 {
 	struct recorder recorder = { .home = home, .progress = progress, .error = error,
 		.leave_restores = options->leave_restores };
@@ -890,6 +893,13 @@ hearth_record(hearth *home, const struct hearth_record_options *options,
 	scan_to_note_list(&scan, &out->notes);
 	if (names_to_write && (status = follow_names(home, out, error)) != 0)
 		hearth_record_result_free(out);
+	/* Names followed after the walk moved files it saw: then it is stale. */
+	if (walk != NULL && status == 0 && path_count == 0 && !how.from_index && !names_to_write) {
+		walk->usable = true;
+		walk->data_version = store_data_version(&home->store);
+		walk->scan = scan;
+		memset(&scan, 0, sizeof scan);
+	}
 done_scan:
 	arena_free(&recorder.arena);
 	arena_free(&recorder.dropped_names);
@@ -904,6 +914,31 @@ done_paths:
 		free(paths[i]);
 	free(paths);
 	return status;
+}
+
+int
+hearth_record(hearth *home, const struct hearth_record_options *options,
+    const struct hearth_progress *progress, struct hearth_record_result *out,
+    struct hearth_error *error)
+{
+	return record_run(home, options, progress, out, NULL, error);
+}
+
+int
+record_keeping_walk(struct hearth *home, const struct hearth_record_options *options,
+    const struct hearth_progress *progress, struct hearth_record_result *out,
+    struct record_walk *walk, struct hearth_error *error)
+{
+	memset(walk, 0, sizeof *walk);
+	return record_run(home, options, progress, out, walk, error);
+}
+
+void
+record_walk_free(struct record_walk *walk)
+{
+	if (walk->usable)
+		scan_result_free(&walk->scan);
+	memset(walk, 0, sizeof *walk);
 }
 
 void

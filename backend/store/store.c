@@ -765,6 +765,12 @@ store_scalar(struct store *store, const char *sql)
 	return value;
 }
 
+uint64_t
+store_data_version(struct store *store)
+{
+	return store_scalar(store, "PRAGMA data_version");
+}
+
 void
 store_replicas_held(struct store *store, struct store_replica_held **out, size_t *count)
 {

@@ -116,6 +116,9 @@ int store_meta_delete(struct store *store, const char *key);	/* none there is no
 uint64_t store_scalar(struct store *store, const char *sql);
 /* Every op stored, of every replica. */
 uint64_t store_op_count(struct store *store);
+/* A count that moves when another connection commits to the store
+ * (PRAGMA data_version); this connection's own commits leave it. */
+uint64_t store_data_version(struct store *store);
 
 /* Replicas get small local numbers so ops and heads stay compact. */
 int64_t store_replica_number(struct store *store, struct replica_id id, bool create);
