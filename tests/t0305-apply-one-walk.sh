@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='sync --checkout walks the tree once: its checkout takes the walk of the record before it, and what changed since that walk is never overwritten'
+test_description='sync --checkout and checkout --force walk the tree once after their record: the checkout takes the walk of the record before it, and what changed since that walk is never overwritten'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 
 # The checkout after the record plans from the index the record just left
@@ -10,24 +10,35 @@ test_description='sync --checkout walks the tree once: its checkout takes the wa
 # file, a delete, each where the checkout is about to write. Each must come
 # out as the walk of the old way would have had it.
 
-# held_sync NAME: starts `hearth sync --checkout ../a` in b, held inside
-# its record once it has stored the bytes of a new file, local-NAME.bin;
-# returns once the hold is reached ($client is the sync's pid). b's files
-# are first made an hour old and their stamps taken again: a stamp taken
-# within 2 s of the file's last write is not trusted, and the record would
-# read such a file after the hold, seeing the change made there.
-held_sync() {
-	rm -f "$TEST_ROOT/held" &&
-	find b -path b/.hearth -prune -o -type f -exec touch -d @$(( $(date +%s) - 3600 )) {} + &&
-	(cd b && hearth record -m stamps >/dev/null) &&
-	(cd b && hearth status --porcelain) >status && ! grep -v "^#" status &&
-	head -c 65536 /dev/urandom >b/local-$1.bin || return 1
+# settle_stamps HOME: HOME's files made an hour old and their stamps taken
+# again. A stamp taken within 2 s of the file's last write is not trusted:
+# a record would read such a file only after the hold below, and see the
+# change a test makes there.
+settle_stamps() {
+	find $1 -path $1/.hearth -prune -o -type f \
+	    -exec touch -d @$(( $(date +%s) - 3600 )) {} + &&
+	(cd $1 && hearth record -m stamps >/dev/null)
+}
+
+# held HOME COMMAND...: runs hearth COMMAND in HOME, held inside the
+# record it makes once that record has stored its first bytes; returns
+# once the hold is reached ($client is the command's pid).
+held() {
+	home=$1 && shift &&
+	rm -f "$TEST_ROOT/held" || return 1
 	# On a line of its own: a chain ending in & would run whole in the
 	# background.
-	(cd b && HEARTH_HOLD=storing:1:"$TEST_ROOT/held" exec "$HEARTH_BIN" sync --checkout ../a \
+	(cd $home && HEARTH_HOLD=storing:1:"$TEST_ROOT/held" exec "$HEARTH_BIN" "$@" \
 	    >../out 2>../err) &
 	client=$!
 	test_wait_for "test -s \"$TEST_ROOT/held\""
+}
+
+# held_sync NAME: `hearth sync --checkout ../a` in b, held once its record
+# has stored a new file, local-NAME.bin.
+held_sync() {
+	settle_stamps b && head -c 65536 /dev/urandom >b/local-$1.bin &&
+	held b sync --checkout ../a
 }
 
 release_held='rm -f "$TEST_ROOT/held"; wait; true'
@@ -98,6 +109,29 @@ test_expect_success 'a file moved after the walk, whose place the checkout would
 	! wait $client &&
 	grep "would overwrite 1 unrecorded change" err &&
 	test "$(cat b/docs/six.txt)" = "six of b" && test -f b/docs/6.txt
+'
+
+test_expect_success 'checkout --force: a file edited after the walk of its record is not overwritten' '
+	hearth init c >/dev/null && echo 1 >c/x && echo 1 >c/y &&
+	(cd c && hearth record -m one >/dev/null) &&
+	echo 2 >c/x && echo 2 >c/y && (cd c && hearth record -m two >/dev/null) &&
+	settle_stamps c && echo 3 >c/x &&
+	test_when_finished "$release_held"
+	held c checkout --force head~1 &&
+	echo mine >c/y &&
+	rm "$TEST_ROOT/held" &&
+	! wait $client &&
+	grep "would overwrite 1 unrecorded change" err &&
+	test "$(cat c/y)" = mine && test "$(cat c/x)" = 3 &&
+	(cd c && hearth log --oneline) | grep "Unrecorded changes, recorded by checkout --force"
+'
+
+test_expect_success 'checkout --force with nothing changed after its record checks the version out' '
+	(cd c && hearth record -m "y, mine" >/dev/null) && echo 4 >c/x &&
+	(cd c && hearth checkout --force head~3) >out &&
+	grep "^Recorded the unrecorded changes first as" out && grep "^At version .*: 2 written" out &&
+	test "$(cat c/x)" = 1 && test "$(cat c/y)" = 1 &&
+	(cd c && hearth show --cat head x) >x && test "$(cat x)" = 4
 '
 
 test_done

@@ -1712,7 +1712,8 @@ walk_still_true(struct hearth *home, const struct record_walk *walk)
 	    store_data_version(&home->store) == walk->data_version;
 }
 
-/* hearth_checkout; walk (or NULL) is the record's that came just before. */
+/* hearth_checkout; walk (or NULL) is the record's that came just before,
+ * as is the one --force makes before its second attempt. */
 static int
 checkout_whole(hearth *home, const struct hearth_checkout_options *options,
     const struct hearth_progress *progress, const struct record_walk *walk,
@@ -1721,6 +1722,7 @@ checkout_whole(hearth *home, const struct hearth_checkout_options *options,
 	char id_hex[HASH_HEX], fixed[HASH_HEX];
 	const char *spec = options->version;
 	struct vv vv;
+	struct record_walk forced = { 0 };
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
@@ -1741,7 +1743,7 @@ checkout_whole(hearth *home, const struct hearth_checkout_options *options,
 			snprintf(fixed, sizeof fixed, "%s", id_hex);
 			spec = fixed;
 		}
-		if (status == 0 && attempt == 0 && walk_still_true(home, walk))
+		if (status == 0 && walk_still_true(home, walk))
 			checkout.recorded_walk = &walk->scan;
 		if (status == 0)
 			status = run_checkout(&checkout, &vv, id_hex, out);
@@ -1749,6 +1751,7 @@ checkout_whole(hearth *home, const struct hearth_checkout_options *options,
 		checkout_free(&checkout);
 		home_unlock(home);
 		if (status != HEARTH_REFUSED || !options->force || attempt > 0) {
+			record_walk_free(&forced);
 			vv_free(&vv);
 			return status;
 		}
@@ -1761,15 +1764,18 @@ checkout_whole(hearth *home, const struct hearth_checkout_options *options,
 		};
 		struct hearth_record_result recorded;
 		hearth_error_clear(error);
-		status = hearth_record(home, &record, progress, &recorded, error);
+		status = record_keeping_walk(home, &record, progress, &recorded, &forced, error);
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
 		out->guard = recorded.guard;
 		hearth_record_result_free(&recorded);
+		walk = &forced;
 		if (status != 0) {
+			record_walk_free(&forced);
 			vv_free(&vv);
 			return status;
 		}
 	}
+	record_walk_free(&forced);
 	vv_free(&vv);
 	return 0;
 }
