@@ -54,6 +54,7 @@ struct recorder {
 	struct arena dropped_names;
 	struct head_dropped *listed;
 	size_t listed_count;
+	bool placed;		/* a PLACE op made: which nodes are live may change */
 };
 
 static int64_t
@@ -520,6 +521,7 @@ record_change(struct recorder *recorder, struct scan_result *scan, struct scan_c
 		return recorder->error->code;
 	if (write_identity(recorder, scan, change) != 0)
 		return recorder->error->code;
+	recorder->placed |= made.placed;
 	if (change->seen != NULL || made.placed || made.set)
 		new_seen(recorder, change, &made);
 	else
@@ -852,7 +854,10 @@ record_run(hearth *home, const struct hearth_record_options *options,
 		status = record_changes(&recorder, &scan);
 	if (status == 0)
 		status = reconcile_recorded(home, how.seq, how.pages, path_count == 0, &scan, error);
-	if (status == 0 && tree_at_head)
+	/* A record of SET ops alone drops no node from head (a content head
+	 * can only revive one, docs/DESIGN.md §4.3): with no row dropped
+	 * before it, none is after. */
+	if (status == 0 && tree_at_head && (recorder.placed || recorder.listed_count > 0))
 		status = keep_dropped(&recorder);
 	if (status == 0 && recorder.author.ops > 0)
 		status = author_commit(&recorder.author, options->message ? options->message : "",
