@@ -49,6 +49,10 @@ enum step_kind { STEP_NONE, STEP_CREATE, STEP_REMOVE, STEP_MOVE, STEP_WRITE, STE
 struct step {
 	enum step_kind kind;
 	bool done;		/* applied to the tree: the index follows it */
+	/* A file or link as it was placed, for its index row's stamp (a
+	 * folder's is taken at the end: what is put inside it moves it). */
+	bool has_placed;
+	struct stat placed;
 	struct current *current;	/* NULL for create */
 	struct tree_node *target;	/* NULL for remove */
 	int depth;
@@ -220,6 +224,7 @@ add_step(struct checkout *checkout, enum step_kind kind, struct current *current
 	if (current != NULL)
 		current->planned = true;
 	step->done = false;
+	step->has_placed = false;
 	step->kind = kind;
 	step->current = current;
 	step->target = target;
@@ -965,6 +970,9 @@ place_target(struct checkout *checkout, struct step *step)
 		checkout_open_parent(root_fd, path, &parent) != 0))
 		return checkout_unreachable(checkout->error, "write", path);
 	int status = place_in_folder(checkout, step, staging, &parent, path);
+	if (status == 0 && step->target->kind != NODE_DIR)
+		step->has_placed = fstatat(parent.folder, parent.name, &step->placed,
+		    AT_SYMLINK_NOFOLLOW) == 0;
 	/* A new folder carries its identity from the start; without it, it
 	 * goes again (empty as it is), so the step is not half done. */
 	if (status == 0 && step->kind == STEP_CREATE && step->target->kind == NODE_DIR &&
@@ -1207,12 +1215,6 @@ put_entry_stamped(struct checkout *checkout, struct tree_node *target, const str
 }
 
 static int
-put_entry(struct checkout *checkout, struct tree_node *target)
-{
-	return put_entry_stamped(checkout, target, NULL, true);
-}
-
-static int
 refresh_seen(struct checkout *checkout, const struct current *current)
 {
 	int restore;
@@ -1260,7 +1262,8 @@ update_index(struct checkout *checkout, bool complete)
 	for (size_t i = 0; i < checkout->step_count; i++) {
 		struct step *step = &checkout->steps[i];
 		if (step->kind != STEP_REMOVE && (complete || step->done) &&
-		    put_entry(checkout, step->target) != 0)
+		    put_entry_stamped(checkout, step->target, step->has_placed ? &step->placed : NULL,
+			true) != 0)
 			return checkout->error->code;
 	}
 	if (!complete)
