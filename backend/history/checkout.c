@@ -84,8 +84,9 @@ struct checkout {
 	 * moved or removed, whatever the versions hold there. */
 	char **left_out;
 	size_t left_out_count;
-	/* The walk of the record hearth_apply_head made just before, or NULL:
-	 * then the plan is checked against the disk only where it changes it. */
+	/* The walk of the record made just before (by hearth_apply_head, or
+	 * by --force), or NULL: with it the plan is checked against the disk
+	 * only where it changes it (plan_after_record). */
 	const struct scan_result *recorded_walk;
 };
 
