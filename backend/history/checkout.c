@@ -715,17 +715,16 @@ fail_cancelled(struct checkout *checkout)
 }
 
 static int
-stage_one(struct checkout *checkout, const struct checkout_placed *item, bool sync,
-    struct meter *meter)
+stage_one(struct checkout *checkout, const struct checkout_placed *item,
+    struct checkout_write_how *how)
 {
-	struct checkout_write_how how = { .place = &item->place, .sync = sync, .stamp = true,
-		.meter = meter };
 	const struct step *step = item->owner;
 	char name[64];
 
+	how->place = &item->place;
 	staged_name(item->node->id, "", name);
 	int status = checkout_write_content(checkout->home, checkout->staging_fds[step->root],
-	    name, item->node, &how, checkout->error);
+	    name, item->node, how, checkout->error);
 	if (status == HEARTH_CANCELLED)
 		return fail_cancelled(checkout);
 	return status != 0 ? checkout->error->code : 0;
@@ -737,7 +736,10 @@ stage_one(struct checkout *checkout, const struct checkout_placed *item, bool sy
 static int
 stage_contents(struct checkout *checkout)
 {
-	bool sync = config_durability_rules(checkout->home->config->durability).sync_each_file;
+	struct checkout_write_how how = {
+		.sync = config_durability_rules(checkout->home->config->durability).sync_each_file,
+		.stamp = true,
+	};
 	size_t total = 0;
 	uint64_t bytes = 0;
 	int status = 0;
@@ -753,12 +755,14 @@ stage_contents(struct checkout *checkout)
 	struct meter meter;
 	meter_init(&meter, checkout->progress);
 	meter_phase(&meter, "writing", total, bytes);
+	how.meter = &meter;
+	checkout_process_umask(&how);
 	for (size_t done = 0; done < total && status == 0; done++) {
 		if (meter_cancelled(&meter)) {
 			status = fail_cancelled(checkout);
 			break;
 		}
-		status = stage_one(checkout, &order[done], sync, &meter);
+		status = stage_one(checkout, &order[done], &how);
 		if (status == 0)
 			meter_add(&meter, 1, 0, tree_path(&checkout->target, order[done].node));
 	}
@@ -776,10 +780,20 @@ compare_deepest_first(const void *a, const void *b)
 	return (*y)->depth - (*x)->depth;
 }
 
+/* Shallowest first, so a folder is in place before what it holds; at one
+ * depth by root and path, so the steps in one folder come together (paths
+ * of one depth below one folder are contiguous in byte order). */
 static int
-compare_shallowest_first(const void *a, const void *b)
+compare_placing_order(const void *a, const void *b)
 {
-	return -compare_deepest_first(a, b);
+	const struct step *x = *(struct step *const *)a, *y = *(struct step *const *)b;
+	if (x->depth != y->depth)
+		return x->depth - y->depth;
+	if (x->target == NULL || y->target == NULL)
+		return (x->target != NULL) - (y->target != NULL);
+	if (x->root != y->root)
+		return x->root - y->root;
+	return strcmp(x->target->path, y->target->path);
 }
 
 /* Where a current node is now: its path, relative to its root or, once
@@ -958,17 +972,22 @@ make_parents(int root_fd, const char *path)
 	return 0;
 }
 
+/* folders is the root's cache of the folder the last step placed in:
+ * steps are placed a folder's at a time (compare_placing_order), and in
+ * this phase nothing leaves its place, so the folder open for one is the
+ * folder at that path for the next. */
 static int
-place_target(struct checkout *checkout, struct step *step)
+place_target(struct checkout *checkout, struct step *step, struct checkout_folder_cache *folders)
 {
 	struct hearth *home = checkout->home;
 	const char *path = tree_path(&checkout->target, step->target);
 	int root_fd = home->roots[step->root].fd, staging = checkout->staging_fds[step->root];
 	struct checkout_parent parent;
+	bool owned;
 
-	if (checkout_open_parent(root_fd, path, &parent) != 0 &&
+	if (checkout_reach_parent(root_fd, path, folders, &parent, &owned) != 0 &&
 	    (errno != ENOENT || make_parents(root_fd, path) != 0 ||
-		checkout_open_parent(root_fd, path, &parent) != 0))
+		checkout_reach_parent(root_fd, path, folders, &parent, &owned) != 0))
 		return checkout_unreachable(checkout->error, "write", path);
 	int status = place_in_folder(checkout, step, staging, &parent, path);
 	if (status == 0 && step->target->kind != NODE_DIR)
@@ -982,7 +1001,7 @@ place_target(struct checkout *checkout, struct step *step)
 		    path);
 		io_rmdir(parent.folder, parent.name);
 	}
-	close(parent.folder);
+	checkout_release_parent(&parent, owned);
 	step->done = status == 0;
 	return status;
 }
@@ -1006,14 +1025,21 @@ apply_steps(struct checkout *checkout)
 	/* Then into place, parents before children. Rewrites in place come
 	 * last: their old bytes may be what a new path is to hold (resolve
 	 * --both), and a failure before them leaves those bytes in the tree. */
-	qsort(order, checkout->step_count, sizeof *order, compare_shallowest_first);
+	qsort(order, checkout->step_count, sizeof *order, compare_placing_order);
+	struct checkout_folder_cache *folders = array_alloc(checkout->home->root_count,
+	    sizeof *folders);
+	for (size_t root = 0; root < checkout->home->root_count; root++)
+		checkout_folder_cache_init(&folders[root]);
 	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
 		if (order[i]->kind != STEP_REMOVE && order[i]->kind != STEP_NONE &&
 		    order[i]->kind != STEP_WRITE)
-			status = place_target(checkout, order[i]);
+			status = place_target(checkout, order[i], &folders[order[i]->root]);
 	for (size_t i = 0; status == 0 && i < checkout->step_count; i++)
 		if (order[i]->kind == STEP_WRITE)
-			status = place_target(checkout, order[i]);
+			status = place_target(checkout, order[i], &folders[order[i]->root]);
+	for (size_t root = 0; root < checkout->home->root_count; root++)
+		checkout_folder_cache_close(&folders[root]);
+	free(folders);
 	free(order);
 	return status;
 }

@@ -57,13 +57,12 @@ export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
 	struct meter meter;
 	meter_init(&meter, progress);
 	meter_phase(&meter, "exporting", tree->count, bytes);
+	struct checkout_write_how how = { .folders = &cache, .meter = &meter };
+	checkout_process_umask(&how);
 	for (size_t i = 0; status == 0 && i < folder_count + file_count; i++) {
 		bool folder = i < folder_count;
 		struct tree_node *node = folder ? folders[i] : files[i - folder_count].node;
-		struct checkout_write_how how = {
-			.place = folder ? NULL : &files[i - folder_count].place, .folders = &cache,
-			.meter = &meter,
-		};
+		how.place = folder ? NULL : &files[i - folder_count].place;
 		status = meter_cancelled(&meter) ? HEARTH_CANCELLED
 		    : folder ? export_folder(tree, node, dir_fd, error)
 		    : checkout_write_content(home, dir_fd, node->path, node, &how, error);

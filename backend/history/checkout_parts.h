@@ -37,6 +37,10 @@ struct checkout_write_how {
 	bool sync;
 	bool stamp;
 	struct checkout_folder_cache *folders;	/* NULL: each folder opened anew */
+	/* The process's umask (checkout_process_umask), when known: a file
+	 * it leaves with its mode needs no fchmod. */
+	bool umask_known;
+	mode_t umask;
 	/* Counts each chunk's bytes as written, and stops between chunks
 	 * when the caller cancels (HEARTH_CANCELLED); may be NULL. */
 	struct meter *meter;
@@ -52,6 +56,16 @@ struct checkout_folder_cache {
 
 void checkout_folder_cache_init(struct checkout_folder_cache *cache);
 void checkout_folder_cache_close(struct checkout_folder_cache *cache);
+/* The folder holding path below dir_fd: dir_fd itself for a name with no
+ * folder, else the cache's when it is that folder (cache may be NULL).
+ * *owned says the caller releases it (checkout_release_parent). */
+int checkout_reach_parent(int dir_fd, const char *path, struct checkout_folder_cache *cache,
+    struct checkout_parent *out, bool *owned);
+/* Closes an owned folder, keeping errno. */
+void checkout_release_parent(struct checkout_parent *parent, bool owned);
+
+/* Sets how's umask where it can be read without setting it. */
+void checkout_process_umask(struct checkout_write_how *how);
 
 /* Writes a node's content at name below dir_fd as a new file (or link). */
 int checkout_write_content(struct hearth *home, int dir_fd, const char *name,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,16 +82,24 @@ checkout_folder_cache_close(struct checkout_folder_cache *cache)
 
 /* The folder holding name, from the cache when it is the last one; *owned
  * says the caller closes it. */
-static int
-reach_parent(int dir_fd, const char *name, struct checkout_folder_cache *cache,
+int
+checkout_reach_parent(int dir_fd, const char *name, struct checkout_folder_cache *cache,
     struct checkout_parent *out, bool *owned)
 {
+	const char *slash = strrchr(name, '/');
+	/* A name with no folder above it is in dir_fd itself, already open
+	 * (staging's files, an export's top level): nothing to reach. */
+	if (slash == NULL) {
+		*owned = false;
+		out->folder = dir_fd;
+		out->name = name;
+		return 0;
+	}
 	*owned = cache == NULL;
 	if (cache == NULL)
 		return checkout_open_parent(dir_fd, name, out);
-	const char *slash = strrchr(name, '/');
-	size_t length = slash != NULL ? (size_t)(slash - name) : 0;
-	out->name = slash != NULL ? slash + 1 : name;
+	size_t length = (size_t)(slash - name);
+	out->name = slash + 1;
 	if (cache->fd >= 0 && strlen(cache->path) == length &&
 	    memcmp(cache->path, name, length) == 0) {
 		out->folder = cache->fd;
@@ -105,8 +114,8 @@ reach_parent(int dir_fd, const char *name, struct checkout_folder_cache *cache,
 	return 0;
 }
 
-static void
-release_parent(struct checkout_parent *parent, bool owned)
+void
+checkout_release_parent(struct checkout_parent *parent, bool owned)
 {
 	int saved = errno;
 	if (owned)
@@ -123,7 +132,7 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 {
 	struct checkout_parent parent;
 	bool owned;
-	if (reach_parent(dir_fd, name, how->folders, &parent, &owned) != 0)
+	if (checkout_reach_parent(dir_fd, name, how->folders, &parent, &owned) != 0)
 		return checkout_unreachable(error, "create", name);
 	if (node->kind == NODE_SYMLINK) {
 		struct buffer target;
@@ -133,12 +142,20 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		if (status == 0 && io_symlink(buffer_string(&target), parent.folder, parent.name) != 0)
 			status = hearth_fail_errno(error, "cannot make link %s", name);
 		buffer_free(&target);
-		release_parent(&parent, owned);
+		checkout_release_parent(&parent, owned);
 		return status;
 	}
-	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	/* Made with its permission bits where they let its owner read and
+	 * write it (the id's xattr needs write permission, for its owner as
+	 * for anyone): where the umask leaves them as they are, no fchmod
+	 * follows, one call a file fewer. Any other mode is set at the end. */
+	mode_t mode = node->mode & 07777;
+	bool umask_keeps = how->umask_known && mode <= 0777 && (mode & 0600) == 0600 &&
+	    (mode & ~how->umask) == mode;
+	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+	    umask_keeps ? mode : 0600);
 	if (fd < 0) {
-		release_parent(&parent, owned);
+		checkout_release_parent(&parent, owned);
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
 	int status = node->has_content && node->size > 0
@@ -146,7 +163,7 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 	/* The id travels with the file through the rename into place. */
 	if (how->stamp)
 		identity_write_file(fd, node->id);
-	if (status == 0 && (io_fchmod(fd, node->mode & 07777) != 0 ||
+	if (status == 0 && ((!umask_keeps && io_fchmod(fd, mode) != 0) ||
 			       io_futimens(fd, node->mtime_ns) != 0 || (how->sync && io_fsync(fd) != 0)))
 		status = hearth_fail_errno(error, "cannot finish %s", name);
 	if (io_close(fd) != 0 && status == 0)
@@ -155,8 +172,30 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 	 * disk) is not left behind under its name. */
 	if (status != 0)
 		io_unlink(parent.folder, parent.name);
-	release_parent(&parent, owned);
+	checkout_release_parent(&parent, owned);
 	return status;
+}
+
+/* The process's umask, read without changing it (umask(2) can only set
+ * it, which another thread's file creation could see); unknown where the
+ * kernel does not say (before Linux 4.7). */
+void
+checkout_process_umask(struct checkout_write_how *how)
+{
+	FILE *status = fopen("/proc/self/status", "re");
+	char line[256];
+
+	how->umask_known = false;
+	if (status == NULL)
+		return;
+	while (!how->umask_known && fgets(line, sizeof line, status) != NULL) {
+		unsigned int value;
+		if (sscanf(line, "Umask: %o", &value) == 1 && value <= 0777) {
+			how->umask = (mode_t)value;
+			how->umask_known = true;
+		}
+	}
+	fclose(status);
 }
 
 static int
