@@ -285,6 +285,9 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 	if ((status = home_open_setup(&home, &open, error)) != 0)
 		return clone_undo(options->dir, error);
 	replica_id_hex(home->replica, out->replica);
+	/* Into folders that held nothing, the tree is what the checkout writes:
+	 * the record after it, a walk of every file, would find nothing. */
+	bool held_nothing = home_roots_hold_nothing(home);
 
 	struct hearth_sync_options sync = { .peer = options->source, .direction = HEARTH_SYNC_PULL };
 	struct hearth_sync_result synced;
@@ -301,7 +304,7 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		out->written = written.written;
 		hearth_checkout_result_free(&written);
 	}
-	if (status == 0) {
+	if (status == 0 && !held_nothing) {
 		char message[4200];
 		struct hearth_record_result recorded;
 		struct hearth_record_options record = { .message = message };

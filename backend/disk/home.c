@@ -813,6 +813,29 @@ home_require_roots(struct hearth *home, struct hearth_error *error)
 	return error->code;
 }
 
+bool
+home_roots_hold_nothing(const struct hearth *home)
+{
+	for (size_t i = 0; i < home->root_count; i++) {
+		int fd = home->roots[i].fd < 0 ? -1
+		    : openat(home->roots[i].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *folder = fd >= 0 ? fdopendir(fd) : NULL;
+		if (folder == NULL) {
+			if (fd >= 0)
+				close(fd);
+			return false;
+		}
+		bool nothing = true;
+		for (struct dirent *entry; nothing && (entry = readdir(folder)) != NULL;)
+			nothing = strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0 ||
+			    strcmp(entry->d_name, HOME_DIR_NAME) == 0;
+		closedir(folder);
+		if (!nothing)
+			return false;
+	}
+	return true;
+}
+
 static void
 fill_author(struct hearth *home)
 {

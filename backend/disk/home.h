@@ -95,6 +95,11 @@ int home_remove_state(const char *top);
  * each call (a root that came back is opened again). */
 int home_require_roots(struct hearth *home, struct hearth_error *error);
 
+/* Whether every root holds nothing but hearth's own folder (false where
+ * one cannot be read): a clone into such a Home has nothing of the
+ * user's to record once its checkout is done. */
+bool home_roots_hold_nothing(const struct hearth *home);
+
 /* The root a new node belongs to when nothing else says: the first. */
 const struct home_root *home_root_named(const struct hearth *home, const char *name);
 

@@ -1654,25 +1654,37 @@ adopt_existing(struct checkout *checkout, uint64_t *adopted)
 	struct hearth *home = checkout->home;
 	struct tree_node **order = array_alloc(checkout->target.count + 1, sizeof *order);
 	struct node_id *blocked = array_alloc(checkout->target.count + 1, sizeof *blocked);
+	/* The root a folder was found missing in, by node (-1: not missing):
+	 * what it holds there is missing too, and is not looked for (into an
+	 * empty folder, a stat a file saved). */
+	int *missing_in = array_alloc(checkout->target.count + 1, sizeof *missing_in);
 	size_t blocked_count = 0;
 	int status = 0;
 
 	for (size_t i = 0; i < checkout->target.count; i++) {
 		order[i] = &checkout->target.nodes[i];
 		tree_path(&checkout->target, order[i]);
+		missing_in[i] = -1;
 	}
 	qsort(order, checkout->target.count, sizeof *order, checkout_compare_nodes_by_depth);
 	for (size_t i = 0; i < checkout->target.count && status == 0; i++) {
 		struct tree_node *node = order[i];
-		int root_fd = home->roots[home_place_root(home, node->root, node->path,
-		    node->kind == NODE_DIR)].fd;
+		int root = home_place_root(home, node->root, node->path, node->kind == NODE_DIR);
+		int root_fd = home->roots[root].fd;
+		struct tree_node *parent = tree_find(&checkout->target, node->parent);
+		if (parent != NULL && missing_in[parent - checkout->target.nodes] == root) {
+			missing_in[node - checkout->target.nodes] = root;
+			continue;
+		}
 		struct stat disk;
 		bool under_blocked = false;
 		for (size_t b = 0; b < blocked_count && !under_blocked; b++)
 			under_blocked = node_id_equal(blocked[b], node->parent);
 		bool exists = checkout_stat(root_fd, node->path, &disk) == 0;
-		if (!under_blocked && !exists)
+		if (!under_blocked && !exists) {
+			missing_in[node - checkout->target.nodes] = errno == ENOENT ? root : -1;
 			continue;	/* missing: the checkout writes it */
+		}
 		bool kind_matches = exists &&
 		    ((node->kind == NODE_DIR && S_ISDIR(disk.st_mode)) ||
 			(node->kind == NODE_FILE && S_ISREG(disk.st_mode)) ||
@@ -1700,6 +1712,7 @@ adopt_existing(struct checkout *checkout, uint64_t *adopted)
 	}
 	free(order);
 	free(blocked);
+	free(missing_in);
 	return status;
 }
 
