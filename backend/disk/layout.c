@@ -120,22 +120,30 @@ is_hearth_store(int folder, int fd)
 }
 
 bool
+layout_may_be_home_state(int dir_fd, const char *name)
+{
+	struct stat status;
+
+	/* Every folder of every walk is asked: one lstat of name/store.db
+	 * tells most of them "no" (no regular file there, which the open
+	 * in layout_is_home_state would refuse too), in place of two opens
+	 * and a close. */
+	if (strcmp(name, HOME_DIR_NAME) == 0)
+		return true;
+	char below[NAME_MAX + 16];
+	int length = snprintf(below, sizeof below, "%s/store.db", name);
+	return length <= 0 || (size_t)length >= sizeof below ||
+	    (fstatat(dir_fd, below, &status, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(status.st_mode));
+}
+
+bool
 layout_is_home_state(int dir_fd, const char *name)
 {
 	struct stat status;
 	bool state = false;
 
-	/* Every folder of every walk is asked: one lstat of name/store.db
-	 * tells most of them "no" (no regular file there, which the open
-	 * below would refuse too), in place of two opens and a close. */
-	if (strcmp(name, HOME_DIR_NAME) != 0) {
-		char below[NAME_MAX + 16];
-		int length = snprintf(below, sizeof below, "%s/store.db", name);
-		if (length > 0 && (size_t)length < sizeof below &&
-		    (fstatat(dir_fd, below, &status, AT_SYMLINK_NOFOLLOW) != 0 ||
-			!S_ISREG(status.st_mode)))
-			return false;
-	}
+	if (!layout_may_be_home_state(dir_fd, name))
+		return false;
 	int folder = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (folder < 0)
 		return false;

@@ -17,6 +17,9 @@ int layout_check(const struct config *config, struct hearth_error *error);
 /* Whether the folder name below dir_fd is a Home's state: a .hearth
  * holding a root marker, or a folder holding hearth's store.db. */
 bool layout_is_home_state(int dir_fd, const char *name);
+/* False when name below dir_fd surely is not (one lstat): what
+ * layout_is_home_state asks first. */
+bool layout_may_be_home_state(int dir_fd, const char *name);
 
 /* The first Home state folder below top (not top's own .hearth), its path
  * relative to top into found; false when there is none. */

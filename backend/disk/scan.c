@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "backend/store/hash.h"
 #include "backend/disk/identity.h"
 #include "backend/disk/layout.h"
+#include "backend/disk/scan_prefetch.h"
 #include "model/array.h"
 #include "model/path.h"
 #include "model/buffer.h"
@@ -79,11 +81,16 @@ open_beneath(int root_fd, const char *relative_path, int flags)
 	};
 	const char *path = relative_path[0] ? relative_path : ".";
 
-	if (strlen(path) >= PATH_MAX)
+	/* Asked once: a kernel without openat2 has none for the process's life
+	 * (any thread may be the one to find out). */
+	static atomic_bool no_openat2;
+
+	if (strlen(path) >= PATH_MAX || atomic_load_explicit(&no_openat2, memory_order_relaxed))
 		return open_by_components(root_fd, path, flags);
 	int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof how);
 	if (fd >= 0 || errno != ENOSYS)
 		return fd;
+	atomic_store_explicit(&no_openat2, true, memory_order_relaxed);
 	return open_by_components(root_fd, path, flags);
 }
 
@@ -215,8 +222,6 @@ struct entry_row {
 	int restore;
 };
 
-#define DIRENT_BUFFER (32 * 1024)
-
 struct walk {
 	struct hearth *home;
 	const char *const *paths;
@@ -225,7 +230,10 @@ struct walk {
 	struct scan_result *result;
 	struct hearth_error *error;
 	struct buffer path;		/* scratch for building child paths */
-	uint8_t *dirents;		/* a folder's listing, DIRENT_BUFFER bytes */
+	uint8_t *dirents;		/* a folder's listing, SCAN_DIRENT_BUFFER bytes */
+	/* Lists folders ahead of a whole walk on the other core; NULL when
+	 * the walk lists each itself. */
+	struct scan_prefetch *prefetch;
 	/* Index rows found missing during the walk, resolved at its end. */
 	struct missing {
 		struct node_id node;
@@ -357,16 +365,16 @@ leave_out(struct walk *walk, int root, const char *path, const char *why)
  * true when the rest of the folder cannot be told. */
 static bool
 list_item(struct walk *walk, int root, const char *folder_path, int fd, const char *name,
-    struct disk_item **items, size_t *count, size_t *capacity)
+    const struct scan_listed *listed, struct disk_item **items, size_t *count,
+    size_t *capacity)
 {
-	struct stat status;
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-	    is_hidden_from_history(folder_path, name))
+	const struct stat *status = &listed->status;
+	if (is_hidden_from_history(folder_path, name))
 		return false;
-	if (fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) != 0) {
+	if (listed->error != 0) {
 		/* Vanished while we looked: seen next time. Listed but not
 		 * searchable (r without x): what is there cannot be told. */
-		if (denied(errno)) {
+		if (denied(listed->error)) {
 			unreadable(walk, root, folder_path);
 			return true;
 		}
@@ -374,9 +382,9 @@ list_item(struct walk *walk, int root, const char *folder_path, int fd, const ch
 	}
 	/* A folder's identity marker, where xattrs are not kept, is
 	 * hearth's; a user's own file of that name is theirs. */
-	if (S_ISREG(status.st_mode) && identity_is_marker(fd, name))
+	if (S_ISREG(status->st_mode) && identity_is_marker(fd, name))
 		return false;
-	enum node_kind kind = node_kind_of(status.st_mode);
+	enum node_kind kind = node_kind_of(status->st_mode);
 	child_path(&walk->path, folder_path, name);
 	/* Past PATH_MAX no call can name it: said once, the rest walked.
 	 * It stays in the listing, so what the index holds there (a
@@ -386,13 +394,13 @@ list_item(struct walk *walk, int root, const char *folder_path, int fd, const ch
 		leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
 	if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
 		return false;
-	if (kind == NODE_DIR && layout_is_home_state(fd, name)) {
+	if (kind == NODE_DIR && listed->may_be_home_state && layout_is_home_state(fd, name)) {
 		scan_note(walk->result, root, (const char *)walk->path.data,
 		    "another Home's state, left out", true);
 		return false;
 	}
 	if (kind == 0 && !too_long) {
-		leave_out(walk, root, (const char *)walk->path.data, not_content(status.st_mode));
+		leave_out(walk, root, (const char *)walk->path.data, not_content(status->st_mode));
 		return false;
 	}
 	*items = array_grow(*items, capacity, *count + 1, sizeof **items);
@@ -402,19 +410,20 @@ list_item(struct walk *walk, int root, const char *folder_path, int fd, const ch
 	item->kind = kind != 0 ? kind : NODE_FILE;
 	item->root = root;
 	item->too_long = too_long;
-	stamp_from_stat(&status, &item->stamp);
+	stamp_from_stat(status, &item->stamp);
 	return false;
 }
 
-/* Reads one folder of one root; appends to items. A folder missing from
- * this root is simply absent there. With folder (may be NULL), also the
- * folder's own stamp in this root. */
+/* One folder of one root, as listed (by the walk or ahead of it), into
+ * items. A folder missing from this root is simply absent there. With
+ * folder (may be NULL), also the folder's own stamp in this root. */
 static int
-list_root_folder(struct walk *walk, int root, const char *folder_path, struct disk_item **items,
-    size_t *count, size_t *capacity, struct scan_root_stamp *folder)
+list_root_folder(struct walk *walk, int root, const char *folder_path,
+    const struct scan_listing *listing, struct disk_item **items, size_t *count,
+    size_t *capacity, struct scan_root_stamp *folder)
 {
-	int fd = scan_open_folder(walk->home->roots[root].fd, folder_path);
-	if (fd < 0) {
+	if (!listing->opened) {
+		errno = listing->open_error;
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
 		if (denied(errno)) {
@@ -425,36 +434,18 @@ list_root_folder(struct walk *walk, int root, const char *folder_path, struct di
 		    walk->home->roots[root].path, folder_path);
 	}
 	struct stat folder_status;
-	if (folder != NULL && fstat(fd, &folder_status) == 0) {
+	if (folder != NULL && fstat(listing->fd, &folder_status) == 0) {
 		folder->present = true;
 		stamp_from_stat(&folder_status, &folder->stamp);
 	}
-	/* getdents64 into the walk's one buffer, not opendir's: fdopendir
-	 * allocated 32 KiB and asked fcntl and fstat again for each folder, 6 %
-	 * of a status of 100k files. The same entries, in the same order, as
-	 * readdir gives (which also skips those with inode 0). */
-	if (walk->dirents == NULL)
-		walk->dirents = array_alloc(DIRENT_BUFFER, 1);
-	bool stop = false, unread = false;
-	while (!stop) {
-		ssize_t got = getdents64(fd, walk->dirents, DIRENT_BUFFER);
-		if (got <= 0) {
-			/* A failed read ends the listing, as readdir's NULL did. */
-			unread = got < 0 && denied(errno);
-			break;
-		}
-		for (ssize_t at = 0; !stop && at < got; ) {
-			const struct dirent64 *dirent = (const struct dirent64 *)(walk->dirents + at);
-			at += dirent->d_reclen;
-			if (dirent->d_ino == 0)
-				continue;
-			stop = list_item(walk, root, folder_path, fd, dirent->d_name, items, count,
-			    capacity);
-		}
-	}
-	if (unread)
+	bool stop = false;
+	for (size_t i = 0; !stop && i < listing->count; i++)
+		stop = list_item(walk, root, folder_path, listing->fd,
+		    listing->names + listing->entries[i].name, &listing->entries[i], items, count,
+		    capacity);
+	/* A failed read ends the listing, as readdir's NULL did. */
+	if (!stop && denied(listing->read_error))
 		unreadable(walk, root, folder_path);
-	close(fd);
 	return 0;
 }
 
@@ -1027,9 +1018,24 @@ read_folder(struct walk *walk, struct node_id node, const char *folder_path,
 	*items = NULL;
 	*rows = NULL;
 	*item_count = *row_count = 0;
-	for (size_t root = 0; status == 0 && root < walk->home->root_count; root++)
-		status = list_root_folder(walk, (int)root, folder_path, items, item_count,
-		    &item_capacity, folders ? &folders[root] : NULL);
+	size_t root_count = walk->home->root_count;
+	struct scan_listing *listings = array_alloc(root_count, sizeof *listings);
+	bool listed_ahead = walk->prefetch != NULL && folders == NULL &&
+	    scan_prefetch_take(walk->prefetch, folder_path, listings);
+	if (!listed_ahead && walk->dirents == NULL)
+		walk->dirents = array_alloc(SCAN_DIRENT_BUFFER, 1);
+	for (size_t root = 0; root < root_count; root++) {
+		bool listed = listed_ahead || status == 0;
+		if (!listed_ahead && listed)
+			scan_listing_read(walk->home->roots[root].fd, folder_path, walk->dirents,
+			    &listings[root]);
+		if (status == 0)
+			status = list_root_folder(walk, (int)root, folder_path, &listings[root], items,
+			    item_count, &item_capacity, folders ? &folders[root] : NULL);
+		if (listed)
+			scan_listing_free(&listings[root]);
+	}
+	free(listings);
 	if (status == 0)
 		status = load_entries(walk, node, rows, row_count, &row_capacity);
 	if (status != 0)
@@ -1051,6 +1057,28 @@ read_folder(struct walk *walk, struct node_id node, const char *folder_path,
 	return 0;
 }
 
+/* The folders in items, which the walk goes into next in this order,
+ * listed ahead of it. */
+static void
+ask_ahead(struct walk *walk, const char *folder_path, const struct disk_item *items,
+    size_t item_count)
+{
+	const char **paths = array_alloc(item_count + 1, sizeof *paths);
+	struct arena scratch;
+	size_t count = 0;
+
+	arena_init(&scratch, 4096);
+	for (size_t i = 0; i < item_count; i++) {
+		if (items[i].kind != NODE_DIR || items[i].too_long)
+			continue;
+		child_path(&walk->path, folder_path, items[i].name);
+		paths[count++] = arena_strdup(&scratch, (const char *)walk->path.data);
+	}
+	scan_prefetch_ask(walk->prefetch, paths, count);
+	arena_free(&scratch);
+	free(paths);
+}
+
 static int
 walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
 {
@@ -1063,6 +1091,8 @@ walk_folder(struct walk *walk, struct node_id node, const char *folder_path)
 	int status = read_folder(walk, node, folder_path, &items, &item_count, &rows, &row_count,
 	    NULL);
 	bool partial = walk->partial;
+	if (status == 0 && walk->prefetch != NULL)
+		ask_ahead(walk, folder_path, items, item_count);
 	if (status == 0)
 		status = join_folder(walk, node, folder_path, items, item_count, rows, row_count,
 		    partial);
@@ -1303,9 +1333,15 @@ scan_tree(struct hearth *home, const char *const *paths, size_t path_count,
 	if (home_require_roots(home, error) != 0)
 		return error->code;
 	buffer_init(&walk.path);
+	/* A whole walk lists its folders ahead on the other core; one limited
+	 * to paths reads too few for it to pay. */
+	if (path_count == 0)
+		walk.prefetch = scan_prefetch_start(home);
 	int status = walk_folder(&walk, NODE_ROOT, "");
 	if (status == 0)
 		status = settle_folders(&walk);
+	scan_prefetch_stop(walk.prefetch);
+	walk.prefetch = NULL;
 	return finish_walk(&walk, path_count == 0, status);
 }
 
