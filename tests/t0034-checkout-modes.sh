@@ -51,16 +51,13 @@ done
 # As an ordinary user (root may write any file): a read-only file is
 # made 0600 and set read-only last, after its id, which only a writable
 # file takes from its owner.
-user_root=
-if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null &&
-	command -v getfattr >/dev/null 2>&1 && touch probe &&
-	setfattr -n user.probe -v 1 probe 2>/dev/null; then
-	user_root=$(mktemp -d "${TMPDIR:-/tmp}/hearth-t0034-user.XXXXXX")
-	chmod 755 "$user_root" && chown 65534:65534 "$user_root"
+. "$HEARTH_SOURCE_DIR/tests/lib/as-user.sh"
+# ... where the scratch folder keeps user xattrs, to read the ids.
+if ! { command -v getfattr >/dev/null 2>&1 && touch probe &&
+	setfattr -n user.probe -v 1 probe 2>/dev/null; }; then
+	test -z "$user_root" || rm -rf "$user_root"
+	user_root=
 fi
-as_user() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$user_root" "$@"
-}
 
 test_expect_success 'as an ordinary user, read-only files come with their mode and their id' '
 	test -n "$user_root" || exit 0

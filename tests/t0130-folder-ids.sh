@@ -103,14 +103,7 @@ test_expect_success 'without xattrs: markers, a move is a move, a user'"'"'s fil
 '
 
 # The rest runs as an ordinary user: root may write into any folder.
-user_root=
-if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-	user_root=$(mktemp -d "${TMPDIR:-/tmp}/hearth-t0130-user.XXXXXX")
-	chmod 755 "$user_root" && chown 65534:65534 "$user_root"
-fi
-as_user() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$user_root" "$@"
-}
+. "$HEARTH_SOURCE_DIR/tests/lib/as-user.sh"
 
 test_expect_success 'a folder hearth cannot write is recorded; its weaker identity is noted' '
 	test -n "$user_root" || exit 0
