@@ -128,7 +128,7 @@ struct scan_prefetch {
 	size_t count, capacity;
 	size_t ready, ready_entries;
 	bool stopping;
-	uint8_t dirents[SCAN_DIRENT_BUFFER];
+	_Alignas(struct dirent64) uint8_t dirents[SCAN_DIRENT_BUFFER];
 };
 
 static void

@@ -42,7 +42,8 @@ struct scan_listing {
 };
 
 /* Reads the folder at path below root_fd (scan_open_folder: no link
- * followed) into out, with dirents (SCAN_DIRENT_BUFFER bytes) as scratch.
+ * followed) into out, with dirents (SCAN_DIRENT_BUFFER bytes, aligned as
+ * a struct dirent64, as malloc's are) as scratch.
  * Never fails as a call: what failed is in out. */
 #define SCAN_DIRENT_BUFFER (32 * 1024)
 void scan_listing_read(int root_fd, const char *path, uint8_t *dirents, struct scan_listing *out);

@@ -1,6 +1,7 @@
 /* Listing folders, and listing them ahead of the walk on a second thread
  * (backend/disk/scan_prefetch.c): what a listing holds, which listings a
  * take finds, and which folders stay open for the walk. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ make_roots(const char *top, char one[], char two[], size_t size)
 static void
 test_listing(const char *one)
 {
-	uint8_t dirents[SCAN_DIRENT_BUFFER];
+	_Alignas(struct dirent64) uint8_t dirents[SCAN_DIRENT_BUFFER];
 	struct scan_listing listing;
 	int root = open(one, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
