@@ -33,6 +33,16 @@ test_expect_success 'on ext4 a folder carries its id in an xattr, and no marker 
 	mkdir ext4 && folder_basics "$TEST_ROOT/ext4"
 '
 
+test_expect_success 'a folder without its id, at a gone folder'"'"'s inode, is it moved only if it holds what it held' '
+	hearth init reuse >/dev/null && mkdir reuse/a reuse/b &&
+	echo 1 >reuse/a/one && echo 2 >reuse/b/two && (cd reuse && hearth record -m x >/dev/null) &&
+	mv reuse/a reuse/a2 && setfattr -x user.hearth.id reuse/a2 &&
+	mv reuse/b reuse/b2 && setfattr -x user.hearth.id reuse/b2 && mv reuse/b2/two reuse/two.moved &&
+	(cd reuse && hearth status --porcelain) >st && grep -v "^#" st >actual &&
+	printf "%s\n" "R a -> a2" "D b" "A b2" "R b/two -> two.moved" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'on tmpfs too' '
 	test "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs || exit 0
 	shm=$(mktemp -d /dev/shm/hearth-t0130.XXXXXX) &&

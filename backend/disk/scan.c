@@ -783,6 +783,34 @@ record_moved_folder(struct walk *walk, const struct disk_item *item, struct node
 /* A folder present on disk, absent from the index here: the node its
  * marker names, moved; else one with its inode, moved; else a new one (a
  * copied marker names a folder still in its place: the copy is new). */
+/* Whether the folder at path, new to the walk and matched to row only by
+ * its inode (it carries no id), still holds one of the names row's node
+ * held. A folder made after another was removed may be given the removed
+ * one's inode; it holds none of those names, and is a new folder, not that
+ * one moved (else a peer's file added to the removed folder would follow
+ * it there). A node that held nothing cannot be told so: taken as moved. */
+static int
+holds_what_it_held(struct walk *walk, const char *path, const struct entry_row *row,
+    bool *holds)
+{
+	struct entry_row *rows = NULL;
+	size_t count = 0, capacity = 0;
+	struct buffer child;
+	struct stat status;
+
+	int failed = load_entries(walk, row->node, &rows, &count, &capacity);
+	*holds = count == 0;
+	buffer_init(&child);
+	for (size_t i = 0; failed == 0 && !*holds && i < count; i++) {
+		child_path(&child, path, rows[i].name);
+		*holds = fstatat(walk->home->roots[rows[i].root].fd, (const char *)child.data, &status,
+		    AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	buffer_free(&child);
+	free(rows);
+	return failed;
+}
+
 static int
 handle_new_folder(struct walk *walk, const struct disk_item *item, struct node_id parent,
     const char *path)
@@ -799,9 +827,13 @@ handle_new_folder(struct walk *walk, const struct disk_item *item, struct node_i
 		status = record_moved_folder(walk, item, parent, path, &moved,
 		    (const char *)old_path.data, true);
 	else if (!has_marker && find_moved_folder(walk, item, &moved) &&
-	    !folder_still_there(walk, &moved, &old_path))
-		status = record_moved_folder(walk, item, parent, path, &moved,
-		    (const char *)old_path.data, false);
+	    !folder_still_there(walk, &moved, &old_path)) {
+		bool holds;
+		int failed = holds_what_it_held(walk, path, &moved, &holds);
+		if (failed != 0 || holds)
+			status = failed != 0 ? failed : record_moved_folder(walk, item, parent, path,
+			    &moved, (const char *)old_path.data, false);
+	}
 	buffer_free(&old_path);
 	if (status != -2)
 		return status;
