@@ -111,6 +111,20 @@ test_expect_success 'a file moved after the walk, whose place the checkout would
 	test "$(cat b/docs/six.txt)" = "six of b" && test -f b/docs/6.txt
 '
 
+test_expect_success 'a folder swapped for a link after the walk: nothing written through it' '
+	mkdir a/sub && echo s >a/sub/s.txt && (cd a && hearth record -m sub >/dev/null) &&
+	(cd b && hearth sync --checkout ../a >/dev/null) && test -f b/sub/s.txt &&
+	echo n >a/sub/n.txt && (cd a && hearth record -m n >/dev/null) &&
+	mkdir outside &&
+	test_when_finished "$release_held"
+	held_sync link &&
+	mv b/sub b/sub-real && ln -s ../outside b/sub &&
+	rm "$TEST_ROOT/held" &&
+	{ wait $client; true; } &&
+	! test -e outside/n.txt && test -z "$(ls outside)" && test -h b/sub &&
+	test "$(cat b/sub-real/s.txt)" = s
+'
+
 test_expect_success 'checkout --force: a file edited after the walk of its record is not overwritten' '
 	hearth init c >/dev/null && echo 1 >c/x && echo 1 >c/y &&
 	(cd c && hearth record -m one >/dev/null) &&

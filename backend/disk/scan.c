@@ -1095,20 +1095,14 @@ static void
 ask_ahead(struct walk *walk, const char *folder_path, const struct disk_item *items,
     size_t item_count)
 {
-	const char **paths = array_alloc(item_count + 1, sizeof *paths);
-	struct arena scratch;
+	const char **names = array_alloc(item_count + 1, sizeof *names);
 	size_t count = 0;
 
-	arena_init(&scratch, 4096);
-	for (size_t i = 0; i < item_count; i++) {
-		if (items[i].kind != NODE_DIR || items[i].too_long)
-			continue;
-		child_path(&walk->path, folder_path, items[i].name);
-		paths[count++] = arena_strdup(&scratch, (const char *)walk->path.data);
-	}
-	scan_prefetch_ask(walk->prefetch, paths, count);
-	arena_free(&scratch);
-	free(paths);
+	for (size_t i = 0; i < item_count; i++)
+		if (items[i].kind == NODE_DIR && !items[i].too_long)
+			names[count++] = items[i].name;
+	scan_prefetch_ask(walk->prefetch, folder_path, names, count);
+	free(names);
 }
 
 static int

@@ -213,8 +213,11 @@ scan_prefetch_start(const struct hearth *home)
 }
 
 void
-scan_prefetch_ask(struct scan_prefetch *prefetch, const char *const *paths, size_t count)
+scan_prefetch_ask(struct scan_prefetch *prefetch, const char *folder, const char *const *names,
+    size_t count)
 {
+	size_t folder_length = strlen(folder);
+
 	if (count == 0)
 		return;
 	pthread_mutex_lock(&prefetch->lock);
@@ -223,7 +226,13 @@ scan_prefetch_ask(struct scan_prefetch *prefetch, const char *const *paths, size
 	/* The first wanted on top. */
 	for (size_t i = count; i-- > 0;) {
 		struct prefetch_job *job = array_zeroed(1, sizeof *job);
-		job->path = array_strdup(paths[i]);
+		size_t name_length = strlen(names[i]);
+		job->path = array_alloc(folder_length + name_length + 2, 1);
+		if (folder_length > 0) {
+			memcpy(job->path, folder, folder_length);
+			job->path[folder_length] = '/';
+		}
+		memcpy(job->path + folder_length + (folder_length > 0), names[i], name_length + 1);
 		job->state = JOB_ASKED;
 		prefetch->jobs[prefetch->count++] = job;
 	}

@@ -58,10 +58,11 @@ struct scan_prefetch;
  * every folder itself). The Home's root descriptors must stay open and
  * unchanged until scan_prefetch_stop. */
 struct scan_prefetch *scan_prefetch_start(const struct hearth *home);
-/* Asks for these folders (paths relative to the roots), to be wanted in
- * this order next: the walk's depth-first order, so they go on top of
- * what was asked before. */
-void scan_prefetch_ask(struct scan_prefetch *prefetch, const char *const *paths, size_t count);
+/* Asks for the folders names in folder (a path relative to the roots, ""
+ * for their top), to be wanted in this order next: the walk's depth-first
+ * order, so they go on top of what was asked before. */
+void scan_prefetch_ask(struct scan_prefetch *prefetch, const char *folder,
+    const char *const *names, size_t count);
 /* The listings of path, one per root, into out (root_count of them; the
  * caller frees each): true when the thread listed it, waiting for it if it
  * is listing it now. False when it was not asked for or not begun: the

@@ -1456,14 +1456,15 @@ current_unchanged(struct checkout *checkout, struct current *current)
 		&row);
 }
 
-/* Whether no root holds anything at path. */
+/* Whether no root holds anything at path, reached as checkout reaches
+ * it (no link followed on the way: a link there is not "empty"). */
 static bool
 place_empty(struct checkout *checkout, const char *path)
 {
 	struct stat status;
 
 	for (size_t root = 0; root < checkout->home->root_count; root++)
-		if (fstatat(checkout->home->roots[root].fd, path, &status, AT_SYMLINK_NOFOLLOW) == 0 ||
+		if (checkout_stat(checkout->home->roots[root].fd, path, &status) == 0 ||
 		    errno != ENOENT)
 			return false;
 	return true;

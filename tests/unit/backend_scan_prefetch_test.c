@@ -103,7 +103,7 @@ test_ahead(const char *one, const char *two)
 		return;
 
 	const char *first[] = { "a", "b", "c", "d" };
-	scan_prefetch_ask(prefetch, first, 4);
+	scan_prefetch_ask(prefetch, "", first, 4);
 	scan_prefetch_settle(prefetch);
 	ok(scan_prefetch_take(prefetch, "a", got), "a folder listed ahead is taken");
 	check_uint(got[0].count, 5);
@@ -119,8 +119,8 @@ test_ahead(const char *one, const char *two)
 	scan_listing_free(&got[1]);
 	/* Into b's subtree (as if b held these), which the walk then leaves
 	 * for c without taking them. */
-	const char *below[] = { "b/x", "b/y" };
-	scan_prefetch_ask(prefetch, below, 2);
+	const char *below[] = { "x", "y" };
+	scan_prefetch_ask(prefetch, "b", below, 2);
 	scan_prefetch_settle(prefetch);
 	ok(scan_prefetch_take(prefetch, "c", got), "c, asked before b's subtree");
 	scan_listing_free(&got[0]);
