@@ -64,11 +64,11 @@ home_of() { sed -n "s/^home: //p" "$1/.hearth/root"; }
 replica=00112233445566778899aabbccddeeff
 
 test_expect_success 'a client speaking only newer versions gets a clear refusal' '
-	test_tool frame hello 5 6 $(home_of a) $replica >hello &&
+	test_tool frame hello 6 7 $(home_of a) $replica >hello &&
 	test_expect_code 1 hearth serve a <hello >reply 2>err &&
-	grep "peer speaks protocol 5-6, we need 1-4" err &&
+	grep "peer speaks protocol 6-7, we need 1-5" err &&
 	test_tool frames <reply >frames &&
-	printf "HELLO\nERROR peer speaks protocol 5-6, we need 1-4; upgrade the local hearth\n" >expected &&
+	printf "HELLO\nERROR peer speaks protocol 6-7, we need 1-5; upgrade the local hearth\n" >expected &&
 	sed "s/ (hearth-test-tool)//; s/^ERROR [^:]*: /ERROR /" frames >frames.plain &&
 	test_cmp expected frames.plain
 '
@@ -155,6 +155,31 @@ for case in "down:CHUNK:1:flip:bad checksum" \
 		grep "'"$reason"'" err &&
 		snapshot b >after && test_cmp before after && no_orphans b && clean b &&
 		(cd b && hearth sync ../a >/dev/null) && clean b && no_orphans b
+	'
+done
+
+# Protocol 5 sends a chunk as the sender's pack stores it: a compressible
+# one as its zstd frame, which the receiver decodes and checks before it
+# keeps it. A changed byte, a label that lies, or a codec the protocol
+# agreed on lacks are each refused, and nothing changes.
+for case in "down:CHUNK:1:hash:damaged chunk\|does not decode::" \
+	    "down:CHUNK:1:zstd:as a zstd frame that does not decode:random:" \
+	    "down:CHUNK:1:incompressible:which protocol 4 does not have:random:4" \
+	    "down:CHUNK:1:zstd:which protocol 4 does not have::4"; do
+	old_ifs=$IFS && IFS=: && set -- $case && IFS=$old_ifs
+	rule=$1:$2:$3:$4 reason=$5 content=${6-} ceiling=${7-}
+	test_expect_success "receiving in codecs: $rule${ceiling:+ (protocol $ceiling)} is refused ($reason)" '
+		if test "$content" = random
+		then head -c 3000000 /dev/urandom
+		else seq 1 400000 | sed "s/^/line $test_count of text /"
+		fi >a/coded-$test_count &&
+		(cd a && hearth record -m coded >/dev/null) &&
+		snapshot b >before &&
+		(cd b && HEARTH_SYNC_PROTOCOL_MAX=${ceiling:-5} test_expect_code 1 proxied '"$rule"' 2>../err) &&
+		cat err && grep "'"$reason"'" err &&
+		snapshot b >after && test_cmp before after && no_orphans b && clean b &&
+		(cd b && hearth sync ../a >/dev/null && hearth checkout >/dev/null) && clean b &&
+		no_orphans b && cmp a/coded-$test_count b/coded-$test_count
 	'
 done
 

@@ -542,7 +542,8 @@ blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size,
 
 int
 blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
-    size_t length, const struct pack_base *base, struct hearth_error *error)
+    size_t length, const struct pack_base *base, const struct pack_stored *stored,
+    struct hearth_error *error)
 {
 	struct hash got;
 	struct hearth_error failure;
@@ -558,7 +559,10 @@ blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const voi
 	writer->bytes_stored += length;
 	if (pack_writer_holds(writer->pack, chunk))
 		return 0;
-	if (pack_writer_add_delta(writer->pack, chunk, data, length, base, &failure) != 0)
+	int status = stored != NULL
+	    ? pack_writer_add_stored(writer->pack, chunk, data, length, stored, &failure)
+	    : pack_writer_add_delta(writer->pack, chunk, data, length, base, &failure);
+	if (status != 0)
 		return hearth_fail(error, HEARTH_FAILED, "%s", failure.message);
 	return 0;
 }

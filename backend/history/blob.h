@@ -98,9 +98,11 @@ int blob_chunk_list(struct hearth *home, const struct hash *blob, uint64_t *size
     struct buffer *chunks);
 /* Stores a chunk that arrived with its id, after checking the bytes hash to
  * it (HEARTH_DAMAGED when they do not); as a delta against base where that
- * pays, when base is not NULL. */
+ * pays, when base is not NULL; as the peer's pack stored it, when stored is
+ * not NULL (pack_writer_add_stored). */
 int blob_store_chunk(struct blob_writer *writer, const struct hash *chunk, const void *data,
-    size_t length, const struct pack_base *base, struct hearth_error *error);
+    size_t length, const struct pack_base *base, const struct pack_stored *stored,
+    struct hearth_error *error);
 /* Records a multi-chunk blob's chunk list (kept as is when already known). */
 int blob_add_chunk_list(struct hearth *home, const struct hash *blob, uint64_t size,
     const struct hash *chunks, size_t count, struct hearth_error *error);

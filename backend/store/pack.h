@@ -37,6 +37,15 @@
 #define PACK_DELTA_DEPTH_MAX 16
 #define PACK_DELTA_READ_MAX 64
 
+/* A chunk as the pack it came from stores it alone in a frame (sync
+ * protocol 5): bytes a zstd frame of the chunk, or NULL when the chunk is
+ * stored raw there because it did not shrink. The receiver keeps the frame
+ * rather than compress the chunk again, or try to. */
+struct pack_stored {
+	const uint8_t *bytes;
+	size_t length;
+};
+
 struct pack_location {
 	int64_t pack;			/* the store's number for the pack file */
 	uint64_t frame_offset;		/* where the frame header starts */
@@ -78,6 +87,13 @@ int pack_writer_add(struct pack_writer *writer, const struct hash *chunk, const 
  * the same bytes), else whole. base->depth < PACK_DELTA_DEPTH_MAX. */
 int pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
     const uint8_t *data, size_t length, const struct pack_base *base, struct hearth_error *error);
+/* The same, keeping the chunk as another pack stored it (the caller has
+ * decoded stored->bytes to data and checked its hash): a chunk under
+ * PACK_FRAME_MIN, or a "compressed" frame no shorter than the chunk, is
+ * added as pack_writer_add adds it. */
+int pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *stored,
+    struct hearth_error *error);
 bool pack_writer_holds(const struct pack_writer *writer, const struct hash *chunk);
 /* Flushes the last frame, writes index and footer, syncs, seals. A writer
  * that added nothing leaves no file. */
@@ -118,6 +134,14 @@ int pack_read(struct pack_reader *reader, const struct hash *chunk,
  * one that does not match, so each byte is hashed once on its way. */
 int pack_read_for_peer(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where, struct buffer *out, struct hearth_error *error);
+/* The chunk at where as its pack stores it, when it lies alone in a
+ * frame stored whole: its stored bytes appended to out, the frame's CRC
+ * checked, and *compressed set when they are a zstd frame (else they are
+ * the chunk's raw bytes). Returns 1 when so, 0 when the chunk shares its
+ * frame or is a delta (pack_read_for_peer reads it), -1 on damage. The
+ * chunk's hash is not checked: the peer checks it. */
+int pack_read_stored(struct pack_reader *reader, const struct pack_location *where,
+    struct buffer *out, bool *compressed, struct hearth_error *error);
 /* Whether the chunk at where is stored as a delta: 1 with its base's id in
  * *base, 0 when whole, -1 when its frame header cannot be read. */
 int pack_delta_base(struct pack_reader *reader, const struct pack_location *where,

@@ -265,15 +265,15 @@ pack_reader_undelta(struct pack_reader *reader, const char *file_name, uint64_t 
 	return status;
 }
 
-/* Reads, checks and decompresses one frame into slot. */
+/* A frame's header, read and checked, and the file known to hold its
+ * stored bytes. */
 static int
-pack_reader_load(struct pack_reader *reader, struct pack_open_file *file,
-    uint64_t frame_offset, struct pack_cached_frame *slot, struct hearth_error *error)
+pack_frame_header_read(struct pack_open_file *file, uint64_t frame_offset,
+    struct pack_frame_header *header, struct hearth_error *error)
 {
 	const char *name = file->name;
 	unsigned long long at = (unsigned long long)frame_offset;
 	uint8_t header_bytes[PACK_FRAME_HEADER_SIZE];
-	struct pack_frame_header header;
 
 	if (frame_offset < PACK_HEADER_SIZE)
 		return hearth_error_put(error, "pack %s: frame at offset %llu: inside the "
@@ -285,28 +285,55 @@ pack_reader_load(struct pack_reader *reader, struct pack_open_file *file,
 	if ((size_t)got < sizeof header_bytes)
 		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
 		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
-	if (pack_parse_frame_header(header_bytes, &header) != 0)
+	if (pack_parse_frame_header(header_bytes, header) != 0)
 		return hearth_error_put(error, "pack %s: frame at offset %llu: bad frame "
 		    "header", name, at);
-	if (!pack_file_holds(file, frame_offset + PACK_FRAME_HEADER_SIZE + header.stored_length))
+	if (!pack_file_holds(file, frame_offset + PACK_FRAME_HEADER_SIZE + header->stored_length))
 		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
 		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
+	return 0;
+}
+
+/* A frame's stored bytes into stored, their CRC checked. */
+static int
+pack_frame_stored_read(struct pack_open_file *file, uint64_t frame_offset,
+    const struct pack_frame_header *header, uint8_t *stored, struct hearth_error *error)
+{
+	const char *name = file->name;
+	unsigned long long at = (unsigned long long)frame_offset;
+	ssize_t got = pack_read_at(file->fd, stored, header->stored_length,
+	    frame_offset + PACK_FRAME_HEADER_SIZE);
+
+	if (got < 0)
+		return hearth_error_put(error, "pack %s: frame at offset %llu: %s", name, at,
+		    strerror(errno));
+	if ((size_t)got < header->stored_length)
+		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
+		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
+	if (pack_crc32c(0, stored, header->stored_length) != header->crc)
+		return hearth_error_put(error, "pack %s: frame at offset %llu: checksum "
+		    "mismatch", name, at);
+	return 0;
+}
+
+/* Reads, checks and decompresses one frame into slot. */
+static int
+pack_reader_load(struct pack_reader *reader, struct pack_open_file *file,
+    uint64_t frame_offset, struct pack_cached_frame *slot, struct hearth_error *error)
+{
+	const char *name = file->name;
+	unsigned long long at = (unsigned long long)frame_offset;
+	struct pack_frame_header header;
+
+	if (pack_frame_header_read(file, frame_offset, &header, error) != 0)
+		return -1;
 	bool raw = header.codec == PACK_CODEC_RAW;
 	pack_grow(&slot->bytes, &slot->capacity, header.raw_length);
 	if (!raw)
 		pack_grow(&reader->stored, &reader->stored_capacity, header.stored_length);
 	uint8_t *stored = raw ? slot->bytes : reader->stored;
-	got = pack_read_at(file->fd, stored, header.stored_length,
-	    frame_offset + PACK_FRAME_HEADER_SIZE);
-	if (got < 0)
-		return hearth_error_put(error, "pack %s: frame at offset %llu: %s", name, at,
-		    strerror(errno));
-	if ((size_t)got < header.stored_length)
-		return hearth_error_put(error, "pack %s: frame at offset %llu: truncated "
-		    "(the file ends at %llu)", name, at, (unsigned long long)file->size);
-	if (pack_crc32c(0, stored, header.stored_length) != header.crc)
-		return hearth_error_put(error, "pack %s: frame at offset %llu: checksum "
-		    "mismatch", name, at);
+	if (pack_frame_stored_read(file, frame_offset, &header, stored, error) != 0)
+		return -1;
 	slot->raw_length = header.raw_length;
 	if (header.codec == PACK_CODEC_DELTA)
 		return pack_reader_undelta(reader, name, frame_offset, header.stored_length, slot,
@@ -443,6 +470,28 @@ pack_read_for_peer(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where, struct buffer *out, struct hearth_error *error)
 {
 	return read_chunk(reader, chunk, where, false, out, error);
+}
+
+int
+pack_read_stored(struct pack_reader *reader, const struct pack_location *where,
+    struct buffer *out, bool *compressed, struct hearth_error *error)
+{
+	struct pack_open_file *file = pack_reader_file(reader, where->pack, error);
+	struct pack_frame_header header;
+
+	if (file == NULL || pack_frame_header_read(file, where->frame_offset, &header, error) != 0)
+		return -1;
+	if (header.codec == PACK_CODEC_DELTA || where->offset_in_frame != 0 ||
+	    where->length != header.raw_length)
+		return 0;
+	size_t start = out->length;
+	buffer_reserve(out, header.stored_length);
+	if (pack_frame_stored_read(file, where->frame_offset, &header, out->data + start,
+		error) != 0)
+		return -1;
+	out->length = start + header.stored_length;
+	*compressed = header.codec == PACK_CODEC_ZSTD;
+	return 1;
 }
 
 int

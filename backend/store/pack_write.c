@@ -46,6 +46,7 @@ struct pack_frame {
 	uint32_t crc;
 	uint8_t codec;
 	bool done;		/* compressed and checksummed; under the writer's lock */
+	bool kept;		/* stored as another pack stored it: not compressed again */
 	struct pack_frame_chunk *chunks;
 	size_t chunk_count;
 	size_t chunk_capacity;
@@ -107,6 +108,7 @@ pack_frame_clear(struct pack_frame *frame)
 	frame->stored_length = 0;
 	frame->chunk_count = 0;
 	frame->done = false;
+	frame->kept = false;
 	frame->has_base = false;
 	frame->base_length = 0;
 }
@@ -282,6 +284,10 @@ pack_frame_compress(struct pack_frame *frame, struct pack_compressor *compressor
 {
 	size_t budget = frame->raw_length - (frame->raw_length >> PACK_MIN_SAVING_SHIFT);
 
+	if (frame->kept) {
+		frame->crc = pack_crc32c(0, pack_frame_bytes(frame), frame->stored_length);
+		return;
+	}
 	if (frame->has_base && pack_frame_try_delta(frame, compressor, level, delta_level))
 		return;
 	frame->codec = PACK_CODEC_RAW;
@@ -879,6 +885,26 @@ pack_writer_submit_alone(struct pack_writer *writer, const struct hash *chunk,
 	return 0;
 }
 
+/* A frame of one chunk whose stored bytes are another pack's: a zstd
+ * frame of the chunk, or its raw bytes when they did not shrink there. */
+static int
+pack_writer_submit_kept(struct pack_writer *writer, const struct hash *chunk, size_t length,
+    const uint8_t *stored, size_t stored_length, uint8_t codec)
+{
+	struct pack_frame *frame = pack_writer_take_slot(writer);
+
+	if (frame == NULL)
+		return writer->status;
+	pack_frame_add_chunk(frame, chunk, stored, stored_length);
+	frame->chunks[0].length = (uint32_t)length;
+	frame->raw_length = (uint32_t)length;
+	frame->stored_length = (uint32_t)stored_length;
+	frame->codec = codec;
+	frame->kept = true;
+	pack_writer_submit(writer, frame);
+	return 0;
+}
+
 static int
 pack_writer_usable(struct pack_writer *writer, struct hearth_error *error)
 {
@@ -921,6 +947,31 @@ pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 	if (status != 0)
 		return pack_writer_report(writer, error);
 	return 0;
+}
+
+/* Only a chunk that would have a frame of its own here is kept as it
+ * came; a small one gathers with the others, as pack_writer_add's do. */
+int
+pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *stored,
+    struct hearth_error *error)
+{
+	int status = pack_writer_usable(writer, error);
+
+	if (status != 0)
+		return status;
+	bool compressed = stored->bytes != NULL;
+	if (length < PACK_FRAME_MIN || length > CHUNK_MAX ||
+	    (compressed && (stored->length == 0 || stored->length >= length)))
+		return pack_writer_add_delta(writer, chunk, data, length, NULL, error);
+	if (pack_writer_holds(writer, chunk))
+		return 0;
+	pack_held_insert(writer, chunk);
+	status = compressed ? pack_writer_submit_kept(writer, chunk, length, stored->bytes,
+				  stored->length, PACK_CODEC_ZSTD)
+			    : pack_writer_submit_kept(writer, chunk, length, data, length,
+				  PACK_CODEC_RAW);
+	return status != 0 ? pack_writer_report(writer, error) : 0;
 }
 
 int

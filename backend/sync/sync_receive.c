@@ -685,6 +685,50 @@ sync_undelta(struct sync_session *session, struct sync_incoming *incoming, size_
 	return 0;
 }
 
+/* A chunk that came as a zstd frame (protocol 5), decoded into undelta's
+ * bytes: one frame that says its size, at most a chunk's, and decodes to
+ * exactly that many bytes, so the frame kept reads back the same. */
+static int
+sync_unzstd(struct sync_session *session, const struct hash *chunk, const uint8_t *frame,
+    size_t length, struct sync_undelta *undelta)
+{
+	char hex[HASH_HEX];
+	const char *reason = "it does not say its size, or says more than a chunk";
+
+	hash_hex(chunk, hex);
+	if (undelta->context == NULL && (undelta->context = ZSTD_createDCtx()) == NULL)
+		return sync_fail(session, HEARTH_FAILED, "out of memory");
+	unsigned long long size = ZSTD_getFrameContentSize(frame, length);
+	buffer_reset(&undelta->bytes);
+	if (size <= WIRE_CHUNK_DATA_MAX) {
+		buffer_reserve(&undelta->bytes, (size_t)size);
+		size_t made = ZSTD_decompressDCtx(undelta->context, undelta->bytes.data,
+		    (size_t)size, frame, length);
+		if (ZSTD_isError(made))
+			reason = ZSTD_getErrorName(made);
+		else if (made != size)
+			reason = "it decodes to fewer bytes than it says";
+		else
+			reason = NULL;
+	}
+	if (reason != NULL)
+		return sync_fail(session, HEARTH_FAILED, "%s sent chunk %.16s as a zstd frame that "
+		    "does not decode (%s)", session->peer, hex, reason);
+	undelta->bytes.length = (size_t)size;
+	return 0;
+}
+
+/* Whether the protocol agreed on has the codec a chunk came in. */
+static bool
+sync_codec_agreed(const struct sync_session *session, uint8_t codec)
+{
+	if (codec == WIRE_CODEC_DELTA)
+		return session->protocol >= WIRE_PROTOCOL_DELTAS;
+	if (codec == WIRE_CODEC_ZSTD || codec == WIRE_CODEC_INCOMPRESSIBLE)
+		return session->protocol >= WIRE_PROTOCOL_STORED;
+	return true;
+}
+
 /* ---- durable batches ------------------------------------------------------------ */
 
 /* Chunks are made durable in batches apart from the ops that name them:
@@ -795,12 +839,24 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			    "asked for", session->peer, hex, asked);
 			break;
 		}
+		if (!sync_codec_agreed(session, codec)) {
+			status = sync_fail(session, HEARTH_FAILED, "%s sent chunk %.16s in codec %u, "
+			    "which protocol %u does not have", session->peer, hex, codec,
+			    session->protocol);
+			break;
+		}
 		size_t traveled = length;
 		bool based = codec == WIRE_CODEC_DELTA;
+		struct pack_stored stored = { 0 };
 		if (based && (status = sync_undelta(session, incoming, i, &named, data, length,
 				  &undelta, &base)) != 0)
 			break;
-		if (based) {
+		if (codec == WIRE_CODEC_ZSTD) {
+			if ((status = sync_unzstd(session, &chunk, data, length, &undelta)) != 0)
+				break;
+			stored = (struct pack_stored){ .bytes = data, .length = length };
+		}
+		if (based || codec == WIRE_CODEC_ZSTD) {
 			data = undelta.bytes.data;
 			length = undelta.bytes.length;
 		}
@@ -812,8 +868,9 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		}
 		if ((status = sync_batch_open(session, incoming)) != 0)
 			break;
+		bool kept = codec == WIRE_CODEC_ZSTD || codec == WIRE_CODEC_INCOMPRESSIBLE;
 		if ((status = blob_store_chunk(&incoming->writer, &chunk, data, length,
-			 based ? &base : NULL, session->error)) != 0) {
+			 based ? &base : NULL, kept ? &stored : NULL, session->error)) != 0) {
 			incoming->store_failed = status != HEARTH_DAMAGED;
 			if (status == HEARTH_DAMAGED) {
 				char why[512];

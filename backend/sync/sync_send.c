@@ -367,6 +367,8 @@ struct sync_window_chunk {
 	size_t want;			/* index in the wants */
 	struct pack_location where;
 	size_t offset;			/* of its bytes in the window's buffer */
+	size_t length;			/* of those bytes */
+	uint8_t codec;			/* how they travel: raw, zstd or incompressible */
 };
 
 static int
@@ -412,20 +414,54 @@ sync_window_fill(struct sync_session *session, const struct hash *chunks, size_t
 	return 0;
 }
 
+/* Whether a chunk may travel as its pack stores it: in protocol 5, when
+ * the receiver named no base to make a delta against (that needs the raw
+ * bytes). */
+static bool
+sync_may_send_stored(const struct sync_session *session, const struct hash *base)
+{
+	return session->protocol >= WIRE_PROTOCOL_STORED && (base == NULL || hash_is_zero(base));
+}
+
+/* One chunk of the window into held: as its pack stores it where it may
+ * travel so and lies alone in a frame, else raw. */
+static int
+sync_window_read_chunk(struct sync_session *session, const struct hash *chunk,
+    const struct hash *base, struct sync_window_chunk *entry, struct buffer *held,
+    struct hearth_error *failure)
+{
+	struct pack_reader *reader = session->home->reader;
+	bool compressed = false;
+
+	entry->offset = held->length;
+	entry->codec = WIRE_CODEC_RAW;
+	int found = sync_may_send_stored(session, base)
+	    ? pack_read_stored(reader, &entry->where, held, &compressed, failure) : 0;
+	if (found < 0)
+		return -1;
+	if (found > 0)
+		entry->codec = compressed ? WIRE_CODEC_ZSTD : WIRE_CODEC_INCOMPRESSIBLE;
+	else if (pack_read_for_peer(reader, chunk, &entry->where, held, failure) != 0)
+		return -1;
+	entry->length = held->length - entry->offset;
+	return 0;
+}
+
 /* Reads a window's chunks in pack order into held, each frame's CRC
  * checked; the receiver hashes every chunk (pack_read_for_peer). */
 static int
 sync_window_read(struct sync_session *session, const struct hash *chunks,
-    struct sync_window_chunk *window, size_t count, struct buffer *held)
+    const struct hash *bases, struct sync_window_chunk *window, size_t count,
+    struct buffer *held)
 {
 	struct hearth_error failure;
 
 	qsort(window, count, sizeof *window, compare_by_location);
 	buffer_reset(held);
 	for (size_t i = 0; i < count; i++) {
-		window[i].offset = held->length;
-		if (pack_read_for_peer(session->home->reader, &chunks[window[i].want],
-			&window[i].where, held, &failure) != 0)
+		size_t want = window[i].want;
+		if (sync_window_read_chunk(session, &chunks[want],
+			bases != NULL ? &bases[want] : NULL, &window[i], held, &failure) != 0)
 			return sync_fail(session, HEARTH_DAMAGED, "%s", failure.message);
 	}
 	qsort(window, count, sizeof *window, compare_by_want);
@@ -462,21 +498,24 @@ sync_delta_made(struct sync_session *session, struct sync_deltas *deltas,
 	return made > 0 && made + HASH_BYTES <= length - length / 4;
 }
 
-/* One CHUNK frame: raw, or a delta against the base the receiver named. */
+/* One CHUNK frame: as the window holds it, or a delta against the base
+ * the receiver named. */
 static int
 sync_send_chunk(struct sync_session *session, struct sync_deltas *deltas,
-    const struct hash *chunk, const struct hash *base, const uint8_t *data, size_t length)
+    const struct hash *chunk, const struct hash *base, const uint8_t *data,
+    const struct sync_window_chunk *entry)
 {
 	size_t start = wire_begin(&session->out, WIRE_CHUNK);
 
-	if (base != NULL && sync_delta_made(session, deltas, base, data, length)) {
+	if (base != NULL && entry->codec == WIRE_CODEC_RAW &&
+	    sync_delta_made(session, deltas, base, data, entry->length)) {
 		wire_encode_delta_header(&session->out, chunk, base);
 		buffer_append(&session->out, deltas->delta.data, deltas->delta.length);
 		session->chunk_bytes_sent += HASH_BYTES + deltas->delta.length;
 	} else {
-		wire_encode_chunk_header(&session->out, chunk);
-		buffer_append(&session->out, data, length);
-		session->chunk_bytes_sent += length;
+		wire_encode_coded_header(&session->out, chunk, entry->codec);
+		buffer_append(&session->out, data, entry->length);
+		session->chunk_bytes_sent += entry->length;
 	}
 	session->chunks_sent++;
 	return sync_queued(session, start);
@@ -504,14 +543,15 @@ sync_send_chunks(struct sync_session *session)
 	const struct hash *chunks = (const struct hash *)wants.data;
 	for (size_t first = 0; first < total;) {
 		size_t count;
+		const struct hash *base_of = based ? (const struct hash *)bases.data : NULL;
 		if ((status = sync_window_fill(session, chunks, first, total, window, &count)) != 0 ||
-		    (status = sync_window_read(session, chunks, window, count, &held)) != 0)
+		    (status = sync_window_read(session, chunks, base_of, window, count, &held)) != 0)
 			goto done;
 		for (size_t i = 0; i < count; i++) {
 			size_t want = window[i].want;
-			const struct hash *base = based ? &((const struct hash *)bases.data)[want] : NULL;
+			const struct hash *base = based ? &base_of[want] : NULL;
 			if ((status = sync_send_chunk(session, &deltas, &chunks[want], base,
-				 held.data + window[i].offset, window[i].where.length)) != 0)
+				 held.data + window[i].offset, &window[i])) != 0)
 				goto done;
 			sync_report(session, "sending chunks", window[i].want + 1, total);
 		}

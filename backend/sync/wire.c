@@ -493,17 +493,22 @@ wire_decode_ops_end(const uint8_t *payload, size_t length, uint64_t *count,
 /* ---- CHUNK --------------------------------------------------------------------- */
 
 void
-wire_encode_chunk_header(struct buffer *out, const struct hash *chunk)
+wire_encode_coded_header(struct buffer *out, const struct hash *chunk, uint8_t codec)
 {
 	buffer_append(out, chunk->bytes, HASH_BYTES);
-	buffer_append_byte(out, WIRE_CODEC_RAW);
+	buffer_append_byte(out, codec);
+}
+
+void
+wire_encode_chunk_header(struct buffer *out, const struct hash *chunk)
+{
+	wire_encode_coded_header(out, chunk, WIRE_CODEC_RAW);
 }
 
 void
 wire_encode_delta_header(struct buffer *out, const struct hash *chunk, const struct hash *base)
 {
-	buffer_append(out, chunk->bytes, HASH_BYTES);
-	buffer_append_byte(out, WIRE_CODEC_DELTA);
+	wire_encode_coded_header(out, chunk, WIRE_CODEC_DELTA);
 	buffer_append(out, base->bytes, HASH_BYTES);
 }
 
@@ -529,7 +534,8 @@ wire_decode_chunk_coded(const uint8_t *payload, size_t length, struct hash *chun
 		return wire_truncated("CHUNK", error);
 	memcpy(chunk->bytes, payload, HASH_BYTES);
 	*codec = payload[HASH_BYTES];
-	if (*codec != WIRE_CODEC_RAW && *codec != WIRE_CODEC_DELTA)
+	if (*codec != WIRE_CODEC_RAW && *codec != WIRE_CODEC_DELTA && *codec != WIRE_CODEC_ZSTD &&
+	    *codec != WIRE_CODEC_INCOMPRESSIBLE)
 		return wire_fail(error, "a CHUNK frame with unknown codec %u", *codec);
 	size_t header = HASH_BYTES + 1 + (*codec == WIRE_CODEC_DELTA ? HASH_BYTES : 0);
 	if (length < header)

@@ -41,11 +41,17 @@
  *      is likely near (the same chunk of the node's content it holds now),
  *      or the zero hash; the sender may answer with a CHUNK of codec
  *      WIRE_CODEC_DELTA against that base. */
+/*   5  adds chunks as the sender's pack stores them: a chunk alone in a
+ *      frame travels as that frame, a zstd frame (codec WIRE_CODEC_ZSTD)
+ *      the receiver decodes to check and then keeps as its own frame, or
+ *      raw bytes that did not shrink (WIRE_CODEC_INCOMPRESSIBLE), which the
+ *      receiver stores raw without trying to compress them. */
 #define WIRE_PROTOCOL_MIN 1
-#define WIRE_PROTOCOL_MAX 4
+#define WIRE_PROTOCOL_MAX 5
 #define WIRE_PROTOCOL_FETCH 2	/* the first version that can fetch */
 #define WIRE_PROTOCOL_CHAINS 3	/* the first version with op hash chains */
 #define WIRE_PROTOCOL_DELTAS 4	/* the first version with BASES and delta chunks */
+#define WIRE_PROTOCOL_STORED 5	/* the first version with chunks as their pack stores them */
 
 #define WIRE_HEADER_SIZE 5
 #define WIRE_TRAILER_SIZE 4
@@ -92,6 +98,11 @@ enum wire_type {
 /* Protocol 4: the base's id[32], then the chunk as a delta against it
  * (store/delta.h), the base one the receiver named in BASES. */
 #define WIRE_CODEC_DELTA 2
+/* Protocol 5: the chunk as one zstd frame, which decodes to it. */
+#define WIRE_CODEC_ZSTD 1
+/* Protocol 5: the chunk's raw bytes, which the sender's pack found do not
+ * shrink. */
+#define WIRE_CODEC_INCOMPRESSIBLE 3
 
 const char *wire_type_name(uint8_t type);
 
@@ -223,9 +234,12 @@ bool wire_decode_count(const uint8_t *payload, size_t length, uint64_t *count,
 
 /* CHUNK: hash[32], u8 codec, then the chunk's bytes (at most
  * WIRE_CHUNK_DATA_MAX). The hash is checked by the receiver, not here.
- * wire_decode_chunk takes raw chunks only; wire_decode_chunk_coded also
- * a delta (codec WIRE_CODEC_DELTA: *base its base, data the delta). */
+ * wire_decode_chunk takes raw chunks only; wire_decode_chunk_coded every
+ * codec: a delta (WIRE_CODEC_DELTA: *base its base, data the delta), a
+ * zstd frame or incompressible raw bytes (data the chunk as coded). Which
+ * codec the protocol agreed on allows is the caller's to check. */
 void wire_encode_chunk_header(struct buffer *out, const struct hash *chunk);
+void wire_encode_coded_header(struct buffer *out, const struct hash *chunk, uint8_t codec);
 void wire_encode_delta_header(struct buffer *out, const struct hash *chunk,
     const struct hash *base);
 bool wire_decode_chunk(const uint8_t *payload, size_t length, struct hash *chunk,

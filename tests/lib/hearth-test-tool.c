@@ -275,7 +275,7 @@ struct proxy_rule {
 	bool upward;		/* client -> server; else server -> client */
 	enum wire_type type;	/* 0: any */
 	unsigned long nth;
-	char action[16];	/* flip, hash, truncate, oversize, kill, none */
+	char action[16];	/* flip, hash, swap, zstd, incompressible, truncate, oversize, kill, none */
 	unsigned long seen;
 };
 
@@ -313,6 +313,14 @@ proxy_meddle(struct proxy_rule *rule, struct proxy_stream *stream, size_t used, 
 		memcpy(swap, last, HASH_BYTES);
 		memcpy(last, last - HASH_BYTES, HASH_BYTES);
 		memcpy(last - HASH_BYTES, swap, HASH_BYTES);
+		store_u32be(frame + WIRE_HEADER_SIZE + payload,
+		    pack_crc32c(0, frame + 4, payload + 1));
+	} else if ((strcmp(rule->action, "zstd") == 0 ||
+		       strcmp(rule->action, "incompressible") == 0) && payload > HASH_BYTES) {
+		/* A CHUNK relabelled: its bytes said to be coded as they are not,
+		 * or in a codec the protocol agreed on does not have. */
+		frame[WIRE_HEADER_SIZE + HASH_BYTES] = strcmp(rule->action, "zstd") == 0
+		    ? WIRE_CODEC_ZSTD : WIRE_CODEC_INCOMPRESSIBLE;
 		store_u32be(frame + WIRE_HEADER_SIZE + payload,
 		    pack_crc32c(0, frame + 4, payload + 1));
 	} else if (strcmp(rule->action, "truncate") == 0) {
@@ -380,7 +388,8 @@ proxy_forward(struct proxy_rule *rule, struct proxy_stream *stream, pid_t child)
  * meddling with the NTH frame of TYPE going UP (to the server) or DOWN
  * (to the client): flip a bit, change a byte and fix the checksum (hash),
  * swap the payload's last two 32-byte ids and fix the checksum (swap),
- * cut it in half (truncate), claim an oversized length (oversize), or
+ * relabel a CHUNK's codec as zstd or incompressible and fix the checksum
+ * (zstd, incompressible), cut it in half (truncate), claim an oversized length (oversize), or
  * SIGKILL the server just before it passes (kill). */
 static int
 tool_sync_proxy(int argc, char **argv)

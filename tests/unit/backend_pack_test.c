@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "backend/store/chunk.h"
 #include "backend/store/hash.h"
@@ -1083,6 +1084,88 @@ test_fault_walk(enum io_fault_kind kind, const char *kind_name)
 	close(dir_fd);
 }
 
+/* A chunk another pack stored alone in a frame (sync protocol 5) is kept
+ * as it came: the zstd frame byte for byte, raw bytes raw; a small one
+ * gathers as any other, and a "compressed" frame no shorter than the chunk
+ * is compressed here as usual. Each reads back as the chunk. */
+static void
+test_stored_kept(void)
+{
+	char path[4096];
+	struct hearth_error failure = { 0 };
+	int dir_fd = test_folder("stored", path, sizeof path);
+	struct test_sink sink = { 0 };
+	struct pack_sink callbacks = test_sink_of(&sink);
+	struct test_chunks chunks = { .state = 7 };
+
+	test_chunks_add(&chunks, 512 * 1024, true);	/* kept as a zstd frame */
+	test_chunks_add(&chunks, 300 * 1024, false);	/* kept raw */
+	test_chunks_add(&chunks, 4000, true);		/* small: gathers */
+	test_chunks_add(&chunks, 200 * 1024, true);	/* a frame as long as the chunk */
+	const struct test_chunk *text = &chunks.items[0];
+	size_t bound = ZSTD_compressBound(text->length);
+	uint8_t *frame = malloc(bound);
+	/* Level 9, which the writer never uses: only the frame given makes these bytes. */
+	size_t frame_length = ZSTD_compress(frame, bound, test_chunk_bytes(&chunks, text),
+	    text->length, 9);
+	ok(!ZSTD_isError(frame_length) && frame_length < text->length, "a zstd frame to keep");
+	struct pack_stored as_frame = { frame, frame_length }, as_raw = { NULL, 0 };
+	struct pack_stored too_long = { test_chunk_bytes(&chunks, &chunks.items[3]),
+		chunks.items[3].length };
+	const struct pack_stored *forms[] = { &as_frame, &as_raw, &as_frame, &too_long };
+
+	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	for (size_t i = 0; i < chunks.count; i++) {
+		const struct test_chunk *chunk = &chunks.items[i];
+		ok(pack_writer_add_stored(writer, &chunk->id, test_chunk_bytes(&chunks, chunk),
+		    chunk->length, forms[i], &failure) == 0, "chunk %zu added as stored", i);
+	}
+	check_int(pack_writer_finish(writer, &failure), 0);
+	pack_writer_free(writer);
+	check_uint(test_read_back(dir_fd, path, &sink, &chunks), chunks.count);
+
+	struct pack_reader *reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
+	struct buffer out;
+	bool compressed = false;
+	buffer_init(&out);
+	const struct test_record *record = test_find_record(&sink, &text->id);
+	ok(record != NULL && pack_read_stored(reader, &record->where, &out, &compressed,
+	    &failure) == 1 && compressed && out.length == frame_length &&
+	    memcmp(out.data, frame, frame_length) == 0, "the zstd frame is kept byte for byte");
+	buffer_reset(&out);
+	record = test_find_record(&sink, &chunks.items[1].id);
+	ok(record != NULL && pack_read_stored(reader, &record->where, &out, &compressed,
+	    &failure) == 1 && !compressed && out.length == chunks.items[1].length &&
+	    memcmp(out.data, test_chunk_bytes(&chunks, &chunks.items[1]), out.length) == 0,
+	    "the raw chunk is kept raw");
+	buffer_reset(&out);
+	record = test_find_record(&sink, &chunks.items[3].id);
+	ok(record != NULL && pack_read_stored(reader, &record->where, &out, &compressed,
+	    &failure) == 1 && compressed && out.length < chunks.items[3].length,
+	    "a frame no shorter than its chunk is not kept: the chunk is compressed here");
+
+	/* A chunk sharing its frame is not read as stored. */
+	struct pack_sink gathered_callbacks = test_sink_of(&sink);
+	struct test_chunks small = { .state = 8 };
+	test_chunks_add(&small, 3000, true);
+	test_chunks_add(&small, 3000, true);
+	writer = pack_writer_new(dir_fd, path, false, &gathered_callbacks);
+	check_int(test_write_chunks(writer, &small, &failure), 0);
+	pack_writer_free(writer);
+	record = test_find_record(&sink, &small.items[1].id);
+	buffer_reset(&out);
+	ok(record != NULL && pack_read_stored(reader, &record->where, &out, &compressed,
+	    &failure) == 0 && out.length == 0, "a chunk that shares its frame is read raw");
+
+	buffer_free(&out);
+	pack_reader_free(reader);
+	free(frame);
+	test_chunks_free(&small);
+	test_chunks_free(&chunks);
+	test_sink_free(&sink);
+	close(dir_fd);
+}
+
 int
 main(void)
 {
@@ -1095,6 +1178,7 @@ main(void)
 	test_threads_agree();
 	test_damage_found();
 	test_deltas();
+	test_stored_kept();
 	test_sink_refuses();
 	test_fault_walk(IO_FAULT_EIO, "EIO");
 	test_fault_walk(IO_FAULT_SHORT, "short write");

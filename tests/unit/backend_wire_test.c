@@ -446,6 +446,23 @@ test_delta_chunk(void)
 	ok(wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base, &data,
 	    &length, &failure) && codec == WIRE_CODEC_RAW && length == 3,
 	    "a raw CHUNK decodes there too");
+	/* Protocol 5: a chunk as the sender's pack stores it. */
+	const uint8_t stored_codecs[] = { WIRE_CODEC_ZSTD, WIRE_CODEC_INCOMPRESSIBLE };
+	for (size_t i = 0; i < sizeof stored_codecs; i++) {
+		buffer_reset(&payload);
+		wire_encode_coded_header(&payload, &chunk, stored_codecs[i]);
+		buffer_append(&payload, "frame", 5);
+		ok(wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base,
+		    &data, &length, &failure) && codec == stored_codecs[i] &&
+		    hash_equal(&got, &chunk) && length == 5 && memcmp(data, "frame", 5) == 0,
+		    "a CHUNK in codec %u round-trips", stored_codecs[i]);
+		ok(!wire_decode_chunk(payload.data, payload.length, &got, &data, &length, &failure),
+		    "where only raw chunks may come, codec %u is refused", stored_codecs[i]);
+	}
+	payload.data[HASH_BYTES] = WIRE_CODEC_INCOMPRESSIBLE + 1;
+	ok(!wire_decode_chunk_coded(payload.data, payload.length, &got, &codec, &got_base, &data,
+	    &length, &failure) && strstr(failure.message, "unknown codec 4") != NULL,
+	    "the codec after the known ones is refused: %s", failure.message);
 	buffer_free(&payload);
 }
 

@@ -1,0 +1,81 @@
+#!/bin/sh
+test_description='a big chunk travels as the sending pack stores it, compressed or not, and the receiver keeps it so; older peers get raw chunks'
+. "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
+
+# A clone of a Home holding a big text file sent every chunk raw (the
+# sender decompressed its frames, the receiver compressed them again):
+# the wire carried the whole file, and the CPU paid zstd twice. In
+# protocol 5 a chunk alone in its frame travels as that frame.
+
+# kib FILE WHICH: the KiB a sync's output says were received or sent on
+# the wire (WHICH: received or sent).
+kib() {
+	sed -n "s/^  $2 .*; \\([0-9.]*\\) \\([KMG]*i*B\\) on the wire\$/\\1 \\2/p" "$1" |
+	    awk '{ n = $1; if ($2 == "B") n /= 1024; if ($2 == "MiB") n *= 1024;
+		if ($2 == "GiB") n *= 1048576; printf "%d\n", n + 0.999 }'
+}
+
+stat_of() { (cd "$1" && hearth stats) | sed -n "s/^$2  *\\([0-9]*\\).*/\\1/p"; }
+
+clean() { (cd "$1" && hearth fsck) >fsck.out && grep "no problems" fsck.out; }
+
+# gc stores frames at another zstd level than a record (9, not 1), so a
+# receiver that compressed the chunks again would not make the same pack.
+test_expect_success 'setup: a Home with 9 MiB of text and 300 KB of random bytes, packed by gc' '
+	hearth init a >/dev/null &&
+	seq 1 400000 | sed "s/^/a line of text number /" >a/text.txt &&
+	head -c 300000 /dev/urandom >a/random.bin &&
+	(cd a && hearth record -m first >/dev/null && hearth gc >/dev/null)
+'
+
+test_expect_success 'a clone keeps the frames as they came: its pack is the source'"'"'s, byte for byte' '
+	hearth clone a b >/dev/null && cmp a/text.txt b/text.txt && cmp a/random.bin b/random.bin &&
+	pack_a=$(stat_of a "pack bytes") && pack_b=$(stat_of b "pack bytes") &&
+	echo "pack bytes: a $pack_a, b $pack_b" &&
+	test $((pack_b * 1000)) -le $((pack_a * 1001)) && test $((pack_b * 1000)) -ge $((pack_a * 999)) &&
+	clean b
+'
+
+test_expect_success 'a clone in protocol 4 compresses every chunk again, at its own level' '
+	HEARTH_SYNC_PROTOCOL_MAX=4 hearth clone a old >/dev/null &&
+	cmp a/text.txt old/text.txt && cmp a/random.bin old/random.bin &&
+	pack_a=$(stat_of a "pack bytes") && pack_old=$(stat_of old "pack bytes") &&
+	echo "pack bytes: a $pack_a, old $pack_old" &&
+	{ test $((pack_old * 100)) -lt $((pack_a * 97)) || test $((pack_old * 100)) -gt $((pack_a * 103)); }
+'
+
+test_expect_success 'new text travels compressed: the wire carries a fraction of it' '
+	seq 1 400000 | sed "s/^/another line, number /" >a/more.txt &&
+	size=$(($(wc -c <a/more.txt) / 1024)) &&
+	(cd a && hearth record -m more >/dev/null) &&
+	(cd b && hearth sync ../a) >sync.out && cat sync.out &&
+	wire=$(kib sync.out received) && echo "$wire KiB on the wire for $size KiB" &&
+	test $((wire * 4)) -lt $size &&
+	(cd b && hearth checkout >/dev/null) && cmp a/more.txt b/more.txt && clean b
+'
+
+test_expect_success 'with a peer speaking protocol 4 the same travels raw, and reads back the same' '
+	(cd old && HEARTH_SYNC_PROTOCOL_MAX=4 hearth sync ../a) >old.out && cat old.out &&
+	wire=$(kib old.out received) && size=$(($(wc -c <a/more.txt) / 1024)) &&
+	test $wire -ge $size &&
+	(cd old && hearth checkout >/dev/null) && cmp a/more.txt old/more.txt && clean old
+'
+
+test_expect_success 'pushed the other way, text travels compressed too, and random bytes as they are' '
+	seq 1 300000 | sed "s/^/written on b, line /" >b/pushed.txt &&
+	head -c 1500000 /dev/urandom >b/pushed.bin &&
+	(cd b && hearth record -m pushed >/dev/null) &&
+	(cd b && hearth sync ../a) >push.out && cat push.out &&
+	text=$(($(wc -c <b/pushed.txt) / 1024)) && random=$(($(wc -c <b/pushed.bin) / 1024)) &&
+	wire=$(kib push.out sent) && test $wire -lt $((random + text / 4)) &&
+	(cd a && hearth checkout >/dev/null) && cmp a/pushed.txt b/pushed.txt &&
+	cmp a/pushed.bin b/pushed.bin && clean a
+'
+
+test_expect_success 'a Home that took frames as they came serves them on, to a third replica' '
+	hearth clone b c >/dev/null &&
+	for f in text.txt random.bin more.txt pushed.txt pushed.bin; do cmp a/$f c/$f || exit 1; done &&
+	clean c
+'
+
+test_done
