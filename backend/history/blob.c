@@ -50,6 +50,9 @@ sink_stored(void *context, const struct hash *chunk, const struct pack_location 
 
 	writer->chunks_written++;
 	writer->bytes_new += where->length;
+	/* Every chunk a blob writer takes was hashed by its caller (its id is
+	 * that hash), so a checkout in this process need not hash it again. */
+	pack_reader_trust(writer->home->reader, chunk, where);
 	return chunk_index_add(&writer->home->store, chunk, where);
 }
 

@@ -126,7 +126,9 @@ typedef int (*pack_locate_fn)(void *context, const struct hash *chunk,
  * file_name); without it a delta frame reads as an error. */
 void pack_reader_set_locate(struct pack_reader *reader, pack_locate_fn locate);
 /* Reads one chunk, checks its SHA-256, and appends it to out. A mismatch or
- * a damaged frame is an error naming the pack file and the offset. */
+ * a damaged frame is an error naming the pack file and the offset. A
+ * chunk this process wrote at where (pack_reader_trust) has its frame's
+ * CRC checked but is not hashed again: each byte is hashed once. */
 int pack_read(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where, struct buffer *out, struct hearth_error *error);
 /* pack_read without the SHA-256, the frame's CRC still checked: for bytes
@@ -142,6 +144,13 @@ int pack_read_for_peer(struct pack_reader *reader, const struct hash *chunk,
  * chunk's hash is not checked: the peer checks it. */
 int pack_read_stored(struct pack_reader *reader, const struct pack_location *where,
     struct buffer *out, bool *compressed, struct hearth_error *error);
+/* Remembers that this process hashed chunk's bytes and wrote them at
+ * where (a pack writer's sink learns it), for pack_read. Only chunks of
+ * PACK_FRAME_MIN or more, and a bounded number of them. */
+void pack_reader_trust(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where);
+/* Chunks pack_read has hashed so far: a test sees that a trusted one is not. */
+uint64_t pack_reader_chunks_hashed(const struct pack_reader *reader);
 /* Whether the chunk at where is stored as a delta: 1 with its base's id in
  * *base, 0 when whole, -1 when its frame header cannot be read. */
 int pack_delta_base(struct pack_reader *reader, const struct pack_location *where,

@@ -24,6 +24,10 @@
 #define PACK_READER_FILES 8
 #define PACK_READER_FRAMES 4
 #define PACK_READER_NAME_SIZE 256
+/* Chunks written and hashed by this process, remembered with where they
+ * were written: only frame-sized ones (hashing a small chunk again costs
+ * little beside writing its file), and at most this many (2.5 MiB). */
+#define PACK_READER_TRUST_MAX 65536
 
 struct pack_open_file {
 	int64_t pack;
@@ -43,6 +47,11 @@ struct pack_cached_frame {
 	uint64_t last_use;
 };
 
+struct pack_trusted {
+	struct hash chunk;
+	struct pack_location where;
+};
+
 struct pack_reader {
 	int dir_fd;
 	char *packs_path;
@@ -59,6 +68,9 @@ struct pack_reader {
 	pack_locate_fn locate;		/* a delta's base, by id */
 	unsigned depth;			/* deltas being followed now */
 	uint64_t frames_loaded;
+	uint64_t chunks_hashed;
+	struct pack_trusted *trusted;	/* open addressing; length 0 marks a free slot */
+	size_t trusted_count;
 };
 
 struct pack_reader *
@@ -101,9 +113,65 @@ pack_reader_free(struct pack_reader *reader)
 		free(reader->frames[i].bytes);
 	free(reader->stored);
 	free(reader->spare);
+	free(reader->trusted);
 	ZSTD_freeDCtx(reader->decompressor);
 	free(reader->packs_path);
 	free(reader);
+}
+
+/* ---- chunks this process wrote ---- */
+
+#define PACK_TRUST_SLOTS (2 * PACK_READER_TRUST_MAX)
+
+static size_t
+pack_trust_slot(const struct hash *chunk)
+{
+	return (size_t)load_u64be(chunk->bytes) & (PACK_TRUST_SLOTS - 1);
+}
+
+static bool
+pack_location_equal(const struct pack_location *a, const struct pack_location *b)
+{
+	return a->pack == b->pack && a->frame_offset == b->frame_offset &&
+	    a->offset_in_frame == b->offset_in_frame && a->length == b->length;
+}
+
+void
+pack_reader_trust(struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where)
+{
+	if (reader == NULL || where->length < PACK_FRAME_MIN ||
+	    reader->trusted_count >= PACK_READER_TRUST_MAX)
+		return;
+	if (reader->trusted == NULL)
+		reader->trusted = array_zeroed(PACK_TRUST_SLOTS, sizeof *reader->trusted);
+	size_t slot = pack_trust_slot(chunk);
+	while (reader->trusted[slot].where.length != 0 &&
+	    !hash_equal(&reader->trusted[slot].chunk, chunk))
+		slot = (slot + 1) & (PACK_TRUST_SLOTS - 1);
+	if (reader->trusted[slot].where.length == 0)
+		reader->trusted_count++;
+	reader->trusted[slot] = (struct pack_trusted){ .chunk = *chunk, .where = *where };
+}
+
+/* Whether this process wrote chunk at where, having hashed its bytes. */
+static bool
+pack_reader_trusts(const struct pack_reader *reader, const struct hash *chunk,
+    const struct pack_location *where)
+{
+	if (reader->trusted == NULL)
+		return false;
+	for (size_t slot = pack_trust_slot(chunk); reader->trusted[slot].where.length != 0;
+	     slot = (slot + 1) & (PACK_TRUST_SLOTS - 1))
+		if (hash_equal(&reader->trusted[slot].chunk, chunk))
+			return pack_location_equal(&reader->trusted[slot].where, where);
+	return false;
+}
+
+uint64_t
+pack_reader_chunks_hashed(const struct pack_reader *reader)
+{
+	return reader->chunks_hashed;
 }
 
 /* pread until length bytes or the end; returns the bytes read or -1. */
@@ -448,6 +516,8 @@ read_chunk(struct pack_reader *reader, const struct hash *chunk,
 		    "%u+%u lies outside the frame's %u bytes", file->name, at,
 		    where->offset_in_frame, where->length, frame->raw_length);
 	const uint8_t *bytes = frame->bytes + where->offset_in_frame;
+	hashed = hashed && !pack_reader_trusts(reader, chunk, where);
+	reader->chunks_hashed += hashed;
 	if (hashed && !chunk_hash_is(bytes, where->length, chunk)) {
 		char hex[HASH_HEX];
 		hash_hex(chunk, hex);

@@ -1166,6 +1166,58 @@ test_stored_kept(void)
 	close(dir_fd);
 }
 
+/* A chunk this process wrote and hashed is not hashed again when read at
+ * the place it was written; read at any other place, or a chunk never
+ * trusted, it is. */
+static void
+test_trusted_reads(void)
+{
+	char path[4096];
+	struct hearth_error failure = { 0 };
+	int dir_fd = test_folder("trusted", path, sizeof path);
+	struct test_sink sink = { 0 };
+	struct pack_sink callbacks = test_sink_of(&sink);
+	struct test_chunks chunks = { .state = 11 };
+
+	test_chunks_add(&chunks, 200 * 1024, true);
+	test_chunks_add(&chunks, 300 * 1024, true);
+	test_chunks_add(&chunks, 1000, true);
+	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	check_int(test_write_chunks(writer, &chunks, &failure), 0);
+	pack_writer_free(writer);
+
+	struct pack_reader *reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
+	struct buffer out;
+	buffer_init(&out);
+	const struct test_record *first = test_find_record(&sink, &chunks.items[0].id);
+	const struct test_record *second = test_find_record(&sink, &chunks.items[1].id);
+	const struct test_record *small = test_find_record(&sink, &chunks.items[2].id);
+	pack_reader_trust(reader, &first->chunk, &first->where);
+	pack_reader_trust(reader, &small->chunk, &small->where);
+	struct pack_location elsewhere = second->where;
+	pack_reader_trust(reader, &second->chunk, &elsewhere);
+	elsewhere.frame_offset += 1;
+	pack_reader_trust(reader, &second->chunk, &elsewhere);
+	ok(pack_read(reader, &first->chunk, &first->where, &out, &failure) == 0 &&
+	    out.length == chunks.items[0].length && pack_reader_chunks_hashed(reader) == 0,
+	    "a trusted chunk read where it was written is not hashed again");
+	ok(pack_read(reader, &second->chunk, &second->where, &out, &failure) == 0 &&
+	    pack_reader_chunks_hashed(reader) == 1,
+	    "one trusted at another place (the last said) is hashed");
+	ok(pack_read(reader, &small->chunk, &small->where, &out, &failure) == 0 &&
+	    pack_reader_chunks_hashed(reader) == 2, "a small chunk is not trusted, so hashed");
+	buffer_reset(&out);
+	ok(pack_read(reader, &second->chunk, &first->where, &out, &failure) != 0 &&
+	    strstr(failure.message, "hash mismatch") != NULL,
+	    "another chunk's id at a trusted place is still caught: %s", failure.message);
+
+	buffer_free(&out);
+	pack_reader_free(reader);
+	test_chunks_free(&chunks);
+	test_sink_free(&sink);
+	close(dir_fd);
+}
+
 int
 main(void)
 {
@@ -1179,6 +1231,7 @@ main(void)
 	test_damage_found();
 	test_deltas();
 	test_stored_kept();
+	test_trusted_reads();
 	test_sink_refuses();
 	test_fault_walk(IO_FAULT_EIO, "EIO");
 	test_fault_walk(IO_FAULT_SHORT, "short write");
