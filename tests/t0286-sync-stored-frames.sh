@@ -7,13 +7,7 @@ test_description='a big chunk travels as the sending pack stores it, compressed 
 # the wire carried the whole file, and the CPU paid zstd twice. In
 # protocol 5 a chunk alone in its frame travels as that frame.
 
-# kib FILE WHICH: the KiB a sync's output says were received or sent on
-# the wire (WHICH: received or sent).
-kib() {
-	sed -n "s/^  $2 .*; \\([0-9.]*\\) \\([KMG]*i*B\\) on the wire\$/\\1 \\2/p" "$1" |
-	    awk '{ n = $1; if ($2 == "B") n /= 1024; if ($2 == "MiB") n *= 1024;
-		if ($2 == "GiB") n *= 1048576; printf "%d\n", n + 0.999 }'
-}
+. "$HEARTH_SOURCE_DIR/tests/lib/wire-kib.sh"
 
 stat_of() { (cd "$1" && hearth stats) | sed -n "s/^$2  *\\([0-9]*\\).*/\\1/p"; }
 
@@ -49,14 +43,14 @@ test_expect_success 'new text travels compressed: the wire carries a fraction of
 	size=$(($(wc -c <a/more.txt) / 1024)) &&
 	(cd a && hearth record -m more >/dev/null) &&
 	(cd b && hearth sync ../a) >sync.out && cat sync.out &&
-	wire=$(kib sync.out received) && echo "$wire KiB on the wire for $size KiB" &&
+	wire=$(wire_kib sync.out received) && echo "$wire KiB on the wire for $size KiB" &&
 	test $((wire * 4)) -lt $size &&
 	(cd b && hearth checkout >/dev/null) && cmp a/more.txt b/more.txt && clean b
 '
 
 test_expect_success 'with a peer speaking protocol 4 the same travels raw, and reads back the same' '
 	(cd old && HEARTH_SYNC_PROTOCOL_MAX=4 hearth sync ../a) >old.out && cat old.out &&
-	wire=$(kib old.out received) && size=$(($(wc -c <a/more.txt) / 1024)) &&
+	wire=$(wire_kib old.out received) && size=$(($(wc -c <a/more.txt) / 1024)) &&
 	test $wire -ge $size &&
 	(cd old && hearth checkout >/dev/null) && cmp a/more.txt old/more.txt && clean old
 '
@@ -67,7 +61,7 @@ test_expect_success 'pushed the other way, text travels compressed too, and rand
 	(cd b && hearth record -m pushed >/dev/null) &&
 	(cd b && hearth sync ../a) >push.out && cat push.out &&
 	text=$(($(wc -c <b/pushed.txt) / 1024)) && random=$(($(wc -c <b/pushed.bin) / 1024)) &&
-	wire=$(kib push.out sent) && test $wire -lt $((random + text / 4)) &&
+	wire=$(wire_kib push.out sent) && test $wire -lt $((random + text / 4)) &&
 	(cd a && hearth checkout >/dev/null) && cmp a/pushed.txt b/pushed.txt &&
 	cmp a/pushed.bin b/pushed.bin && clean a
 '
