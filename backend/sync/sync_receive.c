@@ -76,6 +76,7 @@ struct sync_incoming {
 	struct blob_writer writer;
 	bool writer_started, in_transaction;
 	uint64_t batch_bytes;
+	unsigned batches_closed;	/* each may hold twice the one before */
 	bool store_failed;		/* the store, not the peer, failed: keep nothing */
 	int idle_status;		/* a batch closed while waiting that failed */
 };
@@ -737,8 +738,22 @@ sync_codec_agreed(const struct sync_session *session, uint8_t codec)
  * cancel, a failure, a kill or a dropped connection loses at most the
  * batch in hand; the chunks kept are held like any other, so the rerun's
  * plan (sync_want) does not ask for them again. Until ops name them they
- * are content no version uses, which costs space and nothing else. */
-#define SYNC_BATCH_BYTES (16u * 1024 * 1024)
+ * are content no version uses, which costs space and nothing else.
+ * Each batch may hold twice the content of the one before, from 16 MiB
+ * up to 1 GiB (a pack's seal size): batches of one size made a clone of
+ * 1 GiB leave 64 packs, past the light upkeep's threshold, so the next
+ * command copied every byte again; doubling makes it 7, and a kill still
+ * keeps at least half of what arrived. */
+#define SYNC_BATCH_FIRST_BYTES (16ull * 1024 * 1024)
+#define SYNC_BATCH_DOUBLINGS 6
+
+static uint64_t
+sync_batch_limit(const struct sync_incoming *incoming)
+{
+	unsigned doublings = incoming->batches_closed < SYNC_BATCH_DOUBLINGS
+	    ? incoming->batches_closed : SYNC_BATCH_DOUBLINGS;
+	return SYNC_BATCH_FIRST_BYTES << doublings;
+}
 
 static int
 sync_batch_open(struct sync_session *session, struct sync_incoming *incoming)
@@ -779,6 +794,7 @@ sync_batch_close(struct sync_session *session, struct sync_incoming *incoming,
 		return status;
 	}
 	home_count_writes(session->home, incoming->writer.bytes_new);
+	incoming->batches_closed++;
 	if (incoming->writer.pack != NULL)
 		pack_writer_free(incoming->writer.pack);
 	incoming->writer.pack = NULL;
@@ -904,7 +920,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 			blob->verified = true;
 		}
 		sync_report(session, "receiving chunks", i + 1, incoming->want_count);
-		if (incoming->batch_bytes >= SYNC_BATCH_BYTES)
+		if (incoming->batch_bytes >= sync_batch_limit(incoming))
 			status = sync_batch_close(session, incoming, session->error);
 	}
 	session->idle = NULL;
