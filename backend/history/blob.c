@@ -375,10 +375,19 @@ blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd, struct he
  * made where the filesystem could keep one. */
 #define SPARSE_BLOCK 4096
 
+/* A file being written hands its pages to the disk every this many bytes
+ * when the command flushes what it wrote at its end (a hint, as the pack
+ * writer's): without it the kernel starts writing back only past its
+ * dirty threshold (10 % of memory), so a big file's every byte waited for
+ * the flush at the end, after the writing, instead of going out beside it. */
+#define BLOB_WRITEBACK_STEP (8u * 1024 * 1024)
+
 struct sparse_target {
 	int fd;
 	uint64_t offset;	/* of the next byte in the file */
 	bool ends_in_hole;
+	bool writeback;		/* hand written pages to the disk as they pile up */
+	uint64_t writeback_from;
 	struct meter *meter;	/* may be NULL */
 	struct hearth_error *error;
 };
@@ -424,6 +433,11 @@ emit_sparse(void *context, const uint8_t *data, size_t length)
 			return hearth_fail_errno(target->error, "cannot write");
 		target->ends_in_hole = false;
 	}
+	if (target->writeback && target->offset - target->writeback_from >= BLOB_WRITEBACK_STEP) {
+		(void)io_start_writeback(target->fd, (off_t)target->writeback_from,
+		    (off_t)(target->offset - target->writeback_from));
+		target->writeback_from = target->offset;
+	}
 	if (target->meter == NULL)
 		return 0;
 	meter_add(target->meter, 0, length, NULL);
@@ -432,17 +446,12 @@ emit_sparse(void *context, const uint8_t *data, size_t length)
 }
 
 int
-blob_write_sparse(struct hearth *home, const struct hash *blob, int fd, struct meter *meter,
+blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
+    const struct blob_place *place, int fd, struct meter *meter, bool writeback,
     struct hearth_error *error)
 {
-	return blob_write_sparse_placed(home, blob, NULL, fd, meter, error);
-}
-
-int
-blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
-    const struct blob_place *place, int fd, struct meter *meter, struct hearth_error *error)
-{
-	struct sparse_target target = { .fd = fd, .meter = meter, .error = error };
+	struct sparse_target target = { .fd = fd, .meter = meter, .writeback = writeback,
+		.error = error };
 	int status = each_chunk(home, blob, place, emit_sparse, &target, error);
 
 	if (status == 0 && target.ends_in_hole && io_ftruncate(fd, (off_t)target.offset) != 0)

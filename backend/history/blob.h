@@ -55,15 +55,15 @@ int blob_place_compare(const struct blob_place *a, const struct blob_place *b);
 /* Writes a blob's bytes to fd through the I/O seam. */
 int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
     struct hearth_error *error);
-/* The same into a new, empty regular file, leaving its blocks of zeros as
- * holes: a sparse file stays sparse (checkout, export). meter (or NULL)
- * counts each chunk's bytes as written and stops between chunks when the
- * caller cancels (HEARTH_CANCELLED). */
-int blob_write_sparse(struct hearth *home, const struct hash *blob, int fd, struct meter *meter,
-    struct hearth_error *error);
-/* The same from a place blob_locate found (NULL: look it up). */
+/* The same into a new, empty regular file, from a place blob_locate found
+ * (NULL: look it up), leaving its blocks of zeros as holes: a sparse file
+ * stays sparse (checkout, export). meter (or NULL) counts each chunk's
+ * bytes as written and stops between chunks when the caller cancels
+ * (HEARTH_CANCELLED). writeback: the command flushes what it wrote at its
+ * end, so the file's pages are handed to the disk as they pile up. */
 int blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
-    const struct blob_place *place, int fd, struct meter *meter, struct hearth_error *error);
+    const struct blob_place *place, int fd, struct meter *meter, bool writeback,
+    struct hearth_error *error);
 /* Reads up to max bytes of a blob into out; *truncated when there was more. */
 int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
     bool *truncated, struct hearth_error *error);

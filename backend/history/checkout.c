@@ -736,10 +736,10 @@ stage_one(struct checkout *checkout, const struct checkout_placed *item,
 static int
 stage_contents(struct checkout *checkout)
 {
-	struct checkout_write_how how = {
-		.sync = config_durability_rules(checkout->home->config->durability).sync_each_file,
-		.stamp = true,
-	};
+	struct config_durability_rules rules =
+	    config_durability_rules(checkout->home->config->durability);
+	struct checkout_write_how how = { .sync = rules.sync_each_file,
+		.writeback = rules.sync_each_file || rules.sync_folders, .stamp = true };
 	size_t total = 0;
 	uint64_t bytes = 0;
 	int status = 0;

@@ -57,7 +57,8 @@ export_nodes(struct hearth *home, struct tree *tree, int dir_fd,
 	struct meter meter;
 	meter_init(&meter, progress);
 	meter_phase(&meter, "exporting", tree->count, bytes);
-	struct checkout_write_how how = { .folders = &cache, .meter = &meter };
+	struct checkout_write_how how = { .folders = &cache, .meter = &meter,
+		.writeback = config_durability_rules(home->config->durability).sync_folders };
 	checkout_process_umask(&how);
 	for (size_t i = 0; status == 0 && i < folder_count + file_count; i++) {
 		bool folder = i < folder_count;

@@ -35,6 +35,7 @@ int checkout_stat(int dir_fd, const char *path, struct stat *out);
 struct checkout_write_how {
 	const struct blob_place *place;
 	bool sync;
+	bool writeback;		/* the command flushes at its end: big files start early */
 	bool stamp;
 	struct checkout_folder_cache *folders;	/* NULL: each folder opened anew */
 	/* The process's umask (checkout_process_umask), when known: a file

@@ -159,7 +159,8 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
 	int status = node->has_content && node->size > 0
-	    ? blob_write_sparse_placed(home, &node->blob, how->place, fd, how->meter, error) : 0;
+	    ? blob_write_sparse_placed(home, &node->blob, how->place, fd, how->meter,
+		  how->writeback, error) : 0;
 	/* The id travels with the file through the rename into place. */
 	if (how->stamp)
 		identity_write_file(fd, node->id);
