@@ -26,7 +26,8 @@
 #define PACK_READER_NAME_SIZE 256
 /* Chunks written and hashed by this process, remembered with where they
  * were written: only frame-sized ones (hashing a small chunk again costs
- * little beside writing its file), and at most this many (2.5 MiB). */
+ * little beside writing its file), and at most this many (64 GiB of
+ * chunks in a table of at most 8 MiB). */
 #define PACK_READER_TRUST_MAX 65536
 
 struct pack_open_file {
@@ -71,6 +72,7 @@ struct pack_reader {
 	uint64_t chunks_hashed;
 	struct pack_trusted *trusted;	/* open addressing; length 0 marks a free slot */
 	size_t trusted_count;
+	size_t trusted_capacity;	/* a power of two, or 0 */
 };
 
 struct pack_reader *
@@ -121,12 +123,10 @@ pack_reader_free(struct pack_reader *reader)
 
 /* ---- chunks this process wrote ---- */
 
-#define PACK_TRUST_SLOTS (2 * PACK_READER_TRUST_MAX)
-
 static size_t
-pack_trust_slot(const struct hash *chunk)
+pack_trust_slot(const struct hash *chunk, size_t capacity)
 {
-	return (size_t)load_u64be(chunk->bytes) & (PACK_TRUST_SLOTS - 1);
+	return (size_t)load_u64be(chunk->bytes) & (capacity - 1);
 }
 
 static bool
@@ -136,6 +136,33 @@ pack_location_equal(const struct pack_location *a, const struct pack_location *b
 	    a->offset_in_frame == b->offset_in_frame && a->length == b->length;
 }
 
+/* The slot holding chunk, or the free one where it would go. */
+static struct pack_trusted *
+pack_trust_find(struct pack_trusted *table, size_t capacity, const struct hash *chunk)
+{
+	size_t slot = pack_trust_slot(chunk, capacity);
+
+	while (table[slot].where.length != 0 && !hash_equal(&table[slot].chunk, chunk))
+		slot = (slot + 1) & (capacity - 1);
+	return &table[slot];
+}
+
+/* Kept at most half full, so probes stay short. */
+static void
+pack_trust_grow(struct pack_reader *reader)
+{
+	size_t capacity = reader->trusted_capacity ? reader->trusted_capacity * 2 : 256;
+	struct pack_trusted *table = array_zeroed(capacity, sizeof *table);
+
+	for (size_t i = 0; i < reader->trusted_capacity; i++)
+		if (reader->trusted[i].where.length != 0)
+			*pack_trust_find(table, capacity, &reader->trusted[i].chunk) =
+			    reader->trusted[i];
+	free(reader->trusted);
+	reader->trusted = table;
+	reader->trusted_capacity = capacity;
+}
+
 void
 pack_reader_trust(struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where)
@@ -143,15 +170,13 @@ pack_reader_trust(struct pack_reader *reader, const struct hash *chunk,
 	if (reader == NULL || where->length < PACK_FRAME_MIN ||
 	    reader->trusted_count >= PACK_READER_TRUST_MAX)
 		return;
-	if (reader->trusted == NULL)
-		reader->trusted = array_zeroed(PACK_TRUST_SLOTS, sizeof *reader->trusted);
-	size_t slot = pack_trust_slot(chunk);
-	while (reader->trusted[slot].where.length != 0 &&
-	    !hash_equal(&reader->trusted[slot].chunk, chunk))
-		slot = (slot + 1) & (PACK_TRUST_SLOTS - 1);
-	if (reader->trusted[slot].where.length == 0)
+	if ((reader->trusted_count + 1) * 2 > reader->trusted_capacity)
+		pack_trust_grow(reader);
+	struct pack_trusted *slot = pack_trust_find(reader->trusted, reader->trusted_capacity,
+	    chunk);
+	if (slot->where.length == 0)
 		reader->trusted_count++;
-	reader->trusted[slot] = (struct pack_trusted){ .chunk = *chunk, .where = *where };
+	*slot = (struct pack_trusted){ .chunk = *chunk, .where = *where };
 }
 
 /* Whether this process wrote chunk at where, having hashed its bytes. */
@@ -159,13 +184,11 @@ static bool
 pack_reader_trusts(const struct pack_reader *reader, const struct hash *chunk,
     const struct pack_location *where)
 {
-	if (reader->trusted == NULL)
+	if (reader->trusted_capacity == 0)
 		return false;
-	for (size_t slot = pack_trust_slot(chunk); reader->trusted[slot].where.length != 0;
-	     slot = (slot + 1) & (PACK_TRUST_SLOTS - 1))
-		if (hash_equal(&reader->trusted[slot].chunk, chunk))
-			return pack_location_equal(&reader->trusted[slot].where, where);
-	return false;
+	const struct pack_trusted *slot = pack_trust_find(reader->trusted,
+	    reader->trusted_capacity, chunk);
+	return slot->where.length != 0 && pack_location_equal(&slot->where, where);
 }
 
 uint64_t
