@@ -16,6 +16,7 @@
 #include "backend/store/chunk.h"
 #include "backend/store/delta.h"
 #include "backend/store/hash.h"
+#include "backend/sync/sync_hasher.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/disk/identity.h"
@@ -813,12 +814,34 @@ sync_batch_idle(void *context)
 		incoming->idle_status = sync_batch_close(session, incoming, session->error);
 }
 
+/* Once every chunk is in: each blob whose chunks all travelled made its
+ * own hash, or the peer sent a list that makes other bytes. */
+static int
+sync_whole_blobs_checked(struct sync_session *session, struct sync_incoming *incoming,
+    struct sync_hasher *hasher)
+{
+	char hex[HASH_HEX];
+
+	if (hasher != NULL)
+		sync_hasher_drain(hasher);
+	for (size_t i = 0; i < incoming->check_count; i++) {
+		struct sync_blob *blob = &incoming->blobs[incoming->checks[i].blob];
+		if (!sync_hasher_matched(hasher, i)) {
+			hash_hex(&blob->blob, hex);
+			return sync_fail(session, HEARTH_FAILED, "%s sent a chunk list for blob "
+			    "%.16s whose chunks make other bytes", session->peer, hex);
+		}
+		blob->verified = true;
+	}
+	return 0;
+}
+
 /* Takes the wanted chunks, in the order asked, into the pack. */
 static int
 sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming)
 {
 	struct sync_undelta undelta = { 0 };
-	struct hash_state *whole = NULL;
+	struct sync_hasher *hasher = sync_hasher_new(incoming->check_count);
 	size_t check = 0;
 	struct hearth_error failure;
 	char hex[HASH_HEX], asked[HASH_HEX];
@@ -900,24 +923,13 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		session->chunk_bytes_received += traveled;
 		incoming->batch_bytes += length;
 		sync_content(session, length);
-		/* The whole-blob check of a blob whose chunks all travel. */
-		if (check < incoming->check_count && i == incoming->checks[check].first)
-			whole = hash_begin();
-		if (whole != NULL)
-			hash_update(whole, data, length);
-		if (whole != NULL && i + 1 == incoming->checks[check].end) {
-			struct hash got;
-			struct sync_blob *blob = &incoming->blobs[incoming->checks[check].blob];
-			hash_finish(whole, &got);
-			whole = NULL;
-			check++;
-			if (!hash_equal(&got, &blob->blob)) {
-				hash_hex(&blob->blob, hex);
-				status = sync_fail(session, HEARTH_FAILED, "%s sent a chunk list for blob "
-				    "%.16s whose chunks make other bytes", session->peer, hex);
-				break;
-			}
-			blob->verified = true;
+		/* The whole-blob check of a blob whose chunks all travel, on the
+		 * hasher's thread while this one takes the next chunks. */
+		if (check < incoming->check_count && i >= incoming->checks[check].first) {
+			const struct sync_check *whole = &incoming->checks[check];
+			sync_hasher_add(hasher, check, i == whole->first, i + 1 == whole->end,
+			    &incoming->blobs[whole->blob].blob, data, length);
+			check += i + 1 == whole->end;
 		}
 		sync_report(session, "receiving chunks", i + 1, incoming->want_count);
 		if (incoming->batch_bytes >= sync_batch_limit(incoming))
@@ -925,11 +937,10 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 	}
 	session->idle = NULL;
 	if (status == 0)
+		status = sync_whole_blobs_checked(session, incoming, hasher);
+	if (status == 0)
 		sync_content_done(session);
-	if (whole != NULL) {
-		struct hash ignored;
-		hash_finish(whole, &ignored);
-	}
+	sync_hasher_free(hasher);
 	ZSTD_freeDCtx(undelta.context);
 	buffer_free(&undelta.base);
 	buffer_free(&undelta.bytes);
