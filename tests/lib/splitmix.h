@@ -4,6 +4,7 @@
 #ifndef HEARTH_TESTS_SPLITMIX_H
 #define HEARTH_TESTS_SPLITMIX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint64_t
@@ -13,6 +14,14 @@ splitmix_next(uint64_t *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+/* length pseudo-random bytes, one of each splitmix_next. */
+static inline void
+splitmix_fill(uint8_t *out, size_t length, uint64_t *state)
+{
+	for (size_t at = 0; at < length; at++)
+		out[at] = (uint8_t)splitmix_next(state);
 }
 
 #endif

@@ -23,8 +23,7 @@
 static void
 test_fill_random(uint8_t *out, size_t length, uint64_t seed)
 {
-	for (size_t at = 0; at < length; at++)
-		out[at] = (uint8_t)splitmix_next(&seed);
+	splitmix_fill(out, length, &seed);
 }
 
 static void

@@ -26,13 +26,6 @@
 /* ---- generated chunks ---- */
 
 static void
-test_fill_random(uint8_t *out, size_t length, uint64_t *state)
-{
-	for (size_t at = 0; at < length; at++)
-		out[at] = (uint8_t)splitmix_next(state);
-}
-
-static void
 test_fill_text(uint8_t *out, size_t length, uint64_t *state)
 {
 	static const char *const words[] = { "the ", "store ", "keeps ", "every ", "version ",
@@ -79,7 +72,7 @@ test_chunks_add(struct test_chunks *chunks, size_t length, bool text)
 	if (text)
 		test_fill_text(bytes, length, &chunks->state);
 	else
-		test_fill_random(bytes, length, &chunks->state);
+		splitmix_fill(bytes, length, &chunks->state);
 	struct test_chunk *chunk = &chunks->items[chunks->count++];
 	chunk->offset = chunks->pool_length;
 	chunk->length = length;

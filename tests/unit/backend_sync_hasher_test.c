@@ -15,20 +15,13 @@
 #define PART_BYTES 100000
 
 static void
-fill(uint8_t *bytes, size_t length, uint64_t *state)
-{
-	for (size_t i = 0; i < length; i++)
-		bytes[i] = (uint8_t)splitmix_next(state);
-}
-
-static void
 test_blobs_in_parts(void)
 {
 	uint8_t *bytes = malloc((size_t)BLOBS * PARTS * PART_BYTES);
 	uint64_t state = 5;
 	struct hash ids[BLOBS];
 
-	fill(bytes, (size_t)BLOBS * PARTS * PART_BYTES, &state);
+	splitmix_fill(bytes, (size_t)BLOBS * PARTS * PART_BYTES, &state);
 	for (size_t blob = 0; blob < BLOBS; blob++)
 		hash_bytes(bytes + blob * PARTS * PART_BYTES, (size_t)PARTS * PART_BYTES, &ids[blob]);
 	/* Blob 3 is said to be blob 2 (a list that makes other bytes); blob 4
