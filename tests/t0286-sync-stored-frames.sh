@@ -75,15 +75,17 @@ test_expect_success 'a Home that took frames as they came serves them on, to a t
 # A sync made its chunks durable in batches of 16 MiB, a pack each: a
 # clone of 1 GiB left 64 packs, past the light upkeep's threshold, and the
 # next command copied every byte again. Each batch may now hold twice the
-# one before: 120 MB arrive in 4 packs (16, 32, 64 MiB and the rest), where
-# batches of one size made 8. A sender quiet for a second makes what
-# arrived durable early (t0220), so one more pack is allowed. The sizes
-# are the batches' own, so the sanitized build, ten times slower, skips it.
-test_expect_success !SANITIZED 'a big sync takes its chunks in growing batches: 120 MB in 4 packs' '
+# one before. 120 MB (114 MiB) arrive in 3 or 4 packs: 16, 32 and 64 MiB,
+# each closed at the chunk that reaches its size, and what is left, if
+# anything is; batches of one size made 8. A sender quiet for a second
+# makes what arrived durable early (t0220), so one more pack is allowed.
+# The sizes are the batches' own, so the sanitized build, ten times
+# slower, skips it.
+test_expect_success !SANITIZED 'a big sync takes its chunks in growing batches: 120 MB in 3 to 5 packs' '
 	head -c 120000000 /dev/urandom >a/batched.bin && (cd a && hearth record -m batched >/dev/null) &&
 	before=$(stat_of b packs) && (cd b && hearth sync ../a >/dev/null) &&
 	after=$(stat_of b packs) && echo "packs: $before before, $after after" &&
-	test $after -ge $((before + 4)) && test $after -le $((before + 5)) && clean b
+	test $after -ge $((before + 3)) && test $after -le $((before + 5)) && clean b
 '
 
 test_done
