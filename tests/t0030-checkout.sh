@@ -137,9 +137,10 @@ test_expect_success 'a big file written out goes to the disk as it is written, u
 	test "$(hints ../count.err)" -ge 4 && test -s big &&
 	HEARTH_FAULT=count hearth export head ../big.export 2>../export.err >/dev/null &&
 	test "$(hints ../export.err)" -ge 4 && cmp big ../big.export/big &&
-	cp .hearth/config.yaml ../config.saved && echo "durability: none" >>.hearth/config.yaml &&
+	cp .hearth/config.yaml ../config.saved &&
+	test_when_finished "cp ../config.saved .hearth/config.yaml" &&
+	echo "durability: none" >>.hearth/config.yaml &&
 	rm big && HEARTH_FAULT=count hearth checkout 2>../none.err >/dev/null &&
-	cp ../config.saved .hearth/config.yaml &&
 	test "$(hints ../none.err)" -eq 0 && cmp big ../big.export/big &&
 	rm -r ../big.export
 '
