@@ -47,6 +47,7 @@ struct gc {
 	size_t chunk_count;
 	struct buffer bytes;		/* the chunk being copied */
 	struct buffer base;		/* its base's */
+	struct buffer stored;		/* its frame's stored bytes */
 	struct hearth_gc_result *out;
 	struct hearth_error *error;
 };
@@ -125,6 +126,30 @@ gc_read(struct gc *gc, const struct hash *chunk, const struct pack_location *whe
 	return 0;
 }
 
+/* A chunk alone in its frame, as that frame is stored (compressed or
+ * raw): the light upkeep moves it so, instead of compressing it again at
+ * a record's level, and a full gc keeps it where its own level makes a
+ * bigger frame (on very repetitive text level 9 does). 1 with *stored
+ * set, 0 when the chunk shares its frame or is a delta, -1 when the
+ * frame does not read. Its bytes were read and hashed already (gc_read). */
+static int
+gc_stored_frame(struct gc *gc, const struct pack_location *where, struct pack_stored *stored)
+{
+	struct hearth_error failure;
+	bool compressed = false;
+
+	buffer_reset(&gc->stored);
+	int found = pack_read_stored(gc->home->reader, where, &gc->stored, &compressed, &failure);
+	if (found < 0) {
+		hearth_fail(gc->error, HEARTH_DAMAGED, "%s; nothing was changed (run hearth fsck)",
+		    failure.message);
+		return -1;
+	}
+	*stored = (struct pack_stored){ .bytes = compressed ? gc->stored.data : NULL,
+		.length = gc->stored.length };
+	return found;
+}
+
 /* Copies a chunk into the new packs, as a delta against base when base is
  * given and not too deep; *depth is then the most it can be (the writer
  * may store it whole). A chunk already copied, or in a pack this gc keeps,
@@ -152,8 +177,16 @@ gc_copy(struct gc *gc, const struct hash *chunk, const struct gc_link *base, uin
 			.length = gc->base.length, .depth = base->depth };
 	if (status != 0)
 		return status;
-	if (pack_writer_add_delta(gc->writer, chunk, gc->bytes.data, gc->bytes.length,
-		based ? &offered : NULL, &failure) != 0)
+	struct pack_stored stored;
+	int found = based ? 0 : gc_stored_frame(gc, &where, &stored);
+	if (found < 0)
+		return gc->error->code;
+	if ((found == 0 ? pack_writer_add_delta(gc->writer, chunk, gc->bytes.data,
+			      gc->bytes.length, based ? &offered : NULL, &failure)
+		: gc->full ? pack_writer_add_rival(gc->writer, chunk, gc->bytes.data,
+			     gc->bytes.length, &stored, &failure)
+			   : pack_writer_add_stored(gc->writer, chunk, gc->bytes.data,
+			     gc->bytes.length, &stored, &failure)) != 0)
 		return hearth_fail(gc->error, HEARTH_FAILED, "%s", failure.message);
 	gc->out->chunks++;
 	*depth = based ? base->depth + 1 : 0;
@@ -414,10 +447,12 @@ gc_locked(struct hearth *home, bool full, const char *command, struct hearth_gc_
 	home_collect_garbage(home);
 	buffer_init(&gc.bytes);
 	buffer_init(&gc.base);
+	buffer_init(&gc.stored);
 	status = gc_run(&gc);
 	home_unlock(home);
 	buffer_free(&gc.bytes);
 	buffer_free(&gc.base);
+	buffer_free(&gc.stored);
 	free(gc.packs);
 	free(gc.chunks);
 	return status;

@@ -115,6 +115,37 @@ test_expect_success 'HEARTH_GC_AUTO_PACKS=0 turns the upkeep off' '
 	test $(packs auto) -eq 4 && test ! -s off.err
 '
 
+# A chunk alone in its frame: a full gc compresses it at level 9, which
+# on very repetitive text makes bigger frames than a record's level 1, so
+# it keeps the frame it had where that is smaller, and never grows the
+# pack for it; the light upkeep moves such a frame as it is stored.
+pack_bytes() { (cd "$1" && hearth stats) | sed -n "s/^pack bytes  *\([0-9]*\).*/\1/p"; }
+
+test_expect_success 'a full gc keeps a chunk'"'"'s frame where its own level makes it bigger' '
+	hearth init kept >/dev/null &&
+	seq 1 400000 | sed "s/^/a line of text number /" >kept/text.txt &&
+	(cd kept && hearth record -m text >/dev/null) && before=$(pack_bytes kept) &&
+	(cd kept && hearth gc) >kept.gc && cat kept.gc && grep "; saved " kept.gc &&
+	after=$(pack_bytes kept) && echo "pack bytes: $before before, $after after" &&
+	test $after -le $before
+'
+
+# This project's own sources: level 9 makes them smaller than level 1, so
+# after a full gc a record's level would undo what it made.
+test_expect_success 'the light upkeep moves a big chunk'"'"'s frame as it is stored' '
+	hearth init moved >/dev/null &&
+	cat "$HEARTH_SOURCE_DIR"/backend/*/*.c "$HEARTH_SOURCE_DIR"/docs/*.md >moved/sources.txt &&
+	(cd moved && hearth record -m sources >/dev/null && hearth gc >/dev/null) &&
+	before=$(pack_bytes moved) &&
+	(cd moved && for i in 1 2; do echo "small $i" >small$i &&
+	 HEARTH_GC_AUTO_PACKS=2 hearth record -m "s$i" >/dev/null 2>>../moved.err || exit 1; done) &&
+	cat moved.err && grep "^Packed 3 packs" moved.err &&
+	after=$(pack_bytes moved) && echo "pack bytes: $before before, $after after" &&
+	test $after -ge $before && test $((after * 1000)) -le $((before * 1002)) &&
+	(cd moved && hearth export head ../moved.out >/dev/null && hearth fsck) >fsck.out &&
+	grep "no problems" fsck.out && cmp moved/sources.txt moved.out/sources.txt
+'
+
 # fsck takes no lock: a gc beside it replaces the packs its snapshot
 # lists, and it must say nothing is wrong, not that their chunks are lost.
 test_expect_success 'fsck beside a gc finds nothing wrong' '

@@ -94,6 +94,13 @@ int pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 int pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
     const uint8_t *data, size_t length, const struct pack_stored *stored,
     struct hearth_error *error);
+/* The same chunk compressed here, but stored as rival's zstd frame when
+ * that is smaller (a full gc at its own level beside the frame a record
+ * or a peer made); a rival with no zstd frame, or none shorter than the
+ * chunk, changes nothing. */
+int pack_writer_add_rival(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *rival,
+    struct hearth_error *error);
 bool pack_writer_holds(const struct pack_writer *writer, const struct hash *chunk);
 /* Flushes the last frame, writes index and footer, syncs, seals. A writer
  * that added nothing leaves no file. */

@@ -57,6 +57,11 @@ struct pack_frame {
 	size_t base_length;
 	size_t base_capacity;
 	uint32_t base_depth;
+	/* Another pack's zstd frame of the lone chunk (a copy), stored in
+	 * place of this writer's when it is the smaller. */
+	uint8_t *rival;
+	size_t rival_length;
+	size_t rival_capacity;
 };
 
 static uint8_t *
@@ -111,6 +116,7 @@ pack_frame_clear(struct pack_frame *frame)
 	frame->kept = false;
 	frame->has_base = false;
 	frame->base_length = 0;
+	frame->rival_length = 0;
 }
 
 static void
@@ -133,6 +139,7 @@ pack_frame_release(struct pack_frame *frame)
 	free(frame->allocation);
 	free(frame->chunks);
 	free(frame->base);
+	free(frame->rival);
 	memset(frame, 0, sizeof *frame);
 }
 
@@ -298,6 +305,12 @@ pack_frame_compress(struct pack_frame *frame, struct pack_compressor *compressor
 		    frame->raw_length, level);
 		if (!ZSTD_isError(stored) && stored < budget)
 			pack_frame_take_compressed(frame, compressor, stored);
+	}
+	/* The frame's room holds at least the stored bytes, which are more. */
+	if (frame->rival_length > 0 && frame->rival_length < frame->stored_length) {
+		memcpy(pack_frame_bytes(frame), frame->rival, frame->rival_length);
+		frame->codec = PACK_CODEC_ZSTD;
+		frame->stored_length = (uint32_t)frame->rival_length;
 	}
 	frame->crc = pack_crc32c(0, pack_frame_bytes(frame), frame->stored_length);
 }
@@ -972,6 +985,37 @@ pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
 			    : pack_writer_submit_kept(writer, chunk, length, data, length,
 				  PACK_CODEC_RAW);
 	return status != 0 ? pack_writer_report(writer, error) : 0;
+}
+
+/* A frame of its own, compressed here; a rival that is no zstd frame
+ * shorter than the chunk changes nothing. */
+int
+pack_writer_add_rival(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *rival,
+    struct hearth_error *error)
+{
+	int status = pack_writer_usable(writer, error);
+
+	if (status != 0)
+		return status;
+	if (length < PACK_FRAME_MIN || length > CHUNK_MAX || rival->bytes == NULL ||
+	    rival->length == 0 || rival->length >= length)
+		return pack_writer_add_delta(writer, chunk, data, length, NULL, error);
+	if (pack_writer_holds(writer, chunk))
+		return 0;
+	pack_held_insert(writer, chunk);
+	struct pack_frame *frame = pack_writer_take_slot(writer);
+	if (frame == NULL)
+		return pack_writer_report(writer, error);
+	pack_frame_add_chunk(frame, chunk, data, length);
+	if (rival->length > frame->rival_capacity) {
+		frame->rival = array_resize(frame->rival, rival->length, 1);
+		frame->rival_capacity = rival->length;
+	}
+	memcpy(frame->rival, rival->bytes, rival->length);
+	frame->rival_length = rival->length;
+	pack_writer_submit(writer, frame);
+	return 0;
 }
 
 int

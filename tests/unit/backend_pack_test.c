@@ -1211,6 +1211,61 @@ test_trusted_reads(void)
 	close(dir_fd);
 }
 
+/* A full gc offers the frame a chunk had as a rival to its own: the
+ * smaller of the two is stored. */
+static void
+test_rival_frames(void)
+{
+	char path[4096];
+	struct hearth_error failure = { 0 };
+	int dir_fd = test_folder("rival", path, sizeof path);
+	struct test_sink sink = { 0 };
+	struct pack_sink callbacks = test_sink_of(&sink);
+	struct test_chunks chunks = { .state = 13 };
+
+	test_chunks_add(&chunks, 400 * 1024, true);
+	test_chunks_add(&chunks, 400 * 1024, true);
+	size_t bound = ZSTD_compressBound(400 * 1024);
+	uint8_t *better = malloc(bound), *worse = malloc(bound);
+	/* Level 19 beats the writer's level 1; a negative level loses to it. */
+	size_t better_length = ZSTD_compress(better, bound, test_chunk_bytes(&chunks,
+	    &chunks.items[0]), chunks.items[0].length, 19);
+	size_t worse_length = ZSTD_compress(worse, bound, test_chunk_bytes(&chunks,
+	    &chunks.items[1]), chunks.items[1].length, -5);
+	struct pack_stored rivals[] = { { better, better_length }, { worse, worse_length } };
+	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
+	for (size_t i = 0; i < 2; i++)
+		ok(pack_writer_add_rival(writer, &chunks.items[i].id, test_chunk_bytes(&chunks,
+		    &chunks.items[i]), chunks.items[i].length, &rivals[i], &failure) == 0,
+		    "chunk %zu added with a rival", i);
+	check_int(pack_writer_finish(writer, &failure), 0);
+	pack_writer_free(writer);
+	check_uint(test_read_back(dir_fd, path, &sink, &chunks), chunks.count);
+
+	struct pack_reader *reader = pack_reader_new(dir_fd, path, test_file_name, &sink);
+	struct buffer out;
+	bool compressed = false;
+	buffer_init(&out);
+	const struct test_record *record = test_find_record(&sink, &chunks.items[0].id);
+	ok(record != NULL && pack_read_stored(reader, &record->where, &out, &compressed,
+	    &failure) == 1 && compressed && out.length == better_length &&
+	    memcmp(out.data, better, better_length) == 0, "a smaller rival is stored as it came");
+	buffer_reset(&out);
+	record = test_find_record(&sink, &chunks.items[1].id);
+	int found = record != NULL ? pack_read_stored(reader, &record->where, &out, &compressed,
+	    &failure) : -1;
+	ok(found == 1 && compressed && out.length < worse_length,
+	    "a bigger rival is not: the writer's own frame is (%zu bytes against %zu)",
+	    out.length, worse_length);
+	buffer_free(&out);
+	pack_reader_free(reader);
+	free(better);
+	free(worse);
+	test_chunks_free(&chunks);
+	test_sink_free(&sink);
+	close(dir_fd);
+}
+
 int
 main(void)
 {
@@ -1225,6 +1280,7 @@ main(void)
 	test_deltas();
 	test_stored_kept();
 	test_trusted_reads();
+	test_rival_frames();
 	test_sink_refuses();
 	test_fault_walk(IO_FAULT_EIO, "EIO");
 	test_fault_walk(IO_FAULT_SHORT, "short write");
