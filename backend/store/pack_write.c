@@ -898,26 +898,6 @@ pack_writer_submit_alone(struct pack_writer *writer, const struct hash *chunk,
 	return 0;
 }
 
-/* A frame of one chunk whose stored bytes are another pack's: a zstd
- * frame of the chunk, or its raw bytes when they did not shrink there. */
-static int
-pack_writer_submit_kept(struct pack_writer *writer, const struct hash *chunk, size_t length,
-    const uint8_t *stored, size_t stored_length, uint8_t codec)
-{
-	struct pack_frame *frame = pack_writer_take_slot(writer);
-
-	if (frame == NULL)
-		return writer->status;
-	pack_frame_add_chunk(frame, chunk, stored, stored_length);
-	frame->chunks[0].length = (uint32_t)length;
-	frame->raw_length = (uint32_t)length;
-	frame->stored_length = (uint32_t)stored_length;
-	frame->codec = codec;
-	frame->kept = true;
-	pack_writer_submit(writer, frame);
-	return 0;
-}
-
 static int
 pack_writer_usable(struct pack_writer *writer, struct hearth_error *error)
 {
@@ -962,11 +942,14 @@ pack_writer_add_delta(struct pack_writer *writer, const struct hash *chunk,
 	return 0;
 }
 
-/* Only a chunk that would have a frame of its own here is kept as it
- * came; a small one gathers with the others, as pack_writer_add's do. */
-int
-pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
-    const uint8_t *data, size_t length, const struct pack_stored *stored,
+/* A chunk with another pack's frame of it (pack.h: pack_writer_add_stored
+ * and pack_writer_add_rival): only one that would have a frame of its own
+ * here gets one from that frame; a small one gathers with the others, as
+ * pack_writer_add's do. rival: compressed here too, the smaller kept;
+ * else kept as it came, compressed or raw. */
+static int
+pack_writer_add_lone(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *stored, bool rival,
     struct hearth_error *error)
 {
 	int status = pack_writer_usable(writer, error);
@@ -974,32 +957,8 @@ pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
 	if (status != 0)
 		return status;
 	bool compressed = stored->bytes != NULL;
-	if (length < PACK_FRAME_MIN || length > CHUNK_MAX ||
+	if (length < PACK_FRAME_MIN || length > CHUNK_MAX || (rival && !compressed) ||
 	    (compressed && (stored->length == 0 || stored->length >= length)))
-		return pack_writer_add_delta(writer, chunk, data, length, NULL, error);
-	if (pack_writer_holds(writer, chunk))
-		return 0;
-	pack_held_insert(writer, chunk);
-	status = compressed ? pack_writer_submit_kept(writer, chunk, length, stored->bytes,
-				  stored->length, PACK_CODEC_ZSTD)
-			    : pack_writer_submit_kept(writer, chunk, length, data, length,
-				  PACK_CODEC_RAW);
-	return status != 0 ? pack_writer_report(writer, error) : 0;
-}
-
-/* A frame of its own, compressed here; a rival that is no zstd frame
- * shorter than the chunk changes nothing. */
-int
-pack_writer_add_rival(struct pack_writer *writer, const struct hash *chunk,
-    const uint8_t *data, size_t length, const struct pack_stored *rival,
-    struct hearth_error *error)
-{
-	int status = pack_writer_usable(writer, error);
-
-	if (status != 0)
-		return status;
-	if (length < PACK_FRAME_MIN || length > CHUNK_MAX || rival->bytes == NULL ||
-	    rival->length == 0 || rival->length >= length)
 		return pack_writer_add_delta(writer, chunk, data, length, NULL, error);
 	if (pack_writer_holds(writer, chunk))
 		return 0;
@@ -1007,15 +966,40 @@ pack_writer_add_rival(struct pack_writer *writer, const struct hash *chunk,
 	struct pack_frame *frame = pack_writer_take_slot(writer);
 	if (frame == NULL)
 		return pack_writer_report(writer, error);
-	pack_frame_add_chunk(frame, chunk, data, length);
-	if (rival->length > frame->rival_capacity) {
-		frame->rival = array_resize(frame->rival, rival->length, 1);
-		frame->rival_capacity = rival->length;
+	if (rival) {
+		pack_frame_add_chunk(frame, chunk, data, length);
+		if (stored->length > frame->rival_capacity) {
+			frame->rival = array_resize(frame->rival, stored->length, 1);
+			frame->rival_capacity = stored->length;
+		}
+		memcpy(frame->rival, stored->bytes, stored->length);
+		frame->rival_length = stored->length;
+	} else {
+		size_t stored_length = compressed ? stored->length : length;
+		pack_frame_add_chunk(frame, chunk, compressed ? stored->bytes : data, stored_length);
+		frame->chunks[0].length = frame->raw_length = (uint32_t)length;
+		frame->stored_length = (uint32_t)stored_length;
+		frame->codec = compressed ? PACK_CODEC_ZSTD : PACK_CODEC_RAW;
+		frame->kept = true;
 	}
-	memcpy(frame->rival, rival->bytes, rival->length);
-	frame->rival_length = rival->length;
 	pack_writer_submit(writer, frame);
 	return 0;
+}
+
+int
+pack_writer_add_stored(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *stored,
+    struct hearth_error *error)
+{
+	return pack_writer_add_lone(writer, chunk, data, length, stored, false, error);
+}
+
+int
+pack_writer_add_rival(struct pack_writer *writer, const struct hash *chunk,
+    const uint8_t *data, size_t length, const struct pack_stored *rival,
+    struct hearth_error *error)
+{
+	return pack_writer_add_lone(writer, chunk, data, length, rival, true, error);
 }
 
 int

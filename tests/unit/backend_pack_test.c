@@ -1077,6 +1077,18 @@ test_fault_walk(enum io_fault_kind kind, const char *kind_name)
 	close(dir_fd);
 }
 
+/* A chunk as one zstd frame at level, as another pack may hold it; the
+ * caller frees its bytes. A length of 0 when zstd fails. */
+static struct pack_stored
+test_zstd_frame(const struct test_chunks *chunks, const struct test_chunk *chunk, int level)
+{
+	size_t bound = ZSTD_compressBound(chunk->length);
+	uint8_t *bytes = malloc(bound);
+	size_t length = ZSTD_compress(bytes, bound, test_chunk_bytes(chunks, chunk),
+	    chunk->length, level);
+	return (struct pack_stored){ .bytes = bytes, .length = ZSTD_isError(length) ? 0 : length };
+}
+
 /* A chunk another pack stored alone in a frame (sync protocol 5) is kept
  * as it came: the zstd frame byte for byte, raw bytes raw; a small one
  * gathers as any other, and a "compressed" frame no shorter than the chunk
@@ -1096,13 +1108,11 @@ test_stored_kept(void)
 	test_chunks_add(&chunks, 4000, true);		/* small: gathers */
 	test_chunks_add(&chunks, 200 * 1024, true);	/* a frame as long as the chunk */
 	const struct test_chunk *text = &chunks.items[0];
-	size_t bound = ZSTD_compressBound(text->length);
-	uint8_t *frame = malloc(bound);
 	/* Level 9, which the writer never uses: only the frame given makes these bytes. */
-	size_t frame_length = ZSTD_compress(frame, bound, test_chunk_bytes(&chunks, text),
-	    text->length, 9);
-	ok(!ZSTD_isError(frame_length) && frame_length < text->length, "a zstd frame to keep");
-	struct pack_stored as_frame = { frame, frame_length }, as_raw = { NULL, 0 };
+	struct pack_stored as_frame = test_zstd_frame(&chunks, text, 9), as_raw = { NULL, 0 };
+	const uint8_t *frame = as_frame.bytes;
+	size_t frame_length = as_frame.length;
+	ok(frame_length > 0 && frame_length < text->length, "a zstd frame to keep");
 	struct pack_stored too_long = { test_chunk_bytes(&chunks, &chunks.items[3]),
 		chunks.items[3].length };
 	const struct pack_stored *forms[] = { &as_frame, &as_raw, &as_frame, &too_long };
@@ -1152,7 +1162,7 @@ test_stored_kept(void)
 
 	buffer_free(&out);
 	pack_reader_free(reader);
-	free(frame);
+	free((void *)frame);
 	test_chunks_free(&small);
 	test_chunks_free(&chunks);
 	test_sink_free(&sink);
@@ -1225,14 +1235,11 @@ test_rival_frames(void)
 
 	test_chunks_add(&chunks, 400 * 1024, true);
 	test_chunks_add(&chunks, 400 * 1024, true);
-	size_t bound = ZSTD_compressBound(400 * 1024);
-	uint8_t *better = malloc(bound), *worse = malloc(bound);
 	/* Level 19 beats the writer's level 1; a negative level loses to it. */
-	size_t better_length = ZSTD_compress(better, bound, test_chunk_bytes(&chunks,
-	    &chunks.items[0]), chunks.items[0].length, 19);
-	size_t worse_length = ZSTD_compress(worse, bound, test_chunk_bytes(&chunks,
-	    &chunks.items[1]), chunks.items[1].length, -5);
-	struct pack_stored rivals[] = { { better, better_length }, { worse, worse_length } };
+	struct pack_stored rivals[] = { test_zstd_frame(&chunks, &chunks.items[0], 19),
+		test_zstd_frame(&chunks, &chunks.items[1], -5) };
+	const uint8_t *better = rivals[0].bytes;
+	size_t better_length = rivals[0].length, worse_length = rivals[1].length;
 	struct pack_writer *writer = pack_writer_new(dir_fd, path, false, &callbacks);
 	for (size_t i = 0; i < 2; i++)
 		ok(pack_writer_add_rival(writer, &chunks.items[i].id, test_chunk_bytes(&chunks,
@@ -1259,8 +1266,8 @@ test_rival_frames(void)
 	    out.length, worse_length);
 	buffer_free(&out);
 	pack_reader_free(reader);
-	free(better);
-	free(worse);
+	free((void *)rivals[0].bytes);
+	free((void *)rivals[1].bytes);
 	test_chunks_free(&chunks);
 	test_sink_free(&sink);
 	close(dir_fd);
