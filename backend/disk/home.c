@@ -1203,6 +1203,10 @@ home_unlock(struct hearth *home)
 		return;
 	/* Empty means "left cleanly"; see home_lock. */
 	(void)io_ftruncate(home->lock_fd, 0);
+	/* Unlocked by name: a close releases the flock only with the last
+	 * descriptor of its open file, and the power-loss simulator keeps a
+	 * duplicate of every file written (io_powerloss.c), this one too. */
+	flock(home->lock_fd, LOCK_UN);
 	close(home->lock_fd);
 	home->lock_fd = -1;
 }
