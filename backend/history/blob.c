@@ -382,16 +382,6 @@ blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd, struct he
  * the flush at the end, after the writing, instead of going out beside it. */
 #define BLOB_WRITEBACK_STEP (8u * 1024 * 1024)
 
-struct sparse_target {
-	int fd;
-	uint64_t offset;	/* of the next byte in the file */
-	bool ends_in_hole;
-	bool writeback;		/* hand written pages to the disk as they pile up */
-	uint64_t writeback_from;
-	struct meter *meter;	/* may be NULL */
-	struct hearth_error *error;
-};
-
 static bool
 all_zero(const uint8_t *data, size_t length)
 {
@@ -400,48 +390,69 @@ all_zero(const uint8_t *data, size_t length)
 
 /* The run of bytes from data up to the next block boundary of the file. */
 static size_t
-block_run(const struct sparse_target *target, uint64_t at, size_t left)
+block_run(uint64_t at, size_t left)
 {
 	size_t run = SPARSE_BLOCK - (size_t)(at % SPARSE_BLOCK);
 	return run < left ? run : left;
 }
 
-static int
-emit_sparse(void *context, const uint8_t *data, size_t length)
+int
+blob_sparse_append(struct blob_sparse_file *file, const uint8_t *data, size_t length)
 {
-	struct sparse_target *target = context;
 	size_t at = 0;
 
 	while (at < length) {
-		size_t run = block_run(target, target->offset, length - at);
+		size_t run = block_run(file->offset, length - at);
 		if (all_zero(data + at, run)) {
 			at += run;
-			target->offset += run;
-			target->ends_in_hole = true;
+			file->offset += run;
+			file->ends_in_hole = true;
 			continue;
 		}
 		/* Coalesce the blocks that hold data into one write. */
 		size_t start = at;
-		uint64_t start_offset = target->offset;
+		uint64_t start_offset = file->offset;
 		while (at < length && !all_zero(data + at, run)) {
 			at += run;
-			target->offset += run;
+			file->offset += run;
 			if (at < length)
-				run = block_run(target, target->offset, length - at);
+				run = block_run(file->offset, length - at);
 		}
-		if (io_pwrite_all(target->fd, data + start, at - start, (off_t)start_offset) != 0)
-			return hearth_fail_errno(target->error, "cannot write");
-		target->ends_in_hole = false;
+		if (io_pwrite_all(file->fd, data + start, at - start, (off_t)start_offset) != 0)
+			return hearth_fail_errno(file->error, "cannot write");
+		file->ends_in_hole = false;
 	}
-	if (target->writeback && target->offset - target->writeback_from >= BLOB_WRITEBACK_STEP) {
-		(void)io_start_writeback(target->fd, (off_t)target->writeback_from,
-		    (off_t)(target->offset - target->writeback_from));
-		target->writeback_from = target->offset;
+	if (file->writeback && file->offset - file->writeback_from >= BLOB_WRITEBACK_STEP) {
+		(void)io_start_writeback(file->fd, (off_t)file->writeback_from,
+		    (off_t)(file->offset - file->writeback_from));
+		file->writeback_from = file->offset;
 	}
-	if (target->meter == NULL)
-		return 0;
+	return 0;
+}
+
+int
+blob_sparse_end(struct blob_sparse_file *file)
+{
+	if (file->ends_in_hole && io_ftruncate(file->fd, (off_t)file->offset) != 0)
+		return hearth_fail_errno(file->error, "cannot write");
+	return 0;
+}
+
+struct sparse_target {
+	struct blob_sparse_file file;
+	struct meter *meter;	/* may be NULL */
+};
+
+static int
+emit_sparse(void *context, const uint8_t *data, size_t length)
+{
+	struct sparse_target *target = context;
+
+	int status = blob_sparse_append(&target->file, data, length);
+	if (status != 0 || target->meter == NULL)
+		return status;
 	meter_add(target->meter, 0, length, NULL);
-	return meter_cancelled(target->meter) ? hearth_fail(target->error, HEARTH_CANCELLED,
+	return meter_cancelled(target->meter) ? hearth_fail(target->file.error, HEARTH_CANCELLED,
 	    "cancelled") : 0;
 }
 
@@ -450,13 +461,11 @@ blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
     const struct blob_place *place, int fd, struct meter *meter, bool writeback,
     struct hearth_error *error)
 {
-	struct sparse_target target = { .fd = fd, .meter = meter, .writeback = writeback,
-		.error = error };
+	struct sparse_target target = { .file = { .fd = fd, .writeback = writeback,
+		.error = error }, .meter = meter };
 	int status = each_chunk(home, blob, place, emit_sparse, &target, error);
 
-	if (status == 0 && target.ends_in_hole && io_ftruncate(fd, (off_t)target.offset) != 0)
-		status = hearth_fail_errno(error, "cannot write");
-	return status;
+	return status != 0 ? status : blob_sparse_end(&target.file);
 }
 
 struct buffer_target {

@@ -64,6 +64,22 @@ int blob_write_to_fd(struct hearth *home, const struct hash *blob, int fd,
 int blob_write_sparse_placed(struct hearth *home, const struct hash *blob,
     const struct blob_place *place, int fd, struct meter *meter, bool writeback,
     struct hearth_error *error);
+/* A new, empty regular file written from its start, its blocks of zeros
+ * left as holes (the file is new, so a hole reads as zeros): what
+ * blob_write_sparse_placed writes with, and a clone's prefill (prefill.h)
+ * as its bytes arrive. writeback: the pages are handed to the disk every
+ * few MiB, as the command flushes at its end. */
+struct blob_sparse_file {
+	int fd;
+	bool writeback;
+	struct hearth_error *error;
+	uint64_t offset;	/* of the next byte; start at zero */
+	bool ends_in_hole;
+	uint64_t writeback_from;
+};
+int blob_sparse_append(struct blob_sparse_file *file, const uint8_t *data, size_t length);
+/* Extends a file that ends in a hole to its size. */
+int blob_sparse_end(struct blob_sparse_file *file);
 /* Reads up to max bytes of a blob into out; *truncated when there was more. */
 int blob_read(struct hearth *home, const struct hash *blob, size_t max, struct buffer *out,
     bool *truncated, struct hearth_error *error);
