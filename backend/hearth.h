@@ -958,6 +958,7 @@ struct hearth_clone_result {
 	uint64_t ops;		/* ops received */
 	uint64_t adopted;	/* files already there with the same content */
 	uint64_t written;	/* files written */
+	uint64_t prefilled;	/* of those, written as their bytes arrived */
 	char recorded[HEARTH_ID_HEX];	/* files there that differ, recorded as this
 					 * replica's own changes ("" if none) */
 };

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "backend/history/checkout.h"
+#include "backend/history/prefill.h"
 #include "backend/disk/home.h"
 #include "backend/disk/setup.h"
 #include "backend/sync/sync.h"
@@ -289,6 +290,9 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 	 * the record after it, a walk of every file, would find nothing. */
 	bool held_nothing = home_roots_hold_nothing(home);
 
+	/* A big file's bytes go to its file as they arrive, not to the pack
+	 * alone, to be read back and decoded again by the checkout. */
+	home->prefill = held_nothing ? prefill_new(home) : NULL;
 	struct hearth_sync_options sync = { .peer = options->source, .direction = HEARTH_SYNC_PULL };
 	struct hearth_sync_result synced;
 	status = hearth_sync(home, &sync, progress, &synced, error);
@@ -304,6 +308,9 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		out->written = written.written;
 		hearth_checkout_result_free(&written);
 	}
+	out->prefilled = prefill_taken(home->prefill);
+	prefill_free(home->prefill);
+	home->prefill = NULL;
 	if (status == 0 && !held_nothing) {
 		char message[4200];
 		struct hearth_record_result recorded;

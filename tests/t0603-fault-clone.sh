@@ -31,5 +31,17 @@ test_expect_success 'clone, the serving side faulted at every call' '
 	fault_walk serve
 '
 
+# Into an empty folder a clone writes each big file as its bytes arrive
+# (backend/history/prefill.h), in the sync; a fault there or in the
+# checkout that takes the file leaves no prefilled file behind the rerun.
+test_expect_success 'clone into an empty folder with a big file, faulted at every call' '
+	rm -rf template && mkdir template && cd template && hearth init a >/dev/null &&
+	seq 1 300000 >a/lines.txt && head -c 1500000 /dev/urandom >a/random.bin &&
+	chmod 750 a/random.bin && echo small >a/small.txt &&
+	(cd a && hearth record -m base >/dev/null) && mkdir b && cd "$TEST_ROOT" &&
+	walk_again() { walk_run && ! ls -A b/.hearth/staging | grep prefill; } &&
+	FAULT_STRIDE=$((FAULT_STRIDE * 2)) && fault_walk client
+'
+
 cat walk.summary 2>/dev/null | sed "s/^/# /"
 test_done

@@ -88,5 +88,20 @@ test_expect_success 'clone killed at every call: running it again completes it' 
 	WALK_HOMES=a && WALK_TREE=b && KILL_STRIDE=5 && kill_walk
 '
 
+test_expect_success 'clone into an empty folder with a big file, killed at every call: rerun completes it, no prefilled file left' '
+	cd "$TEST_ROOT" && rm -rf template && mkdir template && cd template &&
+	hearth init a >/dev/null && seq 1 300000 >a/lines.txt &&
+	head -c 1500000 /dev/urandom >a/random.bin && (cd a && hearth record -m base >/dev/null) &&
+	mkdir b && cd "$TEST_ROOT" &&
+	walk_run() { hearth clone "$(walk_ssh_url a)" b; } &&
+	walk_again() { done_or_again hearth clone "$(walk_ssh_url a)" b; } &&
+	walk_usable() { (cd b && hearth status >/dev/null); } &&
+	walk_after() { (cd work/b && hearth fsck >/dev/null && hearth log --oneline) >after.out &&
+	    grep base after.out && cmp work/a/random.bin work/b/random.bin &&
+	    cmp work/a/lines.txt work/b/lines.txt &&
+	    ! ls -A work/b/.hearth/staging | grep prefill; } &&
+	WALK_HOMES=a && WALK_TREE=b && KILL_STRIDE=3 && kill_walk
+'
+
 cat walk.summary 2>/dev/null | sed "s/^/# /"
 test_done

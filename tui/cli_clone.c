@@ -49,10 +49,14 @@ cli_clone(struct cli *cli, int argc, char **argv)
 	cli_progress_done(cli);
 	if (status != 0)
 		return cli_fail(&error);
-	printf("Made replica %.8s of %s at %s: %llu op%s received, %llu file%s written, "
+	char arrived[64] = "";
+	if (result.prefilled > 0)
+		snprintf(arrived, sizeof arrived, " (%llu as %s bytes arrived)",
+		    (unsigned long long)result.prefilled, result.prefilled == 1 ? "its" : "their");
+	printf("Made replica %.8s of %s at %s: %llu op%s received, %llu file%s written%s, "
 	       "%llu already there\n", result.replica, argv[1], folder,
 	    (unsigned long long)result.ops, result.ops == 1 ? "" : "s",
-	    (unsigned long long)result.written, result.written == 1 ? "" : "s",
+	    (unsigned long long)result.written, result.written == 1 ? "" : "s", arrived,
 	    (unsigned long long)result.adopted);
 	if (result.recorded[0] != '\0')
 		printf("What differed was recorded as this replica's own version %.8s\n",

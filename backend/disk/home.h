@@ -29,6 +29,8 @@ struct home_root {
 	int fd;			/* O_PATH|O_DIRECTORY, held while open */
 };
 
+struct prefill;
+
 struct hearth {
 	struct config *config;
 	struct hearth_location location;
@@ -62,6 +64,9 @@ struct hearth {
 	char notice[HEARTH_ERROR_MAX];
 	/* The watch this handle runs (hearth_watch_start), or NULL. */
 	struct hearth_watch *watch;
+	/* Files a clone writes as their bytes arrive, for its checkout to
+	 * take (prefill.h); NULL but inside hearth_clone, which owns it. */
+	struct prefill *prefill;
 };
 
 

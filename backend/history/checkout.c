@@ -18,6 +18,7 @@
 #include "backend/history/checkout.h"
 #include "backend/history/checkout_parts.h"
 #include "backend/history/head.h"
+#include "backend/history/prefill.h"
 #include "backend/history/record.h"
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
@@ -681,7 +682,8 @@ open_staging(struct checkout *checkout)
 /* Removes the new content a failed or cancelled checkout left in staging.
  * Never a moved-aside entry (NAME.moved): that is the user's file or
  * folder on its way, put back by put_back_staged; one that could not be
- * put back stays here rather than be lost. */
+ * put back stays here rather than be lost. Nor, inside a clone, a file
+ * its prefill wrote for this checkout to take (prefill.h). */
 static void
 clear_staging(struct checkout *checkout)
 {
@@ -693,7 +695,8 @@ clear_staging(struct checkout *checkout)
 		DIR *dir = listing >= 0 ? fdopendir(listing) : NULL;
 		struct dirent *dirent;
 		while (dir != NULL && (dirent = readdir(dir)) != NULL)
-			if (dirent->d_name[0] != '.' && strstr(dirent->d_name, ".moved") == NULL)
+			if (dirent->d_name[0] != '.' && strstr(dirent->d_name, ".moved") == NULL &&
+			    (checkout->home->prefill == NULL || !prefill_is_name(dirent->d_name)))
 				io_unlink(fd, dirent->d_name);
 		if (dir != NULL)
 			closedir(dir);
@@ -739,7 +742,8 @@ stage_contents(struct checkout *checkout)
 	struct config_durability_rules rules =
 	    config_durability_rules(checkout->home->config->durability);
 	struct checkout_write_how how = { .sync = rules.sync_each_file,
-		.writeback = rules.sync_each_file || rules.sync_folders, .stamp = true };
+		.writeback = rules.sync_each_file || rules.sync_folders, .stamp = true,
+		.prefill = checkout->home->prefill };
 	size_t total = 0;
 	uint64_t bytes = 0;
 	int status = 0;

@@ -45,6 +45,8 @@ struct checkout_write_how {
 	/* Counts each chunk's bytes as written, and stops between chunks
 	 * when the caller cancels (HEARTH_CANCELLED); may be NULL. */
 	struct meter *meter;
+	/* A clone's files written as they arrived (prefill.h), or NULL. */
+	struct prefill *prefill;
 };
 
 /* The folder the last file was written in, kept open for the next: a

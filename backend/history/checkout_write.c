@@ -11,6 +11,7 @@
 
 #include "backend/history/blob.h"
 #include "backend/history/checkout_parts.h"
+#include "backend/history/prefill.h"
 #include "backend/disk/identity.h"
 #include "backend/disk/scan.h"
 #include "backend/io/io.h"
@@ -148,23 +149,36 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 	/* Made with its permission bits where they let its owner read and
 	 * write it (the id's xattr needs write permission, for its owner as
 	 * for anyone): where the umask leaves them as they are, no fchmod
-	 * follows, one call a file fewer. Any other mode is set at the end. */
+	 * follows, one call a file fewer. Any other mode is set at the end. A
+	 * clone's prefilled file (prefill.h) comes whole, made with 0600. */
 	mode_t mode = node->mode & 07777;
-	bool umask_keeps = how->umask_known && mode <= 0777 && (mode & 0600) == 0600 &&
+	bool content = node->has_content && node->size > 0;
+	bool prefilled = how->prefill != NULL && content &&
+	    prefill_take(how->prefill, &node->blob, node->size, parent.folder, parent.name);
+	bool mode_kept = prefilled ? mode == 0600
+				   : how->umask_known && mode <= 0777 && (mode & 0600) == 0600 &&
 	    (mode & ~how->umask) == mode;
-	int fd = io_open(parent.folder, parent.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-	    umask_keeps ? mode : 0600);
+	int fd = prefilled ? io_open(parent.folder, parent.name, O_WRONLY | O_NOFOLLOW, 0)
+			   : io_open(parent.folder, parent.name,
+				 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode_kept ? mode : 0600);
 	if (fd < 0) {
+		int saved = errno;
+		if (prefilled)
+			io_unlink(parent.folder, parent.name);
 		checkout_release_parent(&parent, owned);
+		errno = saved;
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
-	int status = node->has_content && node->size > 0
-	    ? blob_write_sparse_placed(home, &node->blob, how->place, fd, how->meter,
-		  how->writeback, error) : 0;
+	int status = 0;
+	if (prefilled && how->meter != NULL)
+		meter_add(how->meter, 0, node->size, NULL);
+	else if (content)
+		status = blob_write_sparse_placed(home, &node->blob, how->place, fd, how->meter,
+		    how->writeback, error);
 	/* The id travels with the file through the rename into place. */
 	if (how->stamp)
 		identity_write_file(fd, node->id);
-	if (status == 0 && ((!umask_keeps && io_fchmod(fd, mode) != 0) ||
+	if (status == 0 && ((!mode_kept && io_fchmod(fd, mode) != 0) ||
 			       io_futimens(fd, node->mtime_ns) != 0 || (how->sync && io_fsync(fd) != 0)))
 		status = hearth_fail_errno(error, "cannot finish %s", name);
 	if (io_close(fd) != 0 && status == 0)

@@ -21,6 +21,9 @@
 #include "backend/history/history.h"
 #include "backend/disk/identity.h"
 #include "backend/history/integrate.h"
+#include "backend/history/prefill.h"
+#include "backend/io/io.h"
+#include "config/config.h"
 #include "model/array.h"
 
 #define SYNC_UNKNOWN_SIZE UINT64_MAX
@@ -40,6 +43,8 @@ struct sync_blob {
 struct sync_check {
 	size_t first, end;		/* want indexes */
 	size_t blob;			/* index in blobs */
+	bool prefilled;			/* its bytes go to a clone's prefill too */
+	bool prefill_whole;		/* and all went in, the file closed */
 };
 
 /* One replica's ops as they arrive: the op hash chain they extend this
@@ -71,6 +76,7 @@ struct sync_incoming {
 	struct sync_check *checks;
 	size_t check_count, check_capacity;
 	uint64_t want_bytes;		/* what the wants should hold, as far as known */
+	struct sync_table prefill_blobs;	/* a clone's: each node's last content */
 	struct sync_table kinds;	/* node (padded to a hash) -> kind, made in this batch */
 	/* The batch of chunks in hand: its pack and its transaction, open
 	 * while writer_started (see sync_batch_close). */
@@ -108,6 +114,7 @@ sync_incoming_free(struct sync_incoming *incoming)
 	free(incoming->want_sizes);
 	sync_table_free(&incoming->want_index);
 	free(incoming->checks);
+	sync_table_free(&incoming->prefill_blobs);
 	sync_table_free(&incoming->kinds);
 	free(incoming->chains);
 }
@@ -814,6 +821,111 @@ sync_batch_idle(void *context)
 		incoming->idle_status = sync_batch_close(session, incoming, session->error);
 }
 
+/* A clone's prefill (prefill.h) writes each node's last content among the
+ * ops that came: older versions would be written for nothing. */
+static void
+sync_prefill_plan(struct sync_session *session, struct sync_incoming *incoming)
+{
+	struct sync_table nodes = { 0 };
+	uint64_t value;
+
+	if (session->home->prefill == NULL)
+		return;
+	for (size_t i = incoming->count; i-- > 0;) {
+		const struct op *op = &incoming->ops[i];
+		if (op->kind != OP_SET)
+			continue;
+		struct hash key = sync_node_key(op->u.set.node);
+		if (sync_table_find(&nodes, &key, &value))
+			continue;
+		sync_table_put(&nodes, &key, 0);
+		if (!sync_table_find(&incoming->prefill_blobs, &op->u.set.blob, &value))
+			sync_table_put(&incoming->prefill_blobs, &op->u.set.blob, 0);
+	}
+	sync_table_free(&nodes);
+}
+
+/* The prefilled file of the blob whose chunks arrive now: written on
+ * this thread, as every io_* call of the receiving side is (io.c's
+ * counters and fault walks count calls in one order). */
+struct sync_prefilling {
+	struct blob_sparse_file file;	/* fd -1: none */
+	bool failed;
+	struct hearth_error error;
+};
+
+/* Starts blob's file when the clone's prefill wants it: true when it did. */
+static bool
+sync_prefill_open(struct sync_session *session, struct sync_incoming *incoming,
+    const struct hash *blob, struct sync_prefilling *prefilling)
+{
+	uint64_t value;
+
+	if (session->home->prefill == NULL ||
+	    !sync_table_find(&incoming->prefill_blobs, blob, &value))
+		return false;
+	int fd = prefill_start(session->home->prefill, blob);
+	if (fd < 0)
+		return false;
+	struct config_durability_rules rules =
+	    config_durability_rules(session->home->config->durability);
+	*prefilling = (struct sync_prefilling){ .file = { .fd = fd,
+		.writeback = rules.sync_each_file || rules.sync_folders } };
+	prefilling->file.error = &prefilling->error;
+	return true;
+}
+
+static void
+sync_prefill_append(struct sync_prefilling *prefilling, const uint8_t *data, size_t length)
+{
+	if (prefilling->file.fd >= 0 && !prefilling->failed)
+		prefilling->failed = blob_sparse_append(&prefilling->file, data, length) != 0;
+}
+
+/* Ends the file in hand, if any: whether it holds every byte, closed. */
+static bool
+sync_prefill_close(struct sync_prefilling *prefilling)
+{
+	if (prefilling->file.fd < 0)
+		return false;
+	bool whole = !prefilling->failed && blob_sparse_end(&prefilling->file) == 0;
+	if (io_close(prefilling->file.fd) != 0)
+		whole = false;
+	prefilling->file.fd = -1;
+	return whole;
+}
+
+/* A blob of one chunk, big enough that writing it now pays (a small
+ * file costs its creation, wherever it is made): its id is the chunk's,
+ * just checked, so its file is whole once written. */
+static void
+sync_prefill_chunk(struct sync_session *session, struct sync_incoming *incoming,
+    const struct hash *chunk, const uint8_t *data, size_t length)
+{
+	struct sync_prefilling prefilling;
+
+	if (length < CHUNK_MIN || !sync_prefill_open(session, incoming, chunk, &prefilling))
+		return;
+	sync_prefill_append(&prefilling, data, length);
+	prefill_finish(session->home->prefill, chunk, sync_prefill_close(&prefilling));
+}
+
+/* After the hasher's drain: a prefilled file is whole when every byte
+ * went in and its blob's hash held; any other goes. */
+static void
+sync_prefill_finish(struct sync_session *session, struct sync_incoming *incoming,
+    struct sync_hasher *hasher, bool received)
+{
+	if (hasher != NULL)
+		sync_hasher_drain(hasher);
+	for (size_t i = 0; i < incoming->check_count; i++) {
+		const struct sync_check *check = &incoming->checks[i];
+		if (check->prefilled)
+			prefill_finish(session->home->prefill, &incoming->blobs[check->blob].blob,
+			    received && check->prefill_whole && sync_hasher_matched(hasher, i));
+	}
+}
+
 /* Once every chunk is in: each blob whose chunks all travelled made its
  * own hash, or the peer sent a list that makes other bytes. */
 static int
@@ -842,6 +954,7 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 {
 	struct sync_undelta undelta = { 0 };
 	struct sync_hasher *hasher = sync_hasher_new(incoming->check_count);
+	struct sync_prefilling prefilling = { .file = { .fd = -1 } };
 	size_t check = 0;
 	struct hearth_error failure;
 	char hex[HASH_HEX], asked[HASH_HEX];
@@ -926,10 +1039,18 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		/* The whole-blob check of a blob whose chunks all travel, on the
 		 * hasher's thread while this one takes the next chunks. */
 		if (check < incoming->check_count && i >= incoming->checks[check].first) {
-			const struct sync_check *whole = &incoming->checks[check];
+			struct sync_check *whole = &incoming->checks[check];
 			sync_hasher_add(hasher, check, i == whole->first, i + 1 == whole->end,
 			    &incoming->blobs[whole->blob].blob, data, length);
+			if (i == whole->first)
+				whole->prefilled = sync_prefill_open(session, incoming,
+				    &incoming->blobs[whole->blob].blob, &prefilling);
+			sync_prefill_append(&prefilling, data, length);
+			if (i + 1 == whole->end)
+				whole->prefill_whole = sync_prefill_close(&prefilling);
 			check += i + 1 == whole->end;
+		} else {
+			sync_prefill_chunk(session, incoming, &chunk, data, length);
 		}
 		sync_report(session, "receiving chunks", i + 1, incoming->want_count);
 		if (incoming->batch_bytes >= sync_batch_limit(incoming))
@@ -940,6 +1061,8 @@ sync_receive_chunks(struct sync_session *session, struct sync_incoming *incoming
 		status = sync_whole_blobs_checked(session, incoming, hasher);
 	if (status == 0)
 		sync_content_done(session);
+	sync_prefill_close(&prefilling);
+	sync_prefill_finish(session, incoming, hasher, status == 0);
 	sync_hasher_free(hasher);
 	ZSTD_freeDCtx(undelta.context);
 	buffer_free(&undelta.base);
@@ -1042,6 +1165,7 @@ sync_take_in(struct sync_session *session, struct sync_incoming *incoming, bool 
 	for (size_t i = 0; i < incoming->count; i++)
 		sets += incoming->ops[i].kind == OP_SET;
 	sync_table_reserve(&incoming->want_index, sets);
+	sync_prefill_plan(session, incoming);
 	/* The plan reads only, in one snapshot; chunks a cancelled or broken
 	 * sync kept are held now, and not asked for. */
 	store_begin_read(&session->home->store);

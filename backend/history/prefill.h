@@ -1,0 +1,46 @@
+/* A clone's prefill: the files of big blobs written as their bytes arrive
+ * (on the sync's hasher thread), so the checkout that follows moves each
+ * into place instead of reading its pack back and decoding it a second
+ * time (docs/DESIGN.md §8). hearth_clone owns it, around its sync and
+ * checkout; the files wait in the first root's staging folder as
+ * BLOBHEX.prefill, and what a crash leaves there goes with the next
+ * lock's garbage collection (home_collect_garbage). */
+#ifndef HEARTH_BACKEND_HISTORY_PREFILL_H
+#define HEARTH_BACKEND_HISTORY_PREFILL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/disk/home.h"
+#include "model/id.h"
+
+#define PREFILL_SUFFIX ".prefill"
+
+struct prefill;
+
+/* NULL when the first root's staging folder cannot be made or opened:
+ * the clone then checks out as any checkout does. Removes the files a
+ * clone killed before its checkout left there. */
+struct prefill *prefill_new(struct hearth *home);
+/* Removes every file the checkout did not take, and frees it all. */
+void prefill_free(struct prefill *prefill);
+
+/* A new, empty file for blob's bytes: its descriptor, which the caller
+ * closes, or -1 when there is none to be had (too many files, an error:
+ * the blob is then written by the checkout as usual). */
+int prefill_start(struct prefill *prefill, const struct hash *blob);
+/* After the last byte: whole says every byte was written, the file
+ * closed and the blob's hash checked; otherwise the file goes. */
+void prefill_finish(struct prefill *prefill, const struct hash *blob, bool whole);
+/* Moves blob's finished file to name in folder (never over a name that
+ * exists): true when it did, and the file is the caller's from then on. A
+ * blob is taken once; a second file with the same content is written. */
+bool prefill_take(struct prefill *prefill, const struct hash *blob, uint64_t size, int folder,
+    const char *name);
+/* Files the checkout took (0 for NULL). */
+uint64_t prefill_taken(const struct prefill *prefill);
+/* Whether a staging entry's name is a prefill's (a checkout inside the
+ * clone spares them; any other removes them as it clears staging). */
+bool prefill_is_name(const char *name);
+
+#endif
