@@ -354,8 +354,11 @@ powerloss_stash_folder(void)
 		base = getenv("TMPDIR");
 	if (base == NULL || base[0] == '\0')
 		base = "/tmp";
-	snprintf(path, sizeof path, "%s/hearth-powerloss.%ld", base, (long)getpid());
-	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+	/* A folder of its own, never one an earlier process left: process
+	 * ids come round again in a long test run (pid_max is 32768), and a
+	 * dead process's stash keeps the names this one would make. */
+	snprintf(path, sizeof path, "%s/hearth-powerloss.%ld.XXXXXX", base, (long)getpid());
+	if (mkdtemp(path) == NULL)
 		powerloss_give_up(path, strerror(errno));
 	stash_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (stash_fd < 0)
