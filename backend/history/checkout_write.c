@@ -170,11 +170,11 @@ checkout_write_content(struct hearth *home, int dir_fd, const char *name,
 		return hearth_fail_errno(error, "cannot create %s", name);
 	}
 	int status = 0;
-	if (prefilled && how->meter != NULL)
-		meter_add(how->meter, 0, node->size, NULL);
-	else if (content)
+	if (!prefilled && content)
 		status = blob_write_sparse_placed(home, &node->blob, how->place, fd, how->meter,
 		    how->writeback, error);
+	else if (prefilled && how->meter != NULL)
+		meter_add(how->meter, 0, node->size, NULL);
 	/* The id travels with the file through the rename into place. */
 	if (how->stamp)
 		identity_write_file(fd, node->id);

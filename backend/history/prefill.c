@@ -17,8 +17,8 @@
 #include "backend/store/hash.h"
 #include "model/array.h"
 
-/* Open files are one at a time (the hasher closes each at its last
- * byte); this bounds the names waiting in staging and the list. */
+/* Files are open one at a time (the receiving side closes each at its
+ * last byte); this bounds the names waiting in staging and the list. */
 #define PREFILL_FILES_MAX 4096
 
 enum prefill_state {

@@ -1,10 +1,11 @@
 /* A clone's prefill: the files of big blobs written as their bytes arrive
- * (on the sync's hasher thread), so the checkout that follows moves each
- * into place instead of reading its pack back and decoding it a second
- * time (docs/DESIGN.md §8). hearth_clone owns it, around its sync and
- * checkout; the files wait in the first root's staging folder as
- * BLOBHEX.prefill, and what a crash leaves there goes with the next
- * lock's garbage collection (home_collect_garbage). */
+ * (by the sync's receiving thread), so the checkout that follows moves
+ * each into place instead of reading its pack back and decoding it a
+ * second time (docs/DESIGN.md §7, clone). hearth_clone owns it, around
+ * its sync and checkout; the files wait in the first root's staging
+ * folder as BLOBHEX.prefill, and what a killed clone leaves there goes
+ * with the next clone's prefill, any other checkout's clearing of
+ * staging, or the next lock's garbage collection. */
 #ifndef HEARTH_BACKEND_HISTORY_PREFILL_H
 #define HEARTH_BACKEND_HISTORY_PREFILL_H
 
