@@ -56,11 +56,13 @@ test_expect_success 'a prefilled file a killed clone left is cleared by the next
 	test ! -e "$stale"
 '
 
-test_expect_success 'over ssh, and with every flush of durability full, the same' '
-	printf "durability: full\n" >>a/.hearth/config.yaml &&
+test_expect_success 'over ssh, into a joined replica of durability full, the same' '
+	printf "roots:\n  - name: home\n    path: %s/d\nstate: %s/d-state\ndurability: full\n" \
+	    "$TEST_ROOT" "$TEST_ROOT" >d.yaml &&
 	HEARTH_SSH="sh $HEARTH_SOURCE_DIR/tests/lib/fake-ssh" HEARTH_REMOTE_COMMAND=$HEARTH_BIN \
-	    hearth clone "ssh://here$TEST_ROOT/a" d >out &&
-	grep "6 as their bytes arrived" out && same_trees a d
+	    hearth -c d.yaml clone "ssh://here$TEST_ROOT/a" >out && cat out &&
+	grep "6 as their bytes arrived" out && same_trees a d &&
+	hearth -c d.yaml status >out && grep "Nothing changed" out
 '
 
 # notes.txt is one chunk (no cut point in its 1.3 MB), film.mp4 two.
