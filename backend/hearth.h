@@ -366,6 +366,7 @@ struct hearth_checkout_result {
 	struct hearth_delete_guard guard;	/* why it was refused, if it was */
 	char recorded[HEARTH_ID_HEX];	/* the version --force recorded first, or "" */
 	uint64_t written, removed, moved;
+	uint64_t prefilled;	/* of written: files a sync wrote as their bytes arrived */
 	/* When refused (HEARTH_REFUSED): the unrecorded paths it would clobber. */
 	struct hearth_change_list blocked;
 };
@@ -729,6 +730,12 @@ struct hearth_sync_options {
 	 * sync with a message that says to make the first contact from a
 	 * shell. */
 	bool batch;
+	/* The caller checks head out after a pull (hearth_apply_head): the
+	 * sync writes each big file it brings as its bytes arrive, for that
+	 * checkout to take instead of reading the pack back. The files wait
+	 * in staging until hearth_apply_head, a failed sync or one that
+	 * brings nothing to check out, or hearth_close. */
+	bool checkout_after;
 };
 
 struct hearth_sync_result {
@@ -939,7 +946,9 @@ void hearth_resolve_result_free(struct hearth_resolve_result *result);
 
 /* After a sync, with auto_checkout in the config: records what the working
  * tree holds that is not recorded, then checks out head; both stop at the
- * guard on emptying unless allow_deletes (HEARTH_REFUSED, out->guard). */
+ * guard on emptying unless allow_deletes (HEARTH_REFUSED, out->guard).
+ * Takes the files a sync with checkout_after wrote, and removes those it
+ * did not need. */
 int hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress *progress,
     struct hearth_checkout_result *out, struct hearth_error *error);
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "backend/history/checkout.h"
-#include "backend/history/prefill.h"
+#include "backend/disk/prefill.h"
 #include "backend/disk/home.h"
 #include "backend/disk/setup.h"
 #include "backend/sync/sync.h"
@@ -306,9 +306,9 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 		struct hearth_checkout_options checkout = { 0 };
 		status = hearth_checkout(home, &checkout, progress, &written, error);
 		out->written = written.written;
+		out->prefilled = written.prefilled;
 		hearth_checkout_result_free(&written);
 	}
-	out->prefilled = prefill_taken(home->prefill);
 	prefill_free(home->prefill);
 	home->prefill = NULL;
 	if (status == 0 && !held_nothing) {

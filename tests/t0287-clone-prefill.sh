@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='a clone into an empty folder writes each big file as its bytes arrive: the bytes, holes, mode and time of its source, and no prefilled file left behind'
+test_description='a clone into an empty folder, and a sync that checks out, write each big file as its bytes arrive: the bytes, holes, mode and time of its source, and no prefilled file left behind'
 . "${HEARTH_SOURCE_DIR:-.}/tests/lib/test-lib.sh"
 . "$HEARTH_SOURCE_DIR/tests/lib/replicas.sh"
 
@@ -79,6 +79,36 @@ test_expect_success 'a joined clone: big files of both roots prefilled in the fi
 	test ! -e k-ssd/Videos/film.mp4 &&
 	ls -A k-ssd/.hearth/staging k-hdd/.hearth/staging >staged && ! grep prefill staged &&
 	hearth -c k.yaml status >out && grep "Nothing changed" out
+'
+
+# b is a's clone: a sync that checks out writes what it brings the same
+# way. A new file's chunks all travel; of an edited big file only the
+# changed chunk does, so the checkout writes it from the pack as before.
+test_expect_success 'sync --checkout: the big files it brings written as they arrive' '
+	head -c 1800000 /dev/urandom >a/bin/new.bin && chmod 700 a/bin/new.bin &&
+	echo "one more line" >>a/docs/lines.txt && echo "small, edited" >a/small.txt &&
+	(cd a && hearth record -m more >/dev/null) &&
+	(cd b && hearth sync --checkout ../a) >out && cat out &&
+	grep "3 written (1 as its bytes arrived)" out &&
+	same_trees a b && test "$(stat -c %a b/bin/new.bin)" = 700 &&
+	ls -A b/.hearth/staging >staged && test_cmp /dev/null staged &&
+	(cd b && hearth status --porcelain) >status && ! grep -v "^#" status
+'
+
+test_expect_success 'a sync that does not check out writes nothing ahead' '
+	head -c 1800000 /dev/urandom >a/bin/new.bin && (cd a && hearth record -m again >/dev/null) &&
+	(cd b && hearth sync ../a) >out && cat out &&
+	ls -A b/.hearth/staging >staged && test_cmp /dev/null staged &&
+	(cd b && hearth checkout) >out && cat out && ! grep arrived out && cmp a/bin/new.bin b/bin/new.bin
+'
+
+test_expect_success 'a checkout the guard on emptying stops leaves no prefilled file behind' '
+	head -c 1800000 /dev/urandom >a/big-last.bin &&
+	(cd a && rm -r docs bin disk.img changed.bin && hearth record --yes -m "most gone" >/dev/null) &&
+	(cd b && test_expect_code 1 hearth sync --checkout ../a) >out 2>err; cat out err &&
+	grep -i "yes" out err && test -f b/docs/lines.txt && test ! -e b/big-last.bin &&
+	ls -A b/.hearth/staging >staged && test_cmp /dev/null staged &&
+	(cd b && hearth sync --checkout --yes ../a) >out && cat out && cmp a/big-last.bin b/big-last.bin
 '
 
 test_done

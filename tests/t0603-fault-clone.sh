@@ -32,7 +32,7 @@ test_expect_success 'clone, the serving side faulted at every call' '
 '
 
 # Into an empty folder a clone writes each big file as its bytes arrive
-# (backend/history/prefill.h), in the sync; a fault there or in the
+# (backend/disk/prefill.h), in the sync; a fault there or in the
 # checkout that takes the file leaves no prefilled file behind the rerun.
 test_expect_success 'clone into an empty folder with a big file, faulted at every call' '
 	rm -rf template && mkdir template && cd template && hearth init a >/dev/null &&

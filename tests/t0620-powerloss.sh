@@ -48,7 +48,7 @@ for mode in group full none; do
 done
 
 # A clone into an empty folder writes its big files as their bytes arrive
-# (backend/history/prefill.h): after a death the rerun completes it, and a
+# (backend/disk/prefill.h): after a death the rerun completes it, and a
 # clone that reported success has every file whole.
 test_expect_success "clone of big files into an empty folder: power lost at every 3rd call" '
 	mkdir -p clone && (cd clone && hearth init a >/dev/null && seq 1 300000 >a/lines.txt &&

@@ -590,3 +590,13 @@ cli_run(int argc, char **argv)
 	}
 	return status;
 }
+
+void
+cli_format_arrived(uint64_t prefilled, char *out, size_t size)
+{
+	if (prefilled == 0 && size > 0)
+		out[0] = '\0';
+	else if (prefilled > 0)
+		snprintf(out, size, " (%llu as %s bytes arrived)", (unsigned long long)prefilled,
+		    prefilled == 1 ? "its" : "their");
+}

@@ -98,6 +98,10 @@ const char *cli_colour_reset(const struct cli *cli);
 struct hearth_progress cli_progress(struct cli *cli);
 void cli_progress_done(struct cli *cli);
 
+/* " (2 as their bytes arrived)" after a count of files written, for the
+ * files of them a sync wrote as it received them; "" for none. */
+void cli_format_arrived(uint64_t prefilled, char *out, size_t size);
+
 /* "2026-11-29 19:00:00 +0100": the time where it was recorded, as git does. */
 void cli_format_time(int64_t time, int32_t utc_offset, char *out, size_t size);
 

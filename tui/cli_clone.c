@@ -49,10 +49,8 @@ cli_clone(struct cli *cli, int argc, char **argv)
 	cli_progress_done(cli);
 	if (status != 0)
 		return cli_fail(&error);
-	char arrived[64] = "";
-	if (result.prefilled > 0)
-		snprintf(arrived, sizeof arrived, " (%llu as %s bytes arrived)",
-		    (unsigned long long)result.prefilled, result.prefilled == 1 ? "its" : "their");
+	char arrived[64];
+	cli_format_arrived(result.prefilled, arrived, sizeof arrived);
 	printf("Made replica %.8s of %s at %s: %llu op%s received, %llu file%s written%s, "
 	       "%llu already there\n", result.replica, argv[1], folder,
 	    (unsigned long long)result.ops, result.ops == 1 ? "" : "s",

@@ -113,8 +113,10 @@ apply_head(struct cli *cli, bool allow_deletes, bool porcelain)
 	else if (status == 0) {
 		if (result.recorded[0] != '\0')
 			printf("Recorded local changes first as %.8s.\n", result.recorded);
-		printf("Checked out %.8s: %llu written, %llu removed, %llu moved.\n", result.version,
-		    (unsigned long long)result.written, (unsigned long long)result.removed,
+		char arrived[64];
+		cli_format_arrived(result.prefilled, arrived, sizeof arrived);
+		printf("Checked out %.8s: %llu written%s, %llu removed, %llu moved.\n", result.version,
+		    (unsigned long long)result.written, arrived, (unsigned long long)result.removed,
 		    (unsigned long long)result.moved);
 	}
 	hearth_checkout_result_free(&result);
@@ -127,7 +129,8 @@ static int
 sync_one(struct cli *cli, const char *peer, enum hearth_sync_direction direction,
     bool porcelain, int apply)
 {
-	struct hearth_sync_options options = { .peer = peer, .direction = direction };
+	struct hearth_sync_options options = { .peer = peer, .direction = direction,
+		.checkout_after = apply != APPLY_NONE };
 	struct hearth_progress progress = cli_progress(cli);
 	struct hearth_sync_result result;
 	struct hearth_error error;

@@ -310,7 +310,8 @@ sync_run(hearth *home, void *context, const struct hearth_progress *progress,
 	job->outer = progress;
 	for (size_t i = 0; i < job->count; i++) {
 		/* The screen is the app's: ssh may not ask anything on it. */
-		struct hearth_sync_options options = { .peer = job->peers[i], .batch = true };
+		struct hearth_sync_options options = { .peer = job->peers[i], .batch = true,
+			.checkout_after = job->auto_checkout };
 		job_reset_counters(job, i);
 		job->codes[i] = hearth_sync(home, &options, &own, &job->results[i], &job->errors[i]);
 		job->finished = i + 1;

@@ -17,6 +17,7 @@
 
 #include "backend/disk/home.h"
 #include "backend/disk/identity.h"
+#include "backend/disk/prefill.h"
 #include "backend/io/io.h"
 #include "backend/io/space.h"
 #include "backend/store/pack_index.h"
@@ -1098,6 +1099,7 @@ hearth_close(hearth *home)
 {
 	if (home == NULL)
 		return;
+	prefill_free(home->prefill);
 	home_unlock(home);
 	if (home->reader != NULL)
 		pack_reader_free(home->reader);

@@ -18,7 +18,7 @@
 #include "backend/history/checkout.h"
 #include "backend/history/checkout_parts.h"
 #include "backend/history/head.h"
-#include "backend/history/prefill.h"
+#include "backend/disk/prefill.h"
 #include "backend/history/record.h"
 #include "backend/disk/identity.h"
 #include "backend/io/io.h"
@@ -1793,8 +1793,10 @@ checkout_whole(hearth *home, const struct hearth_checkout_options *options,
 		}
 		if (status == 0 && walk_still_true(home, walk))
 			checkout.recorded_walk = &walk->scan;
+		uint64_t taken = prefill_taken(home->prefill);
 		if (status == 0)
 			status = run_checkout(&checkout, &vv, id_hex, out);
+		out->prefilled = prefill_taken(home->prefill) - taken;
 		hearth_change_list_free(&checkout.blocked);
 		checkout_free(&checkout);
 		home_unlock(home);
@@ -1859,15 +1861,16 @@ hearth_apply_head(hearth *home, bool allow_deletes, const struct hearth_progress
 		snprintf(out->recorded, sizeof out->recorded, "%s", recorded.version);
 	out->guard = recorded.guard;
 	hearth_record_result_free(&recorded);
-	if (status != 0) {
-		record_walk_free(&walk);
-		return status;
+	if (status == 0) {
+		char kept[HEARTH_ID_HEX];
+		snprintf(kept, sizeof kept, "%s", out->recorded);
+		status = checkout_whole(home, &options, progress, &walk, out, error);
+		snprintf(out->recorded, sizeof out->recorded, "%s", kept);
 	}
-	char kept[HEARTH_ID_HEX];
-	snprintf(kept, sizeof kept, "%s", out->recorded);
-	status = checkout_whole(home, &options, progress, &walk, out, error);
 	record_walk_free(&walk);
-	snprintf(out->recorded, sizeof out->recorded, "%s", kept);
+	/* What a sync wrote ahead for this checkout and it did not take. */
+	prefill_free(home->prefill);
+	home->prefill = NULL;
 	return status;
 }
 

@@ -11,7 +11,7 @@
 
 #include "backend/history/blob.h"
 #include "backend/history/checkout_parts.h"
-#include "backend/history/prefill.h"
+#include "backend/disk/prefill.h"
 #include "backend/disk/identity.h"
 #include "backend/disk/scan.h"
 #include "backend/io/io.h"

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/disk/prefill.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/sync/peer.h"
@@ -268,6 +269,10 @@ hearth_sync(hearth *home, const struct hearth_sync_options *options,
 		return status;
 	if ((status = home_lock(home, "sync", error)) != 0)
 		return status;
+	/* A clone's prefill is the clone's; this sync's is freed below
+	 * unless a checkout will take it. */
+	bool made_prefill = options->checkout_after && options->direction != HEARTH_SYNC_PUSH &&
+	    home->prefill == NULL && (home->prefill = prefill_new(home)) != NULL;
 	sync_session_init(&session, home, progress, error);
 	session.peer = out->peer_name;
 	vv_init(&theirs_after);
@@ -298,6 +303,10 @@ hearth_sync(hearth *home, const struct hearth_sync_options *options,
 	store_end_read(&home->store);
 	buffer_free(&conflicts_before);
 	sync_save_outcome(&session, out, status);
+	if (made_prefill && (status != 0 || out->head_ahead == 0)) {
+		prefill_free(home->prefill);
+		home->prefill = NULL;
+	}
 	home_unlock(home);
 	vv_free(&theirs_after);
 	sync_session_free(&session);

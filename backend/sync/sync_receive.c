@@ -21,7 +21,7 @@
 #include "backend/history/history.h"
 #include "backend/disk/identity.h"
 #include "backend/history/integrate.h"
-#include "backend/history/prefill.h"
+#include "backend/disk/prefill.h"
 #include "backend/io/io.h"
 #include "config/config.h"
 #include "model/array.h"

@@ -1,7 +1,7 @@
 /* The clone's prefill (prefill.h): a list of blobs and the state of each
  * one's file in the first root's staging folder, looked up by blob id
  * once the sync is over. */
-#include "backend/history/prefill.h"
+#include "backend/disk/prefill.h"
 
 #include <dirent.h>
 #include <errno.h>

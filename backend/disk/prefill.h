@@ -6,8 +6,8 @@
  * folder as BLOBHEX.prefill, and what a killed clone leaves there goes
  * with the next clone's prefill, any other checkout's clearing of
  * staging, or the next lock's garbage collection. */
-#ifndef HEARTH_BACKEND_HISTORY_PREFILL_H
-#define HEARTH_BACKEND_HISTORY_PREFILL_H
+#ifndef HEARTH_BACKEND_DISK_PREFILL_H
+#define HEARTH_BACKEND_DISK_PREFILL_H
 
 #include <stdbool.h>
 #include <stdint.h>
