@@ -105,7 +105,7 @@ test_expect_success 'a sync that does not check out writes nothing ahead' '
 test_expect_success 'a checkout the guard on emptying stops leaves no prefilled file behind' '
 	head -c 1800000 /dev/urandom >a/big-last.bin &&
 	(cd a && rm -r docs bin disk.img changed.bin && hearth record --yes -m "most gone" >/dev/null) &&
-	(cd b && test_expect_code 1 hearth sync --checkout ../a) >out 2>err; cat out err &&
+	(cd b && test_expect_code 1 hearth sync --checkout ../a) >out 2>err && cat out err &&
 	grep -i "yes" out err && test -f b/docs/lines.txt && test ! -e b/big-last.bin &&
 	ls -A b/.hearth/staging >staged && test_cmp /dev/null staged &&
 	(cd b && hearth sync --checkout --yes ../a) >out && cat out && cmp a/big-last.bin b/big-last.bin
