@@ -290,10 +290,10 @@ hearth_clone(const struct hearth_clone_options *options, const struct hearth_pro
 	 * the record after it, a walk of every file, would find nothing. */
 	bool held_nothing = home_roots_hold_nothing(home);
 
-	/* A big file's bytes go to its file as they arrive, not to the pack
-	 * alone, to be read back and decoded again by the checkout. */
-	home->prefill = held_nothing ? prefill_new(home) : NULL;
-	struct hearth_sync_options sync = { .peer = options->source, .direction = HEARTH_SYNC_PULL };
+	/* Into empty folders a big file's bytes go to its file as they
+	 * arrive, for the checkout below to take (prefill.h). */
+	struct hearth_sync_options sync = { .peer = options->source, .direction = HEARTH_SYNC_PULL,
+		.checkout_after = held_nothing };
 	struct hearth_sync_result synced;
 	status = hearth_sync(home, &sync, progress, &synced, error);
 	out->ops = synced.ops_received;

@@ -64,8 +64,8 @@ struct hearth {
 	char notice[HEARTH_ERROR_MAX];
 	/* The watch this handle runs (hearth_watch_start), or NULL. */
 	struct hearth_watch *watch;
-	/* Files a clone writes as their bytes arrive, for its checkout to
-	 * take (prefill.h); NULL but inside hearth_clone, which owns it. */
+	/* Files a sync wrote as their bytes arrived, for the checkout its
+	 * caller runs next to take (prefill.h); NULL otherwise. */
 	struct prefill *prefill;
 };
 

@@ -1,11 +1,13 @@
-/* A clone's prefill: the files of big blobs written as their bytes arrive
- * (by the sync's receiving thread), so the checkout that follows moves
- * each into place instead of reading its pack back and decoding it a
- * second time (docs/DESIGN.md §7, clone). hearth_clone owns it, around
- * its sync and checkout; the files wait in the first root's staging
- * folder as BLOBHEX.prefill, and what a killed clone leaves there goes
- * with the next clone's prefill, any other checkout's clearing of
- * staging, or the next lock's garbage collection. */
+/* A prefill: the files of big blobs a sync writes as their bytes arrive
+ * (on its receiving thread), so the checkout after it moves each into
+ * place instead of reading its pack back and decoding it a second time
+ * (docs/DESIGN.md §7, clone). hearth_sync makes it when its caller will
+ * check out (checkout_after: sync --checkout, a clone into empty
+ * folders); the caller's checkout takes the files, and hearth_apply_head,
+ * hearth_clone or hearth_close frees it with what is left. The files wait
+ * in the first root's staging folder as BLOBHEX.prefill; what a killed
+ * command leaves goes with the next prefill, any other checkout's
+ * clearing of staging, or the next lock's garbage collection. */
 #ifndef HEARTH_BACKEND_DISK_PREFILL_H
 #define HEARTH_BACKEND_DISK_PREFILL_H
 
