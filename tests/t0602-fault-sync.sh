@@ -42,16 +42,12 @@ test_expect_success 'sync --checkout of a big new file, the pulling side faulted
 	(TEMPLATE=big-template && FAULT_STRIDE=$((FAULT_STRIDE * 2)) && fault_walk client)
 '
 
-# Known breakage (not of the prefill's making; the build before it does
-# the same): when the checkout of `sync --checkout` has placed its files
-# and then cannot commit the index (its store fails: EIO, a full disk),
-# the next `sync --checkout` records those files, which carry their
-# nodes' ids but have no index rows, as new local files before it checks
-# out, and each becomes a name clash with itself ("big~ID.bin"). `hearth
-# checkout` adopts them instead (the walk above). What would fix it: the
-# record adopting an unindexed file whose id is a live head node placed
-# at that path with the same bytes.
-test_expect_failure 'sync --checkout rerun after a failed index commit: no name clash with itself' '
+# When the checkout of `sync --checkout` has placed its files and then
+# cannot commit the index (its store fails: EIO, a full disk), the files
+# carry their nodes' ids but have no index rows: the rerun's record adopts
+# them as head's (backend/history/adopt.h) instead of recording each as a
+# new node that clashes with itself ("big~ID.bin").
+test_expect_success 'sync --checkout rerun after a failed index commit: no name clash with itself' '
 	walk_run() { (cd b && hearth sync --checkout "$(walk_ssh_url a)"); } &&
 	walk_again() { walk_run; } &&
 	(TEMPLATE=big-template && FAULT_KINDS=EIO && FAULT_STRIDE=$((FAULT_STRIDE * 4)) &&

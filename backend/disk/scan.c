@@ -1624,6 +1624,8 @@ public_kind(const struct scan_change *change)
 static bool
 listed(const struct scan_change *change, bool restores)
 {
+	if (change->adopted && (change->kind == SCAN_DELETED || change->kind == SCAN_RESTORE))
+		return false;
 	return change->kind != SCAN_STAMP && (restores || change->kind != SCAN_RESTORE);
 }
 

@@ -70,6 +70,10 @@ struct scan_change {
 	/* Found by record: the file holds diff3 conflict markers and its node
 	 * is in a content conflict (the markers are a merge not yet done). */
 	bool has_markers;
+	/* Found by record and status while the tree is behind head
+	 * (backend/history/adopt.h): what of the change is head's already
+	 * was taken out of it. A delete or restore so marked is no change. */
+	bool adopted;
 };
 
 /* Something on disk the walk left out on purpose, said once (status and

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/history/adopt.h"
 #include "backend/history/author.h"
 #include "backend/history/blob.h"
 #include "backend/history/checkout.h"
@@ -55,6 +56,7 @@ struct recorder {
 	struct head_dropped *listed;
 	size_t listed_count;
 	bool placed;		/* a PLACE op made: which nodes are live may change */
+	uint64_t adopted;	/* changes adopt_places took head's part of */
 };
 
 static int64_t
@@ -467,7 +469,7 @@ keep_dropped(struct recorder *recorder)
 	return status;
 }
 
-/* ---- one change, start to end --------------------------------------------------- */
+/* ---- identity ------------------------------------------------------------------- */
 
 /* Marks a file or folder with its node id where it does not carry it yet
  * (new, moved by inode evidence, or a copy carrying another's id). Where
@@ -510,22 +512,49 @@ write_identity(struct recorder *recorder, struct scan_result *scan, struct scan_
 	return 0;
 }
 
+/* Once what a stopped checkout placed is adopted, the tree may hold all
+ * of head: then it is at head, as that checkout would have left it (and a
+ * version this record makes is on top of it). */
+static int
+tree_adopted_head(struct hearth *home, struct hearth_error *error)
+{
+	struct history_head head;
+	struct vv vv;
+
+	if (head_pending_changes(home) != 0)
+		return 0;
+	vv_init(&vv);
+	history_head(home, &head);
+	int status = store_head_vv(&home->store, &vv) != 0
+	    ? hearth_fail(error, HEARTH_FAILED, "cannot read the head")
+	    : history_set_tree(home, &vv, head.version, error);
+	vv_free(&vv);
+	return status;
+}
+
+/* ---- one change, start to end --------------------------------------------------- */
+
 static int
 record_change(struct recorder *recorder, struct scan_result *scan, struct scan_change *change)
 {
 	struct change_ops made;
 	bool trusted;
 
-	if (settle_content(recorder, change, &trusted) != 0 ||
-	    make_ops(recorder, change, &made) != 0)
-		return recorder->error->code;
-	if (write_identity(recorder, scan, change) != 0)
-		return recorder->error->code;
-	recorder->placed |= made.placed;
-	if (change->seen != NULL || made.placed || made.set)
-		new_seen(recorder, change, &made);
-	else
-		buffer_reset(&recorder->seen);
+	recorder->adopted += change->adopted;
+	/* A delete head made too: the row goes, with no op. */
+	if (change->adopted && change->kind == SCAN_DELETED) {
+		trusted = true;
+	} else {
+		if (settle_content(recorder, change, &trusted) != 0 ||
+		    make_ops(recorder, change, &made) != 0 ||
+		    write_identity(recorder, scan, change) != 0)
+			return recorder->error->code;
+		recorder->placed |= made.placed;
+		if (change->seen != NULL || made.placed || made.set)
+			new_seen(recorder, change, &made);
+		else
+			buffer_reset(&recorder->seen);
+	}
 	int status = update_entry(recorder, change, trusted);
 	/* Scratch of this change; the author keeps its own copies. */
 	arena_free(&recorder->arena);
@@ -563,7 +592,8 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 	meter_phase(&recorder->meter, "storing", total, bytes);
 	for (size_t i = 0; i < scan->count; i++) {
 		struct scan_change *change = &scan->changes[i];
-		if (recorder->leave_restores && change->kind == SCAN_RESTORE)
+		/* A restore an adopted item did is done. */
+		if (change->kind == SCAN_RESTORE && (recorder->leave_restores || change->adopted))
 			continue;
 		if (meter_cancelled(&recorder->meter))
 			return fail_cancelled(recorder);
@@ -605,7 +635,7 @@ check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth
 	for (size_t i = 0; i < scan->count; i++) {
 		const struct scan_change *change = &scan->changes[i];
 		if (change->kind == SCAN_DELETED && change->node_kind != NODE_DIR &&
-		    change->old_root >= 0 && (size_t)change->old_root < home->root_count) {
+		    !change->adopted && change->old_root >= 0 && (size_t)change->old_root < home->root_count) {
 			roots[change->old_root].deleting++;
 			deleting = true;
 		}
@@ -815,6 +845,9 @@ record_run(hearth *home, const struct hearth_record_options *options,
 		scan_result_free(&scan);
 		goto done_lock;
 	}
+	bool tree_at_head = tree_holds_head(home);
+	if (!tree_at_head)
+		adopt_places(home, &scan);
 	if (!options->allow_deletes &&
 	    (status = check_deletes(home, &scan, &out->guard, error)) != 0) {
 		scan_result_free(&scan);
@@ -841,7 +874,6 @@ record_run(hearth *home, const struct hearth_record_options *options,
 	struct node_set names = { 0 };
 	bool names_to_write = false;
 	bool restoring = restores_anything(&recorder, &scan);
-	bool tree_at_head = tree_holds_head(home);
 	if (tree_at_head && head_dropped_rows(home, &recorder.dropped_names, &recorder.listed,
 		&recorder.listed_count) != 0)
 		status = hearth_fail(error, HEARTH_FAILED, "cannot read the index: %s",
@@ -852,6 +884,8 @@ record_run(hearth *home, const struct hearth_record_options *options,
 		status = names_before(home, &names, error);
 	if (status == 0)
 		status = record_changes(&recorder, &scan);
+	if (status == 0 && recorder.adopted > 0)
+		status = tree_adopted_head(home, error);
 	if (status == 0)
 		status = reconcile_recorded(home, how.seq, how.pages, path_count == 0, &scan, error);
 	/* A record of SET ops alone drops no node from head (a content head

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/history/adopt.h"
 #include "backend/history/head.h"
 #include "backend/history/history.h"
 #include "backend/disk/reconcile.h"
@@ -30,6 +31,25 @@ list_dropped(hearth *home, struct hearth_change_list *changes)
 	arena_free(&names);
 }
 
+/* What a stopped checkout placed is not the user's change: what record
+ * would adopt (adopt.h) is not listed, and *adopted counts it. */
+static void
+leave_out_adopted(hearth *home, struct scan_result *scan, uint64_t *adopted)
+{
+	struct vv tree;
+	char version[HASH_HEX];
+
+	vv_init(&tree);
+	bool behind = history_get_tree(home, &tree, version) == 0 &&
+	    !history_covers_head(home, &tree);
+	vv_free(&tree);
+	if (!behind)
+		return;
+	adopt_places(home, scan);
+	for (size_t i = 0; i < scan->count; i++)
+		*adopted += scan->changes[i].adopted && scan->changes[i].kind != SCAN_RESTORE;
+}
+
 int
 hearth_status(hearth *home, const struct hearth_progress *progress,
     struct hearth_status_report *out, struct hearth_error *error)
@@ -47,6 +67,9 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 	out->from_index = how.from_index;
 	out->folders_listed = how.folders_listed;
 	status = scan_settle_content(home, &scan, progress, error);
+	uint64_t adopted = 0;
+	if (status == 0)
+		leave_out_adopted(home, &scan, &adopted);
 	if (status == 0) {
 		scan_to_change_list(&scan, false, &out->changes);
 		scan_to_note_list(&scan, &out->notes);
@@ -71,10 +94,13 @@ hearth_status(hearth *home, const struct hearth_progress *progress,
 	out->tree_at_head = history_covers_head(home, &tree);
 	store_head_vv(&home->store, &head);
 	out->head_ahead = vv_ops_ahead(&tree, &head);
-	if (out->head_ahead > 0)
+	/* Each path adopted is one the checkout finds done. */
+	if (out->head_ahead > 0) {
 		out->head_changes = head_pending_changes(home);
-	else
+		out->head_changes -= adopted < out->head_changes ? adopted : out->head_changes;
+	} else {
 		list_dropped(home, &out->changes);
+	}
 	vv_free(&tree);
 	vv_free(&head);
 	out->restore_paths = scan_restore_count(home);
