@@ -170,7 +170,6 @@ adopt_change(struct adopting *adopting, struct scan_change *change, struct node_
 		change->kind = SCAN_MODIFIED;
 		change->old_path = NULL;
 		change->old_root = change->root;
-		change->restore = 0;
 	}
 	if (content) {
 		change->blob = node.blob;
@@ -179,8 +178,11 @@ adopt_change(struct adopting *adopting, struct scan_change *change, struct node_
 		change->content_changed = false;
 		change->mode_changed = false;
 	}
-	if (place && (content || change->node_kind == NODE_DIR))
+	/* All of it head's: an older version a restore kept there is gone. */
+	if (place && (content || change->node_kind == NODE_DIR)) {
 		change->kind = SCAN_STAMP;
+		change->restore = 0;
+	}
 	return place;
 }
 
