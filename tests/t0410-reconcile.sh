@@ -129,7 +129,7 @@ test_expect_success 'files whose stamps are racy mark their folder at the restar
 test_expect_success 'stores of formats 1 and 2 are migrated on open; a newer one is refused' '
 	cd .. && hearth init older >/dev/null && cp -a older newer && cp -a older two &&
 	test_tool store-schema older/.hearth/store.db >schema.new &&
-	grep "^format 7$" schema.new && grep "^index entry_listing$" schema.new &&
+	grep "^format 8$" schema.new && grep "^index entry_listing$" schema.new &&
 	test_tool store-format older/.hearth/store.db 1 &&
 	test_tool store-schema older/.hearth/store.db >schema.old &&
 	! grep "entry_listing\|^table folder$" schema.old &&

@@ -114,7 +114,7 @@ test_expect_success 'the log lists the same versions, and fsck finds nothing wro
 # Format 4 adds each op's hash chain: computed on open for the ops held,
 # every op's bytes as they were, and from then on what fsck checks.
 test_expect_success 'the store is migrated to the current format, every op byte for byte as it was' '
-	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 7$" schema.now &&
+	test_tool store-schema homes/a/.hearth/store.db >schema.now && grep "^format 8$" schema.now &&
 	test_tool ops homes/a >ops.a.now && test_cmp ops.a.then ops.a.now
 '
 
@@ -199,7 +199,7 @@ test_expect_success 'a Home of format 4 opens as the current format and lists it
 	test_tool ops four/homes/a >ops.four.then &&
 	named_as_then four/homes/a four/homes/expected/a/log &&
 	test_tool store-schema four/homes/a/.hearth/store.db >schema.four &&
-	grep "^format 7$" schema.four &&
+	grep "^format 8$" schema.four &&
 	test_tool ops four/homes/a >ops.four.now && test_cmp ops.four.then ops.four.now &&
 	(cd four/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
@@ -223,7 +223,7 @@ test_expect_success 'a Home of format 5 opens: migrated, every version exports a
 	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v5 && grep "^format 5$" schema.v5 &&
 	(cd v5/homes/a/.hearth/packs && sha256sum *.pack) >packs.then &&
 	exports_as_then v5/homes/a a && exports_as_then v5/homes/b b &&
-	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v6 && grep "^format 7$" schema.v6 &&
+	test_tool store-schema v5/homes/a/.hearth/store.db >schema.v6 && grep "^format 8$" schema.v6 &&
 	(cd v5/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
 
@@ -263,7 +263,7 @@ test_expect_success 'a Home of format 6 opens: new version ids, the old ones sti
 	(cd v6/homes/a && hearth log) | sed -n "s/^version //p" >ids.six.now &&
 	! grep -x -f ids.six.then ids.six.now &&
 	test_tool store-schema v6/homes/a/.hearth/store.db >schema.seven &&
-	grep "^format 7$" schema.seven && grep "^table version_alias$" schema.seven &&
+	grep "^format 8$" schema.seven && grep "^table version_alias$" schema.seven &&
 	test_tool ops v6/homes/a >ops.six.now && test_cmp ops.six.then ops.six.now &&
 	(cd v6/homes/a && hearth status) >status.six && grep "^At version " status.six &&
 	(cd v6/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out &&
@@ -276,6 +276,30 @@ test_expect_success 'after the upgrade both replicas give every version one id' 
 	(cd v6/homes/a && hearth log) | sed -n "s/^version //p" | sort >ids.a &&
 	(cd v6/homes/b && hearth log) | sed -n "s/^version //p" | sort >ids.b &&
 	test_cmp ids.a ids.b
+'
+
+# Format 8: the listing index holds every column a walk compares, and the
+# walk reads a folder's rows from it alone (backend/disk/scan.c). The
+# Homes of dc9c41e, the last build of format 7, open: status finds what
+# it found (a's one unrecorded edit), a record and a status after it see
+# the same tree, every version exports as it did, every op is as it was.
+fixture7=$HEARTH_SOURCE_DIR/tests/fixtures/homes-dc9c41e.tar.gz
+
+test_expect_success 'a Home of format 7 opens: the walk reads the wider index and finds what it found' '
+	mkdir v7 && (cd v7 && tar --xattrs --xattrs-include="user.*" -xzf "$fixture7") &&
+	test_tool store-schema v7/homes/a/.hearth/store.db >schema.v7 && grep "^format 7$" schema.v7 &&
+	test_tool ops v7/homes/a >ops.v7.then &&
+	(cd v7/homes/a && hearth status --porcelain) >status.v7 &&
+	grep -x "M with space/a file" status.v7 && test $(grep -vc "^#" status.v7) = 1 &&
+	test_tool store-schema v7/homes/a/.hearth/store.db >schema.eight &&
+	grep "^format 8$" schema.eight && grep "^index entry_listing$" schema.eight &&
+	exports_as_then v7/homes/a a && exports_as_then v7/homes/b b &&
+	named_as_then v7/homes/a v7/homes/expected/a/log &&
+	test_tool ops v7/homes/a >ops.v7.now && test_cmp ops.v7.then ops.v7.now &&
+	(cd v7/homes/a && hearth record -m after >/dev/null && hearth status --porcelain) >status.after &&
+	test $(grep -vc "^#" status.after) = 0 &&
+	(cd v7/homes/b && hearth status --porcelain) >status.b && test $(grep -vc "^#" status.b) = 0 &&
+	(cd v7/homes/a && hearth fsck) >fsck.out && grep "no problems" fsck.out
 '
 
 test_done

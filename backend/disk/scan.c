@@ -220,6 +220,7 @@ struct entry_row {
 	uint8_t *seen;
 	size_t seen_length;
 	int restore;
+	bool stamp_only;	/* blob and seen not read (load_entries) */
 };
 
 struct walk {
@@ -458,9 +459,13 @@ compare_entry_rows(const void *a, const void *b)
 	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
 }
 
+/* A folder's rows with what compares a stamp, from the covering index
+ * entry_listing alone (its rows are in (parent, name) order); blob and
+ * seen only for a row that changed (fill_from_entry). */
 static const char SQL_ENTRY_CHILDREN[] =
-    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
-    "seen, restore FROM entry WHERE parent = ?1 ORDER BY name";
+    "SELECT node, name, kind, root, size, mode, mtime, device, inode, ctime, stamped, restore "
+    "FROM entry WHERE parent = ?1";
+static const char SQL_ENTRY_CONTENT[] = "SELECT blob, seen FROM entry WHERE node = ?1";
 
 static int
 root_index(const struct hearth *home, const char *name)
@@ -496,6 +501,28 @@ entry_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entr
 	row->restore = sqlite3_column_int(statement, 13);
 }
 
+/* A row of SQL_ENTRY_CHILDREN: no blob, no seen. */
+static void
+stamp_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entry_row *row)
+{
+	memset(row, 0, sizeof *row);
+	memcpy(row->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
+	row->name_length = (size_t)sqlite3_column_bytes(statement, 1);
+	row->name = arena_strndup(&walk->result->arena, sqlite3_column_blob(statement, 1),
+	    row->name_length);
+	row->kind = (enum node_kind)sqlite3_column_int(statement, 2);
+	row->root = root_index(walk->home, (const char *)sqlite3_column_text(statement, 3));
+	row->stamp.size = (uint64_t)sqlite3_column_int64(statement, 4);
+	row->stamp.mode = (uint32_t)sqlite3_column_int(statement, 5);
+	row->stamp.mtime_ns = store_column_mtime(statement, 6);
+	row->stamp.device = (uint64_t)sqlite3_column_int64(statement, 7);
+	row->stamp.inode = (uint64_t)sqlite3_column_int64(statement, 8);
+	row->stamp.ctime_ns = sqlite3_column_int64(statement, 9);
+	row->stamped = sqlite3_column_int64(statement, 10);
+	row->restore = sqlite3_column_int(statement, 11);
+	row->stamp_only = true;
+}
+
 static int
 load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, size_t *count,
     size_t *capacity)
@@ -506,7 +533,7 @@ load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, 
 	sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_STATIC);
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
 		*rows = array_grow(*rows, capacity, *count + 1, sizeof **rows);
-		entry_row_from_statement(walk, statement, &(*rows)[(*count)++]);
+		stamp_row_from_statement(walk, statement, &(*rows)[(*count)++]);
 	}
 	if (step != SQLITE_DONE) {
 		struct hearth_error failure;
@@ -578,8 +605,10 @@ fill_from_disk(struct scan_change *change, const struct disk_item *item, struct 
 	change->stamp = item->stamp;
 }
 
+/* The index's side of a change; a row read for its stamp alone has its
+ * blob and seen read now. */
 static void
-fill_from_entry(struct scan_change *change, const struct entry_row *row)
+fill_from_entry(struct walk *walk, struct scan_change *change, const struct entry_row *row)
 {
 	change->has_entry = true;
 	change->node = row->node;
@@ -591,6 +620,18 @@ fill_from_entry(struct scan_change *change, const struct entry_row *row)
 	change->seen_length = row->seen_length;
 	if (change->node_kind == 0)
 		change->node_kind = row->kind;
+	if (!row->stamp_only)
+		return;
+	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ENTRY_CONTENT);
+	sqlite3_bind_blob(statement, 1, row->node.bytes, ID_BYTES, SQLITE_STATIC);
+	if (sqlite3_step(statement) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(statement, 0) == HASH_BYTES)
+			memcpy(change->old_blob.bytes, sqlite3_column_blob(statement, 0), HASH_BYTES);
+		change->seen_length = (size_t)sqlite3_column_bytes(statement, 1);
+		change->seen = arena_copy(&walk->result->arena, sqlite3_column_blob(statement, 1),
+		    change->seen_length);
+	}
+	sqlite3_reset(statement);
 }
 
 static void
@@ -664,14 +705,14 @@ compare_file(struct walk *walk, const struct disk_item *item, const struct entry
 		if (row->restore != 0) {
 			struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
 			fill_from_disk(change, item, parent);
-			fill_from_entry(change, row);
-			change->blob = row->blob;
+			fill_from_entry(walk, change, row);
+			change->blob = change->old_blob;
 		}
 		return;
 	}
 	struct scan_change *change = add_change(walk, SCAN_MODIFIED, path);
 	fill_from_disk(change, item, parent);
-	fill_from_entry(change, row);
+	fill_from_entry(walk, change, row);
 	change->mode_changed = mode_changed;
 	/* A size change settles it; anything else needs the bytes. */
 	change->content_changed = disk->size != known->size;
@@ -771,7 +812,7 @@ record_moved_folder(struct walk *walk, const struct disk_item *item, struct node
 	struct scan_change *change = add_change(walk, SCAN_MOVED, path);
 
 	fill_from_disk(change, item, parent);
-	fill_from_entry(change, moved);
+	fill_from_entry(walk, change, moved);
 	change->old_path = arena_strdup(&walk->result->arena, old_path);
 	change->has_identity = has_marker;
 	change->identity = moved->node;
@@ -887,7 +928,7 @@ walk_same_folder(struct walk *walk, const struct disk_item *item, const struct e
 	if (row->restore != 0) {
 		struct scan_change *change = add_change(walk, SCAN_RESTORE, path);
 		fill_from_disk(change, item, parent);
-		fill_from_entry(change, row);
+		fill_from_entry(walk, change, row);
 	}
 	/* In a shallow scan its contents are listed only if it is itself one
 	 * of the folders. */
@@ -1237,7 +1278,7 @@ load_entry_side(struct walk *walk, struct scan_change *change)
 		    change->path);
 	entry_row_from_statement(walk, statement, &row);
 	sqlite3_reset(statement);
-	fill_from_entry(change, &row);
+	fill_from_entry(walk, change, &row);
 	change->blob = row.blob;
 	change->mode_changed = change->node_kind == NODE_FILE &&
 	    (change->stamp.mode & 0777) != (row.stamp.mode & 0777);
@@ -1298,7 +1339,7 @@ record_absent_restores(struct walk *walk)
 		struct entry_row row;
 		entry_row_from_statement(walk, statement, &row);
 		struct scan_change *change = add_change(walk, SCAN_RESTORE, row.name);
-		fill_from_entry(change, &row);
+		fill_from_entry(walk, change, &row);
 		change->node_kind = row.kind;
 		change->parent = NODE_TRASH;
 	}

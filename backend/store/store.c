@@ -236,6 +236,15 @@ static const char SCHEMA_6[] = "ALTER TABLE chunk ADD COLUMN depth INTEGER NOT N
 static const char SCHEMA_7[] =
     "CREATE TABLE version_alias(old BLOB PRIMARY KEY, id BLOB NOT NULL) WITHOUT ROWID;";
 
+/* Version 8: the listing index also holds the rest of a stat stamp, so a
+ * walk reads a folder's rows from it alone (scan.c, load_entries): each
+ * row's second B-tree search, in the table by node, is gone from every
+ * status and record (perf/RESULTS.md, "The walk from one index"). */
+static const char SCHEMA_8[] =
+    "DROP INDEX entry_listing;"
+    "CREATE INDEX entry_listing ON entry(parent, name, kind, root, size, mtime, mode, restore, "
+    "device, inode, ctime, stamped);";
+
 static int load_replicas(struct store *store);
 
 void
@@ -334,6 +343,7 @@ create_schema(struct store *store, struct hearth_error *error)
 	    store_exec(store, SCHEMA_5, error) != 0 ||
 	    store_exec(store, SCHEMA_6, error) != 0 ||
 	    store_exec(store, SCHEMA_7, error) != 0 ||
+	    store_exec(store, SCHEMA_8, error) != 0 ||
 	    store_exec(store, pragmas, error) != 0) {
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -384,6 +394,8 @@ migrate(struct store *store, int64_t from, struct hearth_error *error)
 	if (from < 6 && migrate_step(store, SCHEMA_6, 6, error) != 0)
 		return -1;
 	if (from < 7 && migrate_step(store, SCHEMA_7, 7, error) != 0)
+		return -1;
+	if (from < 8 && migrate_step(store, SCHEMA_8, 8, error) != 0)
 		return -1;
 	return 0;
 }

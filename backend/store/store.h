@@ -20,7 +20,7 @@ struct hash_state;
 
 /* 'HRTH' */
 #define STORE_APPLICATION_ID 0x48525448
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 /* How long a writer waits for another's transaction before giving up. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 

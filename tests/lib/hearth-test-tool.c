@@ -1054,19 +1054,24 @@ tool_marks(int argc, char **argv)
 	return 0;
 }
 
-/* store-format DB N: makes a store look like format N: for 1 to 6,
+/* store-format DB N: makes a store look like format N: for 1 to 7,
  * without what later formats added (as earlier hearths left it); else only
  * the number. */
 static int
 tool_store_format(int argc, char **argv)
 {
-	static const char DOWN_TO_6[] = "DROP TABLE IF EXISTS version_alias; PRAGMA user_version=6;";
-	static const char DOWN_TO_5[] = "DROP TABLE IF EXISTS version_alias;"
+	/* The listing index as formats 3 to 7 had it. */
+#define NARROW_LISTING "DROP INDEX entry_listing; CREATE INDEX entry_listing ON " \
+	"entry(parent, name, kind, root, size, mtime, mode, restore);"
+	static const char DOWN_TO_7[] = NARROW_LISTING "PRAGMA user_version=7;";
+	static const char DOWN_TO_6[] = NARROW_LISTING "DROP TABLE IF EXISTS version_alias;"
+	    "PRAGMA user_version=6;";
+	static const char DOWN_TO_5[] = NARROW_LISTING "DROP TABLE IF EXISTS version_alias;"
 	    "ALTER TABLE chunk DROP COLUMN depth; PRAGMA user_version=5;";
-	static const char DOWN_TO_4[] = "DROP TABLE IF EXISTS version_alias;"
+	static const char DOWN_TO_4[] = NARROW_LISTING "DROP TABLE IF EXISTS version_alias;"
 	    "ALTER TABLE chunk DROP COLUMN depth;"
 	    "DROP INDEX IF EXISTS version_time; PRAGMA user_version=4;";
-	static const char DOWN_TO_3[] = "DROP TABLE IF EXISTS version_alias;"
+	static const char DOWN_TO_3[] = NARROW_LISTING "DROP TABLE IF EXISTS version_alias;"
 	    "ALTER TABLE chunk DROP COLUMN depth;"
 	    "DROP INDEX IF EXISTS version_time;"
 	    "ALTER TABLE op DROP COLUMN chain; PRAGMA user_version=3;";
@@ -1094,13 +1099,14 @@ tool_store_format(int argc, char **argv)
 	char *message = NULL;
 	int status = sqlite3_exec(db, format == 1 ? DOWN_TO_1 : format == 2 ? DOWN_TO_2 :
 	    format == 3 ? DOWN_TO_3 : format == 4 ? DOWN_TO_4 : format == 5 ? DOWN_TO_5 :
-	    format == 6 ? DOWN_TO_6 : sql,
+	    format == 6 ? DOWN_TO_6 : format == 7 ? DOWN_TO_7 : sql,
 	    NULL, NULL, &message);
 	if (status != SQLITE_OK)
 		fprintf(stderr, "hearth-test-tool: %s\n", message ? message : "SQLite error");
 	sqlite3_free(message);
 	sqlite3_close(db);
 	return status == SQLITE_OK ? 0 : 1;
+#undef NARROW_LISTING
 }
 
 /* flip DB op|version N COLUMN POS: flips the lowest bit of byte POS of
