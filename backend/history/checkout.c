@@ -1500,6 +1500,28 @@ plan_after_record(struct checkout *checkout)
 	return true;
 }
 
+/* A tree checked out at head holds no row head dropped, but in what the
+ * walk left out (head_dropped_known_none): looked for once a node has
+ * stopped being live since it was last known. */
+static int
+note_dropped_none(struct checkout *checkout)
+{
+	struct hearth *home = checkout->home;
+	struct head_dropped *rows;
+	size_t count;
+
+	if (head_dropped_known_none(home))
+		return 0;
+	if (head_dropped_rows(home, &checkout->arena, &rows, &count) != 0)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot read the index: %s",
+		    sqlite3_errmsg(home->store.db));
+	free(rows);
+	if (count == 0 && head_dropped_none(home) != 0)
+		return hearth_fail(checkout->error, HEARTH_FAILED, "cannot update the store: %s",
+		    sqlite3_errmsg(home->store.db));
+	return 0;
+}
+
 static int
 run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
     struct hearth_checkout_result *out)
@@ -1552,6 +1574,8 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	status = update_index(checkout, applied == 0);
 	if (applied == 0 && status == 0 && checkout->only == NULL)
 		status = history_set_tree(home, vv, id_hex, checkout->error);
+	if (applied == 0 && status == 0 && checkout->only == NULL && history_covers_head(home, vv))
+		status = note_dropped_none(checkout);
 	if (applied == 0 && status == 0)
 		status = checkout_clear_pending(home, checkout->error);
 	if (status == 0)

@@ -161,6 +161,15 @@ bind_place(struct hearth *home, sqlite3_stmt *statement, int first, int parent_c
 	return 0;
 }
 
+static const char DROPPED_NONE[] = "dropped_none";
+
+/* A node no longer live may leave a row head dropped (head_dropped_rows). */
+static int
+forget_dropped_none(struct hearth *home)
+{
+	return store_meta_delete(&home->store, DROPPED_NONE);
+}
+
 int
 head_put(struct hearth *home, const struct head_node *node)
 {
@@ -202,6 +211,8 @@ head_put(struct hearth *home, const struct head_node *node)
 	if (status == 0 && sqlite3_step(statement) != SQLITE_DONE)
 		status = -1;
 	sqlite3_reset(statement);
+	if (status == 0 && !node->live)
+		status = forget_dropped_none(home);
 	buffer_free(&place);
 	buffer_free(&content);
 	return status;
@@ -467,7 +478,9 @@ head_set_shown(struct hearth *home, struct node_id id, struct node_id shown_pare
 	bind_name(statement, 3, name, length);
 	sqlite3_bind_text(statement, 4, root != NULL ? root : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(statement, 5, live);
-	return sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+	if (sqlite3_step(statement) != SQLITE_DONE)
+		return -1;
+	return live ? 0 : forget_dropped_none(home);
 }
 
 bool
@@ -691,4 +704,17 @@ head_shown_page(struct hearth *home, struct node_id folder, const char *after, s
 	}
 	sqlite3_reset(statement);
 	return status != 0 ? status : step == SQLITE_DONE ? 0 : -1;
+}
+
+bool
+head_dropped_known_none(struct hearth *home)
+{
+	int64_t none = 0;
+	return store_meta_get_int(&home->store, DROPPED_NONE, &none) == 0 && none == 1;
+}
+
+int
+head_dropped_none(struct hearth *home)
+{
+	return store_meta_set_int(&home->store, DROPPED_NONE, 1);
 }

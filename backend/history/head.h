@@ -151,5 +151,12 @@ int head_dropped_rows(struct hearth *home, struct arena *arena, struct head_drop
  * adds to head), the paths in list's storage. */
 void head_dropped_list(struct hearth *home, const struct head_dropped *rows, size_t count,
     struct hearth_change_list *list);
+/* Whether the index is known to hold no such row (meta `dropped_none`):
+ * set by a record of a tree at head, which keeps every one, and by a
+ * checkout of head that looked and found none; cleared whenever a node
+ * stops being live (head_put, head_set_shown). So status and record look
+ * only in a Home an earlier build left, or after a sync dropped a node. */
+bool head_dropped_known_none(struct hearth *home);
+int head_dropped_none(struct hearth *home);
 
 #endif

@@ -874,7 +874,8 @@ record_run(hearth *home, const struct hearth_record_options *options,
 	struct node_set names = { 0 };
 	bool names_to_write = false;
 	bool restoring = restores_anything(&recorder, &scan);
-	if (tree_at_head && head_dropped_rows(home, &recorder.dropped_names, &recorder.listed,
+	if (tree_at_head && !head_dropped_known_none(home) &&
+	    head_dropped_rows(home, &recorder.dropped_names, &recorder.listed,
 		&recorder.listed_count) != 0)
 		status = hearth_fail(error, HEARTH_FAILED, "cannot read the index: %s",
 		    sqlite3_errmsg(home->store.db));
@@ -893,6 +894,10 @@ record_run(hearth *home, const struct hearth_record_options *options,
 	 * before it, none is after. */
 	if (status == 0 && tree_at_head && (recorder.placed || recorder.listed_count > 0))
 		status = keep_dropped(&recorder);
+	/* At head, with every such row kept: none is left. */
+	if (status == 0 && tree_at_head && head_dropped_none(home) != 0)
+		status = hearth_fail(error, HEARTH_FAILED, "cannot update the store: %s",
+		    sqlite3_errmsg(home->store.db));
 	if (status == 0 && recorder.author.ops > 0)
 		status = author_commit(&recorder.author, options->message ? options->message : "",
 		    out->version);

@@ -24,6 +24,8 @@ list_dropped(hearth *home, struct hearth_change_list *changes)
 	struct head_dropped *rows;
 	size_t count;
 
+	if (head_dropped_known_none(home))
+		return;
 	arena_init(&names, 4 * 1024);
 	if (head_dropped_rows(home, &names, &rows, &count) == 0)
 		head_dropped_list(home, rows, count, changes);
