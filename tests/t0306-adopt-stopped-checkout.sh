@@ -70,6 +70,14 @@ test_expect_success 'status lists nothing of what the checkout placed' '
 	! grep -v "^#" out
 '
 
+test_expect_success 'diff against the index shows none of it, and an edit besides' '
+	rm -rf c && cp -a stopped c &&
+	(cd c && hearth diff --name-status) >out && ! test -s out &&
+	echo "mine too" >>c/docs/two.txt &&
+	(cd c && hearth diff --name-status) >out &&
+	echo "M	docs/two.txt" >expect && test_cmp expect out
+'
+
 test_expect_success 'record adopts it all: no op, no conflict, the tree at head' '
 	rm -rf c && cp -a stopped c &&
 	(cd c && hearth log --oneline | wc -l) >versions.before &&

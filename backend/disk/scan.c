@@ -460,11 +460,12 @@ compare_entry_rows(const void *a, const void *b)
 }
 
 /* A folder's rows with what compares a stamp, from the covering index
- * entry_listing alone (its rows are in (parent, name) order); blob and
- * seen only for a row that changed (fill_from_entry). */
+ * entry_listing alone (its rows are in (parent, name) order), in the
+ * columns of every row read here: blob and seen are NULL, read only for a
+ * row that changed (fill_from_entry). */
 static const char SQL_ENTRY_CHILDREN[] =
-    "SELECT node, name, kind, root, size, mode, mtime, device, inode, ctime, stamped, restore "
-    "FROM entry WHERE parent = ?1";
+    "SELECT node, name, kind, root, NULL, size, mode, mtime, device, inode, ctime, stamped, "
+    "NULL, restore FROM entry WHERE parent = ?1";
 static const char SQL_ENTRY_CONTENT[] = "SELECT blob, seen FROM entry WHERE node = ?1";
 
 static int
@@ -501,28 +502,6 @@ entry_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entr
 	row->restore = sqlite3_column_int(statement, 13);
 }
 
-/* A row of SQL_ENTRY_CHILDREN: no blob, no seen. */
-static void
-stamp_row_from_statement(struct walk *walk, sqlite3_stmt *statement, struct entry_row *row)
-{
-	memset(row, 0, sizeof *row);
-	memcpy(row->node.bytes, sqlite3_column_blob(statement, 0), ID_BYTES);
-	row->name_length = (size_t)sqlite3_column_bytes(statement, 1);
-	row->name = arena_strndup(&walk->result->arena, sqlite3_column_blob(statement, 1),
-	    row->name_length);
-	row->kind = (enum node_kind)sqlite3_column_int(statement, 2);
-	row->root = root_index(walk->home, (const char *)sqlite3_column_text(statement, 3));
-	row->stamp.size = (uint64_t)sqlite3_column_int64(statement, 4);
-	row->stamp.mode = (uint32_t)sqlite3_column_int(statement, 5);
-	row->stamp.mtime_ns = store_column_mtime(statement, 6);
-	row->stamp.device = (uint64_t)sqlite3_column_int64(statement, 7);
-	row->stamp.inode = (uint64_t)sqlite3_column_int64(statement, 8);
-	row->stamp.ctime_ns = sqlite3_column_int64(statement, 9);
-	row->stamped = sqlite3_column_int64(statement, 10);
-	row->restore = sqlite3_column_int(statement, 11);
-	row->stamp_only = true;
-}
-
 static int
 load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, size_t *count,
     size_t *capacity)
@@ -533,7 +512,9 @@ load_entries(struct walk *walk, struct node_id parent, struct entry_row **rows, 
 	sqlite3_bind_blob(statement, 1, parent.bytes, ID_BYTES, SQLITE_STATIC);
 	while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
 		*rows = array_grow(*rows, capacity, *count + 1, sizeof **rows);
-		stamp_row_from_statement(walk, statement, &(*rows)[(*count)++]);
+		struct entry_row *row = &(*rows)[(*count)++];
+		entry_row_from_statement(walk, statement, row);
+		row->stamp_only = true;
 	}
 	if (step != SQLITE_DONE) {
 		struct hearth_error failure;

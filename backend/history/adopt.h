@@ -2,7 +2,8 @@
  * checkout left"): while the tree is behind head, what of a change the
  * walk found is head's already (an item's place, its bytes) is not the
  * user's change. Record makes no op of it and writes head's heads into
- * the item's index row; status does not list it. */
+ * the item's index row; status does not list it, nor diff against the
+ * index show it. */
 #ifndef HEARTH_BACKEND_ADOPT_H
 #define HEARTH_BACKEND_ADOPT_H
 

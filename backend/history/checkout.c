@@ -1574,7 +1574,7 @@ run_checkout(struct checkout *checkout, const struct vv *vv, const char *id_hex,
 	status = update_index(checkout, applied == 0);
 	if (applied == 0 && status == 0 && checkout->only == NULL)
 		status = history_set_tree(home, vv, id_hex, checkout->error);
-	if (applied == 0 && status == 0 && checkout->only == NULL && history_covers_head(home, vv))
+	if (applied == 0 && status == 0 && checkout->only == NULL && checkout->target_is_head)
 		status = note_dropped_none(checkout);
 	if (applied == 0 && status == 0)
 		status = checkout_clear_pending(home, checkout->error);

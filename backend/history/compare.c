@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/history/adopt.h"
 #include "backend/history/blob.h"
 #include "backend/history/history.h"
 #include "backend/disk/reconcile.h"
@@ -163,7 +164,8 @@ overlay_changes(struct hearth *home, struct scan_result *scan, const struct tree
 
 	for (size_t i = 0; i < scan->count; i++) {
 		struct scan_change *change = &scan->changes[i];
-		if (change->kind == SCAN_STAMP || change->kind == SCAN_RESTORE)
+		if (change->kind == SCAN_STAMP || change->kind == SCAN_RESTORE ||
+		    (change->adopted && change->kind == SCAN_DELETED))
 			continue;
 		int status = settle_added(home, change, other, error);
 		if (status != 0) {
@@ -210,6 +212,10 @@ compare_load_working(struct hearth *home, const struct tree *other,
 	if (status != 0)
 		return status;
 	status = scan_settle_content(home, &scan, progress, error);
+	/* Against the index, as status lists it: what a stopped checkout
+	 * placed as head has it is no change (adopt.h). */
+	if (status == 0 && other == NULL && !history_tree_at_head(home))
+		adopt_places(home, &scan);
 	if (status == 0)
 		status = tree_load_index(home, out, error);
 	if (status == 0) {

@@ -16,7 +16,8 @@ int compare_load_version(struct hearth *home, const char *spec, struct tree *out
 /* The working tree: the index with what a walk of the disk (or a current
  * watched index) finds changed laid over it; those files' content is read
  * from the disk. An added file whose id other holds is hashed, to tell
- * whether it changed (other may be NULL). */
+ * whether it changed. other NULL: against the index, what status lists,
+ * so what a stopped checkout placed is left as the index has it. */
 int compare_load_working(struct hearth *home, const struct tree *other,
     const struct hearth_progress *progress, struct tree *out, struct hearth_error *error);
 

@@ -668,6 +668,19 @@ hearth_resolve(hearth *home, const char *spec, struct hearth_version_list *out,
 	return 0;
 }
 
+bool
+history_tree_at_head(struct hearth *home)
+{
+	struct vv tree;
+	char version[HASH_HEX];
+
+	vv_init(&tree);
+	bool holds = history_get_tree(home, &tree, version) == 0 &&
+	    history_covers_head(home, &tree);
+	vv_free(&tree);
+	return holds;
+}
+
 int
 hearth_head(hearth *home, struct hearth_head *out, struct hearth_error *error)
 {

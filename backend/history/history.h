@@ -98,6 +98,9 @@ int history_author_of_op(struct hearth *home, struct op_id op, char *author, siz
  * tree. COMMIT ops change none, so a vv that lacks only other replicas'
  * COMMITs (a merge version made elsewhere, say) still holds it. */
 bool history_covers_head(struct hearth *home, const struct vv *vv);
+/* Whether the working tree holds every op of head (checked out or
+ * recorded since the last op came in); false when its place is unreadable. */
+bool history_tree_at_head(struct hearth *home);
 
 /* What "head" names (hearth(1), VERSIONS). Sync records a merge version
  * whenever what it took in leaves no version naming the head state, so

@@ -412,21 +412,6 @@ update_entry(struct recorder *recorder, const struct scan_change *change, bool s
 	return 0;
 }
 
-/* Whether the working tree held every op of head (checked out or
- * recorded since the last op came in). */
-static bool
-tree_holds_head(struct hearth *home)
-{
-	struct vv tree;
-	char version[HASH_HEX];
-
-	vv_init(&tree);
-	bool holds = history_get_tree(home, &tree, version) == 0 &&
-	    history_covers_head(home, &tree);
-	vv_free(&tree);
-	return holds;
-}
-
 /* The tree is the version (docs/DESIGN.md §7): once this record's ops are
  * in head, a row still on disk whose node head dropped (a folder a peer
  * deleted that only what this record removed had kept alive) is kept
@@ -635,7 +620,8 @@ check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth
 	for (size_t i = 0; i < scan->count; i++) {
 		const struct scan_change *change = &scan->changes[i];
 		if (change->kind == SCAN_DELETED && change->node_kind != NODE_DIR &&
-		    !change->adopted && change->old_root >= 0 && (size_t)change->old_root < home->root_count) {
+		    !change->adopted && change->old_root >= 0 &&
+		    (size_t)change->old_root < home->root_count) {
 			roots[change->old_root].deleting++;
 			deleting = true;
 		}
@@ -845,7 +831,7 @@ record_run(hearth *home, const struct hearth_record_options *options,
 		scan_result_free(&scan);
 		goto done_lock;
 	}
-	bool tree_at_head = tree_holds_head(home);
+	bool tree_at_head = history_tree_at_head(home);
 	if (!tree_at_head)
 		adopt_places(home, &scan);
 	if (!options->allow_deletes &&

@@ -38,14 +38,7 @@ list_dropped(hearth *home, struct hearth_change_list *changes)
 static void
 leave_out_adopted(hearth *home, struct scan_result *scan, uint64_t *adopted)
 {
-	struct vv tree;
-	char version[HASH_HEX];
-
-	vv_init(&tree);
-	bool behind = history_get_tree(home, &tree, version) == 0 &&
-	    !history_covers_head(home, &tree);
-	vv_free(&tree);
-	if (!behind)
+	if (history_tree_at_head(home))
 		return;
 	adopt_places(home, scan);
 	for (size_t i = 0; i < scan->count; i++)
