@@ -21,7 +21,11 @@ watch_start() {
 	_name=$1
 	shift
 	watch_stop "$_name"
-	"$HEARTH_BIN" "$@" watch >"$TEST_ROOT/$_name.log" 2>&1 &
+	# Emptied here, not by the redirection of the command below: that
+	# runs in the background child, maybe after the caller's watch_wait
+	# has read the last watch's "current" from the old log.
+	: >"$TEST_ROOT/$_name.log"
+	"$HEARTH_BIN" "$@" watch >>"$TEST_ROOT/$_name.log" 2>&1 &
 	echo $! >"$WATCH_PIDS/$_name"
 }
 
