@@ -155,6 +155,9 @@ adopt_change(struct adopting *adopting, struct scan_change *change, struct node_
 			return false;
 	}
 	bool place = same_place(home, change, &node);
+	/* A folder has its place alone. */
+	if (change->node_kind == NODE_DIR && !place)
+		return false;
 	bool content = same_content(home, change, &node);
 	if (change->kind == SCAN_ADDED && !(place && (content || change->has_identity)))
 		return false;

@@ -34,15 +34,18 @@ list_dropped(hearth *home, struct hearth_change_list *changes)
 }
 
 /* What a stopped checkout placed is not the user's change: what record
- * would adopt (adopt.h) is not listed, and *adopted counts it. */
+ * would adopt (adopt.h) is not listed, and *adopted counts the paths a
+ * checkout of head then finds done. */
 static void
 leave_out_adopted(hearth *home, struct scan_result *scan, uint64_t *adopted)
 {
 	if (history_tree_at_head(home))
 		return;
 	adopt_places(home, scan);
-	for (size_t i = 0; i < scan->count; i++)
-		*adopted += scan->changes[i].adopted && scan->changes[i].kind != SCAN_RESTORE;
+	for (size_t i = 0; i < scan->count; i++) {
+		enum scan_change_kind kind = scan->changes[i].kind;
+		*adopted += scan->changes[i].adopted && (kind == SCAN_STAMP || kind == SCAN_DELETED);
+	}
 }
 
 int
