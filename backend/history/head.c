@@ -716,5 +716,8 @@ head_dropped_known_none(struct hearth *home)
 int
 head_dropped_none(struct hearth *home)
 {
+	/* Every record at head says so: a page written only when it changes. */
+	if (head_dropped_known_none(home))
+		return 0;
 	return store_meta_set_int(&home->store, DROPPED_NONE, 1);
 }
