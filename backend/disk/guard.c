@@ -14,6 +14,18 @@ over_limit(const struct guard_count *count, uint32_t percent)
 	return count->deleting >= count->files || count->deleting * 100 > (uint64_t)percent * count->files;
 }
 
+uint64_t
+guard_files_enough(const struct hearth *home, uint64_t deleting)
+{
+	uint64_t percent = home->config->max_delete_percent;
+
+	if (percent == 0)
+		return 0;
+	/* Within the limit: files > deleting and deleting * 100 <= percent * files. */
+	uint64_t by_share = (deleting * 100 + percent - 1) / percent;
+	return by_share > deleting ? by_share : deleting + 1;
+}
+
 int
 guard_check(const struct hearth *home, const char *command, const struct guard_count *roots,
     struct hearth_delete_guard *out, struct hearth_error *error)

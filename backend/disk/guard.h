@@ -14,6 +14,11 @@ struct guard_count {
 	uint64_t deleting;	/* of those, what the command would delete */
 };
 
+/* How many files a root must hold for deleting of them to be within the
+ * limit (0 when no count is: max_delete 0). A count stopped there decides
+ * as well as a whole one, so the index is not counted to its end. */
+uint64_t guard_files_enough(const struct hearth *home, uint64_t deleting);
+
 /* 0 when every root is within the limit; else HEARTH_REFUSED, naming the
  * first root over it, with out filled. command is "record" or "checkout";
  * roots has one count per root of home. */

@@ -1109,6 +1109,7 @@ hearth_close(hearth *home)
 			close(home->roots[i].fd);
 	free(home->roots);
 	free(home->former);
+	free(home->stopped_live);
 	if (home->state_fd >= 0)
 		close(home->state_fd);
 	if (home->packs_fd >= 0)

@@ -67,6 +67,11 @@ struct hearth {
 	/* Files a sync wrote as their bytes arrived, for the checkout its
 	 * caller runs next to take (prefill.h); NULL otherwise. */
 	struct prefill *prefill;
+	/* Nodes that stopped being live in head while a record at head
+	 * watched (head_track_dropped): the only rows it can find dropped. */
+	struct node_id *stopped_live;
+	size_t stopped_live_count, stopped_live_capacity;
+	bool tracking_stopped_live;
 };
 
 

@@ -1799,8 +1799,10 @@ static const char SQL_ENTRY_ALL[] =
     "inode, ctime, stamped FROM entry ORDER BY node";
 /* Answered from the covering index entry_listing, not the wide rows. */
 static const char SQL_ENTRY_NAMES[] = "SELECT node, parent, name, kind FROM entry";
-static const char SQL_FILES_BY_ROOT[] =
-    "SELECT root, count(*) FROM entry WHERE kind != 2 AND restore != 2 GROUP BY root";
+/* LIMIT -1 is none. */
+static const char SQL_FILES_IN_ROOT[] =
+    "SELECT count(*) FROM (SELECT 1 FROM entry WHERE root = ?1 AND kind != 2 AND restore != 2 "
+    "LIMIT ?2)";
 
 int
 scan_entry_put(struct hearth *home, const struct scan_entry_row *entry)
@@ -1902,18 +1904,18 @@ scan_index_names_each(struct hearth *home,
 	return entries_each(home, SQL_ENTRY_NAMES, false, visit, context);
 }
 
-int
-scan_entry_files_by_root(struct hearth *home,
-    int (*visit)(void *context, const char *root, uint64_t files), void *context)
+uint64_t
+scan_entry_files_in_root(struct hearth *home, const char *root, uint64_t at_most)
 {
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_FILES_BY_ROOT);
-	int status = 0;
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_FILES_IN_ROOT);
+	uint64_t files = 0;
 
-	while (status == 0 && sqlite3_step(statement) == SQLITE_ROW)
-		status = visit(context, (const char *)sqlite3_column_text(statement, 0),
-		    (uint64_t)sqlite3_column_int64(statement, 1));
+	sqlite3_bind_text(statement, 1, root, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(statement, 2, at_most == 0 || at_most > INT64_MAX ? -1 : (int64_t)at_most);
+	if (sqlite3_step(statement) == SQLITE_ROW)
+		files = (uint64_t)sqlite3_column_int64(statement, 0);
 	sqlite3_reset(statement);
-	return status;
+	return files;
 }
 
 /* The table's own order (entry is keyed by node): a scan, no sort. */

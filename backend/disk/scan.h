@@ -271,9 +271,8 @@ int scan_index_names_each(struct hearth *home,
  * store cannot be read. */
 int scan_entry_each_on_disk(struct hearth *home,
     int (*visit)(void *context, const void *node, size_t length), void *context);
-/* The files and links the index holds in each root, by root name (rows a
- * restore brings back left out), until visit returns nonzero. */
-int scan_entry_files_by_root(struct hearth *home,
-    int (*visit)(void *context, const char *root, uint64_t files), void *context);
+/* The files and links the index holds in the root named root (rows a
+ * restore brings back left out), counted up to at most (0: all). */
+uint64_t scan_entry_files_in_root(struct hearth *home, const char *root, uint64_t at_most);
 
 #endif

@@ -221,9 +221,46 @@ adopt_restores(struct scan_result *scan, const struct node_id *nodes, size_t cou
 	}
 }
 
-void
+/* What the index held of a change's item, before adopting. */
+struct index_view {
+	bool stamp_only;	/* the walk found nothing but a new stamp */
+	bool same_place;	/* the item is where its row says */
+	struct hash blob;
+	uint32_t mode;
+};
+
+static struct index_view
+index_view_of(const struct scan_change *change)
+{
+	return (struct index_view){
+		.stamp_only = change->kind == SCAN_STAMP,
+		.same_place = change->has_entry && change->old_path == NULL &&
+		    change->kind != SCAN_ADDED && change->kind != SCAN_DELETED,
+		.blob = change->old_blob,
+		.mode = change->old_mode,
+	};
+}
+
+/* An item where its row says, adopted with only its seen heads changed
+ * (its bytes the user's, or head's and its row's alike: a file the walk
+ * could not trust by its stamp, read and found unchanged), brings the
+ * tree no nearer head. */
+static bool
+still_as_indexed(const struct index_view *before, const struct scan_change *change)
+{
+	if (before->stamp_only)
+		return true;
+	if (!before->same_place)
+		return false;
+	/* At its row's place, an item adopted whole is a stamp refresh. */
+	return change->kind != SCAN_STAMP || (hash_equal(&change->blob, &before->blob) &&
+	    (change->stamp.mode & 0777) == (before->mode & 0777));
+}
+
+size_t
 adopt_places(struct hearth *home, struct scan_result *scan)
 {
+	size_t toward_head = 0;
 	struct adopting adopting = { .home = home, .scan = scan };
 	struct node_id *added = NULL;
 	size_t added_count = 0, added_capacity = 0;
@@ -237,7 +274,9 @@ adopt_places(struct hearth *home, struct scan_result *scan)
 			adopted_parent(&adopting, change);
 		if (!candidate_node(home, change, &id))
 			continue;
+		struct index_view before = index_view_of(change);
 		bool place = adopt_change(&adopting, change, id);
+		toward_head += change->adopted && !still_as_indexed(&before, change);
 		arena_free(&adopting.scratch);
 		arena_init(&adopting.scratch, 4096);
 		if (!place || !was_added)
@@ -252,4 +291,5 @@ adopt_places(struct hearth *home, struct scan_result *scan)
 	free(added);
 	free(adopting.folders);
 	arena_free(&adopting.scratch);
+	return toward_head;
 }

@@ -23,6 +23,9 @@
  *     drops the first's row and skips the second, with no op.
  * Only for a tree behind head: else nothing is head's but not the
  * index's. */
-void adopt_places(struct hearth *home, struct scan_result *scan);
+/* Returns how many of the changes it adopted the walk had found
+ * differing from the index (not a stamp refresh): only those can have
+ * brought the tree to head. */
+size_t adopt_places(struct hearth *home, struct scan_result *scan);
 
 #endif

@@ -165,8 +165,13 @@ static const char DROPPED_NONE[] = "dropped_none";
 
 /* A node no longer live may leave a row head dropped (head_dropped_rows). */
 static int
-forget_dropped_none(struct hearth *home)
+forget_dropped_none(struct hearth *home, struct node_id node)
 {
+	if (home->tracking_stopped_live) {
+		home->stopped_live = array_grow(home->stopped_live, &home->stopped_live_capacity,
+		    home->stopped_live_count + 1, sizeof *home->stopped_live);
+		home->stopped_live[home->stopped_live_count++] = node;
+	}
 	return store_meta_delete(&home->store, DROPPED_NONE);
 }
 
@@ -212,7 +217,7 @@ head_put(struct hearth *home, const struct head_node *node)
 		status = -1;
 	sqlite3_reset(statement);
 	if (status == 0 && !node->live)
-		status = forget_dropped_none(home);
+		status = forget_dropped_none(home, node->id);
 	buffer_free(&place);
 	buffer_free(&content);
 	return status;
@@ -480,7 +485,7 @@ head_set_shown(struct hearth *home, struct node_id id, struct node_id shown_pare
 	sqlite3_bind_int(statement, 5, live);
 	if (sqlite3_step(statement) != SQLITE_DONE)
 		return -1;
-	return live ? 0 : forget_dropped_none(home);
+	return live ? 0 : forget_dropped_none(home, id);
 }
 
 bool
@@ -564,23 +569,19 @@ compare_dropped(const void *a, const void *b)
 	return order;
 }
 
-int
-head_dropped_rows(struct hearth *home, struct arena *arena, struct head_dropped **rows,
-    size_t *count)
+/* The rows SQL_DROPPED_ROW gives for each node, in entry_listing's order. */
+static int
+read_dropped(struct hearth *home, struct arena *arena, const uint8_t *const *nodes,
+    const size_t *lengths, size_t node_count, struct head_dropped **rows, size_t *count)
 {
-	struct dropped_merge merge = { .live = store_statement(&home->store, SQL_LIVE_IDS),
-		.arena = arena };
+	sqlite3_stmt *statement = store_statement(&home->store, SQL_DROPPED_ROW);
 	size_t capacity = 0;
-	int status;
+	int status = 0;
 
 	*rows = NULL;
 	*count = 0;
-	merge.step = sqlite3_step(merge.live);
-	status = scan_entry_each_on_disk(home, merge_row, &merge);
-	sqlite3_reset(merge.live);
-	sqlite3_stmt *statement = store_statement(&home->store, SQL_DROPPED_ROW);
-	for (size_t i = 0; status == 0 && i < merge.count; i++) {
-		sqlite3_bind_blob(statement, 1, merge.nodes[i], (int)merge.lengths[i], SQLITE_STATIC);
+	for (size_t i = 0; status == 0 && i < node_count; i++) {
+		sqlite3_bind_blob(statement, 1, nodes[i], (int)lengths[i], SQLITE_STATIC);
 		int step = sqlite3_step(statement);
 		if (step == SQLITE_ROW) {
 			*rows = array_grow(*rows, &capacity, *count + 1, sizeof **rows);
@@ -601,10 +602,60 @@ head_dropped_rows(struct hearth *home, struct arena *arena, struct head_dropped 
 		}
 		sqlite3_reset(statement);
 	}
-	free(merge.nodes);
-	free(merge.lengths);
 	if (*count > 1)
 		qsort(*rows, *count, sizeof **rows, compare_dropped);
+	return status;
+}
+
+int
+head_dropped_rows(struct hearth *home, struct arena *arena, struct head_dropped **rows,
+    size_t *count)
+{
+	struct dropped_merge merge = { .live = store_statement(&home->store, SQL_LIVE_IDS),
+		.arena = arena };
+
+	*rows = NULL;
+	*count = 0;
+	merge.step = sqlite3_step(merge.live);
+	int status = scan_entry_each_on_disk(home, merge_row, &merge);
+	sqlite3_reset(merge.live);
+	if (status == 0)
+		status = read_dropped(home, arena, merge.nodes, merge.lengths, merge.count, rows,
+		    count);
+	free(merge.nodes);
+	free(merge.lengths);
+	return status == 0 ? 0 : -1;
+}
+
+void
+head_track_dropped(struct hearth *home)
+{
+	home->tracking_stopped_live = true;
+	home->stopped_live_count = 0;
+}
+
+void
+head_untrack_dropped(struct hearth *home)
+{
+	home->tracking_stopped_live = false;
+	home->stopped_live_count = 0;
+}
+
+int
+head_dropped_rows_tracked(struct hearth *home, struct arena *arena,
+    struct head_dropped **rows, size_t *count)
+{
+	size_t nodes = home->stopped_live_count;
+	const uint8_t **ids = array_alloc(nodes, sizeof *ids);
+	size_t *lengths = array_alloc(nodes, sizeof *lengths);
+
+	for (size_t i = 0; i < nodes; i++) {
+		ids[i] = home->stopped_live[i].bytes;
+		lengths[i] = ID_BYTES;
+	}
+	int status = read_dropped(home, arena, ids, lengths, nodes, rows, count);
+	free(ids);
+	free(lengths);
 	return status == 0 ? 0 : -1;
 }
 

@@ -158,5 +158,15 @@ void head_dropped_list(struct hearth *home, const struct head_dropped *rows, siz
  * only in a Home an earlier build left, or after a sync dropped a node. */
 bool head_dropped_known_none(struct hearth *home);
 int head_dropped_none(struct hearth *home);
+/* A record of a tree at head with none known asks only about the nodes
+ * that stop being live while it runs (head_track_dropped notes them,
+ * head_untrack_dropped stops), not the whole index: before it there were
+ * no such rows, and a row can only become one when its node stops being
+ * live. head_dropped_rows_tracked gives their rows as head_dropped_rows
+ * would. */
+void head_track_dropped(struct hearth *home);
+void head_untrack_dropped(struct hearth *home);
+int head_dropped_rows_tracked(struct hearth *home, struct arena *arena,
+    struct head_dropped **rows, size_t *count);
 
 #endif

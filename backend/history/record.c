@@ -56,7 +56,12 @@ struct recorder {
 	struct head_dropped *listed;
 	size_t listed_count;
 	bool placed;		/* a PLACE op made: which nodes are live may change */
-	uint64_t adopted;	/* changes adopt_places took head's part of */
+	/* None was known before the record (head_dropped_known_none): only
+	 * the nodes that stop being live in it are asked about. */
+	bool dropped_tracked;
+	/* Changes adopt_places took head's part of where the walk found the
+	 * disk differing from the index: the tree may now be head. */
+	uint64_t adopted;
 };
 
 static int64_t
@@ -428,7 +433,9 @@ keep_dropped(struct recorder *recorder)
 
 	if (status != 0)
 		return status;
-	if (head_dropped_rows(home, &recorder->dropped_names, &rows, &count) != 0)
+	if ((recorder->dropped_tracked
+		? head_dropped_rows_tracked(home, &recorder->dropped_names, &rows, &count)
+		: head_dropped_rows(home, &recorder->dropped_names, &rows, &count)) != 0)
 		status = hearth_fail(recorder->error, HEARTH_FAILED, "cannot read the index: %s",
 		    sqlite3_errmsg(home->store.db));
 	for (size_t i = 0; status == 0 && i < count; i++) {
@@ -525,7 +532,6 @@ record_change(struct recorder *recorder, struct scan_result *scan, struct scan_c
 	struct change_ops made;
 	bool trusted;
 
-	recorder->adopted += change->adopted;
 	/* A delete head made too: the row goes, with no op. */
 	if (change->adopted && change->kind == SCAN_DELETED) {
 		trusted = true;
@@ -594,28 +600,13 @@ record_changes(struct recorder *recorder, struct scan_result *scan)
 	return author_flush(&recorder->author);
 }
 
-struct root_counts {
-	struct hearth *home;
-	struct guard_count *roots;
-};
-
-static int
-count_root_files(void *context, const char *name, uint64_t files)
-{
-	struct root_counts *counts = context;
-	counts->roots[home_root_named(counts->home, name) - counts->home->roots].files += files;
-	return 0;
-}
-
 /* The guard on emptying: what the index holds per root against what this
  * record would delete there (files and links; folders follow them). */
 static int
 check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth_delete_guard *out,
     struct hearth_error *error)
 {
-	struct root_counts counts = { home, array_zeroed(home->root_count, sizeof *counts.roots) };
-	struct guard_count *roots = counts.roots;
-	bool deleting = false;
+	struct guard_count *roots = array_zeroed(home->root_count, sizeof *roots);
 
 	for (size_t i = 0; i < scan->count; i++) {
 		const struct scan_change *change = &scan->changes[i];
@@ -623,14 +614,16 @@ check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth
 		    !change->adopted && change->old_root >= 0 &&
 		    (size_t)change->old_root < home->root_count) {
 			roots[change->old_root].deleting++;
-			deleting = true;
 		}
 	}
-	/* A root that loses no file is never over the limit (guard.c), so the
-	 * files of each root, a count over the whole index, are read only
-	 * when something is deleted. */
-	if (deleting)
-		scan_entry_files_by_root(home, count_root_files, &counts);
+	/* A root that loses no file is never over the limit (guard.c), so its
+	 * files are counted only when it loses some, and only as far as
+	 * decides: a count that stops short is all of them, one that does not
+	 * is within the limit. */
+	for (size_t i = 0; i < home->root_count; i++)
+		if (roots[i].deleting > 0)
+			roots[i].files = scan_entry_files_in_root(home, home->roots[i].name,
+			    guard_files_enough(home, roots[i].deleting));
 	int status = guard_check(home, "record", roots, out, error);
 	free(roots);
 	return status;
@@ -833,7 +826,7 @@ record_run(hearth *home, const struct hearth_record_options *options,
 	}
 	bool tree_at_head = history_tree_at_head(home);
 	if (!tree_at_head)
-		adopt_places(home, &scan);
+		recorder.adopted = adopt_places(home, &scan);
 	if (!options->allow_deletes &&
 	    (status = check_deletes(home, &scan, &out->guard, error)) != 0) {
 		scan_result_free(&scan);
@@ -860,9 +853,11 @@ record_run(hearth *home, const struct hearth_record_options *options,
 	struct node_set names = { 0 };
 	bool names_to_write = false;
 	bool restoring = restores_anything(&recorder, &scan);
-	if (tree_at_head && !head_dropped_known_none(home) &&
-	    head_dropped_rows(home, &recorder.dropped_names, &recorder.listed,
-		&recorder.listed_count) != 0)
+	recorder.dropped_tracked = tree_at_head && head_dropped_known_none(home);
+	if (recorder.dropped_tracked)
+		head_track_dropped(home);
+	else if (tree_at_head && head_dropped_rows(home, &recorder.dropped_names,
+		&recorder.listed, &recorder.listed_count) != 0)
 		status = hearth_fail(error, HEARTH_FAILED, "cannot read the index: %s",
 		    sqlite3_errmsg(home->store.db));
 	if (status == 0 && restoring)
@@ -880,6 +875,7 @@ record_run(hearth *home, const struct hearth_record_options *options,
 	 * before it, none is after. */
 	if (status == 0 && tree_at_head && (recorder.placed || recorder.listed_count > 0))
 		status = keep_dropped(&recorder);
+	head_untrack_dropped(home);
 	/* At head, with every such row kept: none is left. */
 	if (status == 0 && tree_at_head && head_dropped_none(home) != 0)
 		status = hearth_fail(error, HEARTH_FAILED, "cannot update the store: %s",
