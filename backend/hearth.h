@@ -759,8 +759,9 @@ struct hearth_sync_result {
 	 * other way (both 0 unless someone recorded meanwhile). */
 	uint64_t local_ahead, remote_ahead;
 	/* Ops the head holds that the working tree lacks, and the paths a
-	 * `checkout` would write, remove or move for them; sync itself never
-	 * touches the tree. */
+	 * `checkout` would write, remove or move for them (not counted, 0,
+	 * with checkout_after: that checkout says what it wrote); sync itself
+	 * never touches the tree. */
 	uint64_t head_ahead, head_changes;
 	/* Conflicts listed after the sync that were not listed before it
 	 * (hearth_conflicts lists them): all, and by kind, indexed by enum

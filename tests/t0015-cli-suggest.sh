@@ -99,4 +99,11 @@ test_expect_success 'log --porcelain before the first version prints nothing' '
 	test ! -s got
 '
 
+test_expect_success 'sync: an option after PEER is named as one, not taken for a second peer' '
+	(cd home && test_expect_code 2 hearth sync ../empty --no-checkout) 2>err &&
+	grep "options go before PEER" err &&
+	(cd home && test_expect_code 2 hearth sync ../empty ../other) 2>err &&
+	grep "sync needs one PEER" err
+'
+
 test_done

@@ -185,6 +185,9 @@ cli_sync(struct cli *cli, int argc, char **argv)
 		else
 			return cli_option_error(cli, option, argv);
 	}
+	/* Options end at PEER (a peer's name is the config's, any text). */
+	if (!all && optind + 1 < argc && argv[optind + 1][0] == '-')
+		return cli_usage_error(cli, "options go before PEER: hearth sync [OPTIONS] PEER");
 	if (all ? optind != argc : optind + 1 != argc)
 		return cli_usage_error(cli, all ? "--all takes no PEER"
 							     : "sync needs one PEER (or --all)");
