@@ -1310,9 +1310,11 @@ record_deletions(struct walk *walk)
 static int
 record_absent_restores(struct walk *walk)
 {
+	/* "restore != 0" lets the planner take the partial index
+	 * entry_restoring, which "restore = 2" alone does not imply. */
 	static const char SQL_ABSENT[] =
 	    "SELECT node, name, kind, root, blob, size, mode, mtime, device, inode, ctime, stamped, "
-	    "seen, restore FROM entry WHERE restore = 2";
+	    "seen, restore FROM entry WHERE restore != 0 AND restore = 2";
 	sqlite3_stmt *statement = store_statement(&walk->home->store, SQL_ABSENT);
 	int step;
 

@@ -4,12 +4,14 @@
 #include "backend/store/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/io/fail.h"
+#include "backend/io/io.h"
 #include "backend/io/space.h"
 #include "backend/store/hash.h"
 #include "backend/store/store_vfs.h"
@@ -457,6 +459,41 @@ store_sync_restore(struct store *store, struct hearth_error *error)
 	return apply_sync(store, error);
 }
 
+/* A statement run that stepped through a whole table or index, noted as
+ * "STEPS<TAB>SQL" (HEARTH_SQL_SCANS, hearth(1)): a query meant for an index
+ * that reads every row instead costs nothing in a small test Home and a
+ * second in a big one, so the tests look for it here (t0450). */
+static int
+note_scan(unsigned type, void *context, void *statement, void *unused)
+{
+	struct store *store = context;
+	int steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
+
+	(void)type;
+	(void)unused;
+	if (steps == 0)
+		return 0;
+	/* A note that cannot be written is lost: it is no part of the work. */
+	char *line = sqlite3_mprintf("%d\t%s\n", steps, sqlite3_sql(statement));
+	if (line != NULL)
+		(void)io_write_all(store->scan_notes, line, strlen(line));
+	sqlite3_free(line);
+	return 0;
+}
+
+static void
+open_scan_notes(struct store *store)
+{
+	const char *path = getenv("HEARTH_SQL_SCANS");
+
+	if (path == NULL || path[0] == '\0' || store->noting_scans)
+		return;
+	store->scan_notes = io_open(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	store->noting_scans = store->scan_notes >= 0;
+	if (store->noting_scans)
+		sqlite3_trace_v2(store->db, SQLITE_TRACE_PROFILE, note_scan, store);
+}
+
 /* One connection: opened, configured, checked. With no_space the WAL
  * index lives in this process's memory (locking_mode=EXCLUSIVE before the
  * first read), so nothing needs to grow on disk to read. */
@@ -475,6 +512,7 @@ store_connect(struct store *store, bool create, bool no_space, struct hearth_err
 		    store->db ? sqlite3_errmsg(store->db) : "out of memory");
 	sqlite3_extended_result_codes(store->db, 1);
 	sqlite3_busy_timeout(store->db, STORE_BUSY_TIMEOUT_MS);
+	open_scan_notes(store);
 	store->no_space = no_space;
 	if ((no_space && store_exec(store, "PRAGMA locking_mode=EXCLUSIVE", error) != 0) ||
 	    store_exec(store, "PRAGMA journal_mode=WAL", error) != 0 ||
@@ -529,6 +567,9 @@ store_close(struct store *store)
 	if (store->db != NULL)
 		sqlite3_close(store->db);
 	store->db = NULL;
+	if (store->noting_scans)
+		io_close(store->scan_notes);
+	store->noting_scans = false;
 }
 
 sqlite3_stmt *

@@ -57,6 +57,10 @@ struct store {
 	} *chain_tips;
 	size_t chain_tip_count, chain_tip_capacity;
 	struct hash_state *chain_hasher;	/* reused by store_chain_next */
+	/* HEARTH_SQL_SCANS: where each statement run that stepped through a
+	 * whole table or index is noted (store_connect), while noting. */
+	bool noting_scans;
+	int scan_notes;
 };
 
 /* An mtime in a column: an INTEGER when it fits 64 bits (every time
