@@ -573,6 +573,85 @@ ignore_match(const struct ignore_set *set, const char *path, bool is_dir)
 	return patterns_ignore_path(set->patterns, set->count, path, is_dir);
 }
 
+/* Where pattern i's states start in a folder's states: patterns in
+ * order, segment_count + 1 each. */
+static size_t
+states_offset(const struct ignore_set *set, size_t pattern)
+{
+	size_t offset = 0;
+	for (size_t i = 0; i < pattern; i++)
+		offset += set->patterns[i].segment_count + 1;
+	return offset;
+}
+
+void
+ignore_folder_open(const struct ignore_set *set, const char *folder_path,
+    struct ignore_folder *out)
+{
+	memset(out, 0, sizeof *out);
+	if (set == NULL || set->count == 0)
+		return;
+	out->ignored = patterns_ignore_path(set->patterns, set->count, folder_path, true);
+	size_t total = states_offset(set, set->count);
+	out->states = array_alloc(total, 1);
+	out->scratch = array_alloc(patterns_max_segments(set->patterns, set->count) + 1, 1);
+	const uint8_t *path = (const uint8_t *)folder_path;
+	size_t length = strlen(folder_path);
+	for (size_t i = 0; i < set->count; i++) {
+		const struct ignore_pattern *pattern = &set->patterns[i];
+		uint8_t *current = out->states + states_offset(set, i);
+		memset(current, 0, pattern->segment_count + 1);
+		current[0] = 1;
+		states_close(pattern, current);
+		if (!pattern->anchored)
+			continue;
+		/* Each name of the folder's path, as pattern_mark reads them. */
+		for (size_t at = 0; length > 0 && at <= length;) {
+			size_t end = name_end(path, length, at);
+			bool alive = states_step(pattern, current, out->scratch, path + at, end - at);
+			memcpy(current, out->scratch, pattern->segment_count + 1);
+			if (!alive)
+				break;
+			at = end + 1;
+		}
+	}
+}
+
+bool
+ignore_match_in(const struct ignore_set *set, const struct ignore_folder *folder,
+    const char *name, size_t length, bool is_dir)
+{
+	if (set == NULL || set->count == 0)
+		return false;
+	if (folder->ignored)
+		return true;
+	const uint8_t *bytes = (const uint8_t *)name;
+	int32_t decider = -1;
+	size_t offset = 0;
+	for (size_t i = 0; i < set->count; i++) {
+		const struct ignore_pattern *pattern = &set->patterns[i];
+		bool matched;
+		if (!pattern->anchored) {
+			matched = segment_matches(&pattern->segments[0], bytes, length);
+		} else {
+			states_step(pattern, folder->states + offset, folder->scratch, bytes, length);
+			matched = folder->scratch[pattern->segment_count];
+		}
+		offset += pattern->segment_count + 1;
+		if (matched && (!pattern->folders_only || is_dir))
+			decider = (int32_t)i;
+	}
+	return decider >= 0 && !set->patterns[decider].negate;
+}
+
+void
+ignore_folder_close(struct ignore_folder *folder)
+{
+	free(folder->states);
+	free(folder->scratch);
+	memset(folder, 0, sizeof *folder);
+}
+
 bool
 ignore_glob_match(const char *pattern, const char *path)
 {

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Pattern syntax, as git's:
  *   *  ?  [abc] [a-z] [!x] [^x] [[:alpha:]]   within one name (never '/')
@@ -31,6 +32,21 @@ void ignore_free(struct ignore_set *set);
  * it or any parent folder is (a parent's verdict cannot be re-included, as
  * in git). A NULL set ignores nothing; "" (the top) is never ignored. */
 bool ignore_match(const struct ignore_set *set, const char *path, bool is_dir);
+/* The patterns read as far as one folder, so each name in it is matched
+ * by its own bytes alone (a walk asks once a name; ignore_match reads the
+ * whole path again for each). ignore_match_in gives ignore_match's verdict
+ * for folder_path + "/" + name. A NULL set ignores nothing. */
+struct ignore_folder {
+	bool ignored;		/* the folder itself, or one above it */
+	uint8_t *states;	/* each pattern's states after the folder's names */
+	uint8_t *scratch;	/* room for one pattern's next states */
+};
+void ignore_folder_open(const struct ignore_set *set, const char *folder_path,
+    struct ignore_folder *out);
+bool ignore_match_in(const struct ignore_set *set, const struct ignore_folder *folder,
+    const char *name, size_t length, bool is_dir);
+void ignore_folder_close(struct ignore_folder *folder);
+
 /* A single glob, as used by place: rules ("**" crosses folders): the same
  * syntax and meaning as a one-pattern ignore list for a file at path,
  * except that a leading '!' is literal. A malformed glob matches nothing. */

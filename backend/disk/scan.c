@@ -362,14 +362,31 @@ leave_out(struct walk *walk, int root, const char *path, const char *why)
 	scan_note(walk->result, root, path, line, true);
 }
 
+/* The item's Home-relative path, in walk->path: made only for a note. */
+static const char *
+item_path(struct walk *walk, const char *folder_path, const char *name)
+{
+	child_path(&walk->path, folder_path, name);
+	return (const char *)walk->path.data;
+}
+
+/* The folder an item is listed in: its path, that path's length, and the
+ * ignore patterns read as far as it (each name is matched alone). */
+struct listed_folder {
+	const char *path;
+	size_t path_length;
+	struct ignore_folder ignore;
+};
+
 /* One entry of a folder's listing (fd) into items, unless it is left out;
  * true when the rest of the folder cannot be told. */
 static bool
-list_item(struct walk *walk, int root, const char *folder_path, int fd, const char *name,
-    const struct scan_listed *listed, struct disk_item **items, size_t *count,
+list_item(struct walk *walk, int root, const struct listed_folder *folder, int fd,
+    const char *name, const struct scan_listed *listed, struct disk_item **items, size_t *count,
     size_t *capacity)
 {
 	const struct stat *status = &listed->status;
+	const char *folder_path = folder->path;
 	if (is_hidden_from_history(folder_path, name))
 		return false;
 	if (listed->error != 0) {
@@ -386,27 +403,29 @@ list_item(struct walk *walk, int root, const char *folder_path, int fd, const ch
 	if (S_ISREG(status->st_mode) && identity_is_marker(fd, name))
 		return false;
 	enum node_kind kind = node_kind_of(status->st_mode);
-	child_path(&walk->path, folder_path, name);
+	size_t name_length = strlen(name);
 	/* Past PATH_MAX no call can name it: said once, the rest walked.
 	 * It stays in the listing, so what the index holds there (a
 	 * folder above it renamed longer) is not taken as deleted. */
-	bool too_long = walk->path.length >= PATH_MAX;
+	bool too_long = folder->path_length + (folder->path_length > 0) + name_length >= PATH_MAX;
 	if (too_long)
-		leave_out(walk, root, (const char *)walk->path.data, TOO_LONG);
-	if (ignore_match(walk->home->ignore, (const char *)walk->path.data, kind == NODE_DIR))
+		leave_out(walk, root, item_path(walk, folder_path, name), TOO_LONG);
+	if (ignore_match_in(walk->home->ignore, &folder->ignore, name, name_length,
+		kind == NODE_DIR))
 		return false;
 	if (kind == NODE_DIR && listed->may_be_home_state && layout_is_home_state(fd, name)) {
-		scan_note(walk->result, root, (const char *)walk->path.data,
+		scan_note(walk->result, root, item_path(walk, folder_path, name),
 		    "another Home's state, left out", true);
 		return false;
 	}
 	if (kind == 0 && !too_long) {
-		leave_out(walk, root, (const char *)walk->path.data, not_content(status->st_mode));
+		leave_out(walk, root, item_path(walk, folder_path, name),
+		    not_content(status->st_mode));
 		return false;
 	}
 	*items = array_grow(*items, capacity, *count + 1, sizeof **items);
 	struct disk_item *item = &(*items)[(*count)++];
-	item->name_length = strlen(name);
+	item->name_length = name_length;
 	item->name = arena_strndup(&walk->result->arena, name, item->name_length);
 	item->kind = kind != 0 ? kind : NODE_FILE;
 	item->root = root;
@@ -419,10 +438,11 @@ list_item(struct walk *walk, int root, const char *folder_path, int fd, const ch
  * items. A folder missing from this root is simply absent there. With
  * folder (may be NULL), also the folder's own stamp in this root. */
 static int
-list_root_folder(struct walk *walk, int root, const char *folder_path,
+list_root_folder(struct walk *walk, int root, const struct listed_folder *listed,
     const struct scan_listing *listing, struct disk_item **items, size_t *count,
     size_t *capacity, struct scan_root_stamp *folder)
 {
+	const char *folder_path = listed->path;
 	if (!listing->opened) {
 		errno = listing->open_error;
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -441,7 +461,7 @@ list_root_folder(struct walk *walk, int root, const char *folder_path,
 	}
 	bool stop = false;
 	for (size_t i = 0; !stop && i < listing->count; i++)
-		stop = list_item(walk, root, folder_path, listing->fd,
+		stop = list_item(walk, root, listed, listing->fd,
 		    listing->names + listing->entries[i].name, &listing->entries[i], items, count,
 		    capacity);
 	/* A failed read ends the listing, as readdir's NULL did. */
@@ -457,6 +477,15 @@ compare_entry_rows(const void *a, const void *b)
 {
 	const struct entry_row *x = a, *y = b;
 	return compare_places(x->name, x->kind, x->root, y->name, y->kind, y->root);
+}
+
+static bool
+rows_in_order(const struct entry_row *rows, size_t count)
+{
+	for (size_t i = 1; i < count; i++)
+		if (compare_entry_rows(&rows[i - 1], &rows[i]) > 0)
+			return false;
+	return true;
 }
 
 /* A folder's rows with what compares a stamp, from the covering index
@@ -1078,23 +1107,28 @@ read_folder(struct walk *walk, struct node_id node, const char *folder_path,
 	    scan_prefetch_take(walk->prefetch, folder_path, listings);
 	if (!listed_ahead && walk->dirents == NULL)
 		walk->dirents = array_alloc(SCAN_DIRENT_BUFFER, 1);
+	struct listed_folder folder = { .path = folder_path, .path_length = strlen(folder_path) };
+	ignore_folder_open(walk->home->ignore, folder_path, &folder.ignore);
 	for (size_t root = 0; root < root_count; root++) {
 		bool listed = listed_ahead || status == 0;
 		if (!listed_ahead && listed)
 			scan_listing_read(walk->home->roots[root].fd, folder_path, walk->dirents,
 			    &listings[root]);
 		if (status == 0)
-			status = list_root_folder(walk, (int)root, folder_path, &listings[root], items,
+			status = list_root_folder(walk, (int)root, &folder, &listings[root], items,
 			    item_count, &item_capacity, folders ? &folders[root] : NULL);
 		if (listed)
 			scan_listing_free(&listings[root]);
 	}
+	ignore_folder_close(&folder.ignore);
 	free(listings);
 	if (status == 0)
 		status = load_entries(walk, node, rows, row_count, &row_capacity);
 	if (status != 0)
 		return status;
-	if (*row_count > 1)
+	/* entry_listing gives them in this order already; an index from
+	 * another SQLite could differ, so it is checked, not assumed. */
+	if (*row_count > 1 && !rows_in_order(*rows, *row_count))
 		qsort(*rows, *row_count, sizeof **rows, compare_entry_rows);
 	if (*item_count > 1)
 		qsort(*items, *item_count, sizeof **items, compare_disk_items);

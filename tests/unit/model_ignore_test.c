@@ -1,6 +1,7 @@
 /* Unit tests of model/ignore: git's pattern semantics, table-driven, the
  * compile errors, single globs, and hostile patterns that would take
  * exponential time with a recursive matcher. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,6 +106,23 @@ static const struct match_case match_cases[] = {
 	{ { "a" }, "b//a", false, true },
 };
 
+/* ignore_match_in for path, from its folder's state. */
+static bool
+match_in_folder(const struct ignore_set *set, const char *path, bool is_dir)
+{
+	char folder_path[256];
+	const char *slash = strrchr(path, '/');
+	size_t folder_length = slash != NULL ? (size_t)(slash - path) : 0;
+	const char *name = slash != NULL ? slash + 1 : path;
+	struct ignore_folder folder;
+
+	snprintf(folder_path, sizeof folder_path, "%.*s", (int)folder_length, path);
+	ignore_folder_open(set, folder_path, &folder);
+	bool ignored = ignore_match_in(set, &folder, name, strlen(name), is_dir);
+	ignore_folder_close(&folder);
+	return ignored;
+}
+
 static void
 test_match_table(void)
 {
@@ -120,6 +138,11 @@ test_match_table(void)
 		ok(ignore_match(set, test->path, test->is_dir) == test->ignored,
 		    "case %zu: \"%s\"%s %s \"%s%s\"", i, test->patterns[0], count > 1 ? " ..." : "",
 		    test->ignored ? "ignores" : "keeps", test->path, test->is_dir ? "/" : "");
+		if (test->path[0] != '\0' && strstr(test->path, "//") == NULL &&
+		    test->path[strlen(test->path) - 1] != '/')
+			ok(match_in_folder(set, test->path, test->is_dir) == test->ignored,
+			    "case %zu by its folder: %s \"%s\"", i,
+			    test->ignored ? "ignores" : "keeps", test->path);
 		ignore_free(set);
 	}
 	ok(!ignore_match(NULL, "a", false), "no set ignores nothing");
@@ -266,6 +289,71 @@ test_fuzz(void)
 	ok(compiled > 1000, "random patterns compile or fail cleanly (%zu compiled)", compiled);
 }
 
+/* The folder's state gives every path the verdict the whole path gets:
+ * random sets of up to three patterns (anchored, "**", '!', trailing '/')
+ * against random paths up to five names deep. */
+static void
+test_folder_state_equal(void)
+{
+	static const char *const pieces[] = { "a", "b", "*", "?", "a*", "**", "[ab]", "x.swp",
+		"*.swp", "c" };
+	static const char *const names[] = { "a", "b", "c", "x.swp", "ab", "ba", ".c" };
+	uint64_t state = 777;
+	size_t compared = 0, differ = 0;
+
+	for (int round = 0; round < 3000; round++) {
+		char texts[3][64];
+		const char *patterns[3];
+		size_t count = 1 + round % 3;
+		for (size_t p = 0; p < count; p++) {
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint64_t bits = state >> 8;
+			size_t at = 0;
+			if (bits & 1)
+				texts[p][at++] = '!';
+			bits >>= 1;
+			if (bits & 1)
+				texts[p][at++] = '/';
+			bits >>= 1;
+			size_t levels = 1 + bits % 3;
+			bits >>= 2;
+			for (size_t l = 0; l < levels; l++, bits >>= 4) {
+				at += (size_t)snprintf(texts[p] + at, sizeof texts[p] - at, "%s%s",
+				    l ? "/" : "", pieces[bits % 10]);
+			}
+			if (bits & 1)
+				texts[p][at++] = '/';
+			texts[p][at] = '\0';
+			patterns[p] = texts[p];
+		}
+		char error[128];
+		struct ignore_set *set = ignore_compile(patterns, count, error, sizeof error);
+		if (set == NULL)
+			continue;
+		for (int walk = 0; walk < 8; walk++) {
+			char path[128] = "";
+			size_t at = 0;
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint64_t bits = state >> 8;
+			size_t depth = 1 + bits % 5;
+			bits >>= 3;
+			for (size_t d = 0; d < depth; d++, bits >>= 3)
+				at += (size_t)snprintf(path + at, sizeof path - at, "%s%s", d ? "/" : "",
+				    names[bits % 7]);
+			bool is_dir = bits & 1;
+			compared++;
+			if (ignore_match(set, path, is_dir) != match_in_folder(set, path, is_dir) &&
+			    differ++ == 0)
+				tap_diag("first difference: %s%s%s%s against \"%s%s\"", patterns[0],
+				    count > 1 ? ", " : "", count > 1 ? patterns[1] : "",
+				    count > 2 ? ", ..." : "", path, is_dir ? "/" : "");
+		}
+		ignore_free(set);
+	}
+	ok(compared > 10000 && differ == 0, "a folder's state gives each path the whole path's "
+	    "verdict (%zu paths, %zu differ)", compared, differ);
+}
+
 int
 main(void)
 {
@@ -274,5 +362,6 @@ main(void)
 	test_glob();
 	test_hostile();
 	test_fuzz();
+	test_folder_state_equal();
 	return tap_done();
 }
