@@ -29,10 +29,19 @@ struct ignore_token {
 	const uint8_t *class_bits;	/* 256 bits, for TOKEN_CLASS */
 };
 
+/* What a segment's tokens make, for the shapes most patterns have
+ * ("name", "*.ext"), which need no wildcard matching. */
+enum ignore_shape {
+	SHAPE_ANY_TOKENS,
+	SHAPE_LITERAL,		/* bytes alone: the name is them */
+	SHAPE_STAR_LITERAL,	/* '*' then bytes: the name ends with them */
+};
+
 /* One folder level of a pattern; "**" alone is a segment matching any
  * number of levels. */
 struct ignore_segment {
 	bool any_depth;
+	enum ignore_shape shape;
 	struct ignore_token *tokens;
 	size_t token_count;
 };
@@ -220,6 +229,17 @@ parse_class(struct ignore_parser *parser, struct ignore_token *token)
 }
 
 /* Tokens of the segment [start, end) of the text; stars collapse. */
+static enum ignore_shape
+shape_of(const struct ignore_token *tokens, size_t count)
+{
+	size_t first = count > 0 && tokens[0].type == TOKEN_STAR ? 1 : 0;
+
+	for (size_t i = first; i < count; i++)
+		if (tokens[i].type != TOKEN_LITERAL)
+			return SHAPE_ANY_TOKENS;
+	return first ? SHAPE_STAR_LITERAL : SHAPE_LITERAL;
+}
+
 static bool
 parse_segment(struct ignore_parser *parser, size_t end, struct ignore_segment *segment)
 {
@@ -254,6 +274,7 @@ parse_segment(struct ignore_parser *parser, size_t end, struct ignore_segment *s
 	}
 	segment->token_count = count;
 	segment->any_depth = end - start == 2 && memcmp(parser->text + start, "**", 2) == 0;
+	segment->shape = shape_of(segment->tokens, count);
 	return true;
 }
 
@@ -291,7 +312,8 @@ pattern_finish_segments(struct ignore_parser *parser, struct ignore_pattern *pat
 	if (pattern->anchored && pattern->segments[kept - 1].any_depth) {
 		struct ignore_token *star = arena_alloc(parser->arena, sizeof *star);
 		star->type = TOKEN_STAR;
-		pattern->segments[kept - 1] = (struct ignore_segment){ .tokens = star, .token_count = 1 };
+		pattern->segments[kept - 1] = (struct ignore_segment){ .tokens = star, .token_count = 1,
+			.shape = SHAPE_STAR_LITERAL };
 		pattern->segments[kept++] = (struct ignore_segment){ .any_depth = true };
 	}
 	pattern->segment_count = kept;
@@ -402,11 +424,29 @@ token_matches(const struct ignore_token *token, uint8_t byte)
 
 /* One segment against one name: on a mismatch, the last star takes one
  * more byte and matching resumes after it. */
+/* The name is the literal tokens from first on, or ends with them. */
+static bool
+literals_match(const struct ignore_token *tokens, size_t count, const uint8_t *bytes)
+{
+	for (size_t i = 0; i < count; i++)
+		if (tokens[i].byte != bytes[i])
+			return false;
+	return true;
+}
+
 static bool
 segment_matches(const struct ignore_segment *segment, const uint8_t *name, size_t length)
 {
 	const struct ignore_token *tokens = segment->tokens;
 	size_t token = 0, at = 0, star = NO_STAR, star_at = 0;
+
+	if (segment->shape == SHAPE_LITERAL)
+		return length == segment->token_count &&
+		    literals_match(tokens, segment->token_count, name);
+	if (segment->shape == SHAPE_STAR_LITERAL) {
+		size_t tail = segment->token_count - 1;
+		return length >= tail && literals_match(tokens + 1, tail, name + length - tail);
+	}
 
 	while (at < length) {
 		if (token < segment->token_count && tokens[token].type == TOKEN_STAR) {
