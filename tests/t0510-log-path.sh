@@ -93,4 +93,9 @@ test_expect_success 'a joined Home: a move between roots is in the file history'
 	test "$(grep -c "^version " out)" = 2
 '
 
+test_expect_success 'log PATH from each path'"'"'s scope lists what whole trees list (every path of head)' '
+	test_tool log-paths home >out && cat out &&
+	grep " 0 differ\$" out
+'
+
 test_done

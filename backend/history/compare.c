@@ -77,6 +77,27 @@ version_before(struct hearth *home, const struct history_version *version, struc
 }
 
 int
+compare_version_vvs(struct hearth *home, const char *spec, struct vv *after, struct vv *before,
+    struct hearth_error *error)
+{
+	struct history_version version;
+
+	vv_init(after);
+	vv_init(before);
+	int status = history_resolve(home, spec, &version, error);
+	if (status != 0)
+		return status;
+	status = version_before(home, &version, before, error);
+	vv_copy(after, &version.vv);
+	history_version_free(&version);
+	if (status != 0) {
+		vv_free(after);
+		vv_free(before);
+	}
+	return status;
+}
+
+int
 compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pair,
     struct hearth_error *error)
 {

@@ -33,6 +33,10 @@ struct compare_pair {
 	uint64_t previous, counter;
 };
 
+/* The states compare_load_pair loads the trees of: the version's, and the
+ * one before it; both owned by the caller (vv_free) on success. */
+int compare_version_vvs(struct hearth *home, const char *spec, struct vv *after, struct vv *before,
+    struct hearth_error *error);
 int compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pair,
     struct hearth_error *error);
 void compare_free_pair(struct compare_pair *pair);

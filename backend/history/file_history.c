@@ -8,6 +8,7 @@
 
 #include "backend/history/compare.h"
 #include "backend/history/history.h"
+#include "backend/history/path_scope.h"
 #include "backend/history/tree.h"
 #include "model/array.h"
 
@@ -132,15 +133,60 @@ lookup_in_history(struct hearth *home, const char *path, struct node_id *node,
 	}
 }
 
+/* Whether any PLACE ever gave a node the path's last name: one pass over
+ * the placements, where the search of every version's trees would derive
+ * two trees a version to say a mistyped path was never there. */
+static int
+name_ever_placed(struct hearth *home, const char *path, bool *placed, struct hearth_error *error)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash != NULL ? slash + 1 : path;
+	size_t length = strlen(name);
+	struct store_ops places;
+	struct store_op_row row;
+	struct arena arena;
+	char reason[128];
+	int status = 0;
+
+	*placed = false;
+	arena_init(&arena, 64 * 1024);
+	store_ops_of_kind(&home->store, OP_PLACE, &places);
+	for (size_t n = 1; !*placed && store_ops_next(&places, &row); n++) {
+		struct op op;
+		if (n % 1024 == 0) {
+			arena_free(&arena);
+			arena_init(&arena, 64 * 1024);
+		}
+		if (!op_decode(row.body, row.body_length, &op, &arena, reason, sizeof reason)) {
+			status = hearth_fail(error, HEARTH_DAMAGED, "an op in the store does not decode: "
+			    "%s (run hearth fsck)", reason);
+			break;
+		}
+		*placed = op.u.place.name_length == length &&
+		    memcmp(op.u.place.name, name, length) == 0;
+	}
+	status = store_ops_end(&places, status, error);
+	arena_free(&arena);
+	return status;
+}
+
 static int
 find_node(struct hearth *home, const char *path, struct node_id *node, enum node_kind *kind,
     struct hearth_error *error)
 {
+	bool placed;
+
 	if (path[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "log of the whole Home takes no path");
 	if (lookup_loaded(home, tree_load_head, path, node, kind) ||
 	    lookup_index_or_working(home, path, node, kind))
 		return 0;
+	int status = name_ever_placed(home, path, &placed, error);
+	if (status != 0)
+		return status;
+	if (!placed)
+		return hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the tree "
+		    "as last recorded, or in any version", path);
 	return lookup_in_history(home, path, node, kind, error);
 }
 
@@ -223,28 +269,58 @@ is_candidate(const struct version_set *set, const char *id_hex)
 	return bsearch(&id, set->ids, set->count, sizeof *set->ids, compare_hashes) != NULL;
 }
 
+/* Whether the trees differ at the node or below it; the path is where the
+ * node is in after (where it was in before, when after lacks it), in
+ * storage, or NULL when they do not differ. */
+static const char *
+changed_between(struct tree *before, struct tree *after, struct node_id node,
+    struct hearth_storage *storage)
+{
+	struct hearth_change_list changes;
+	struct tree_node *now = tree_find(after, node), *was = tree_find(before, node);
+	const char *at = now ? tree_path(after, now) : was ? tree_path(before, was) : NULL;
+	const char *path = NULL;
+
+	if (at == NULL)
+		return NULL;
+	tree_diff(before, after, &at, 1, NULL, NULL, &changes);
+	if (changes.count > 0)
+		path = storage_strdup(storage, at);
+	hearth_change_list_free(&changes);
+	return path;
+}
+
 /* Whether the version changed the node or what is below it; *path is
  * where the node was in it (where it was before, when the version
- * deleted it), in storage. */
+ * deleted it), in storage. From the node's scope when there is one (its
+ * trees hold only the scope's nodes, placed and named as the whole log
+ * places them), else from the version's whole trees. */
 static int
-changed_in(struct hearth *home, const char *id, struct node_id node,
-    struct hearth_storage *storage, const char **path, struct hearth_error *error)
+changed_in(struct hearth *home, const struct path_scope *scope, const char *id,
+    struct node_id node, struct hearth_storage *storage, const char **path,
+    struct hearth_error *error)
 {
-	struct compare_pair pair;
-	struct hearth_change_list changes;
-
 	*path = NULL;
+	if (scope != NULL) {
+		struct vv after_vv, before_vv;
+		struct tree before, after;
+		int status = compare_version_vvs(home, id, &after_vv, &before_vv, error);
+		if (status != 0)
+			return status;
+		path_scope_tree(scope, &after_vv, &after);
+		path_scope_tree(scope, &before_vv, &before);
+		*path = changed_between(&before, &after, node, storage);
+		tree_free(&before);
+		tree_free(&after);
+		vv_free(&after_vv);
+		vv_free(&before_vv);
+		return 0;
+	}
+	struct compare_pair pair;
 	int status = compare_load_pair(home, id, &pair, error);
 	if (status != 0)
 		return status;
-	struct tree_node *now = tree_find(&pair.after, node), *was = tree_find(&pair.before, node);
-	const char *at = now ? tree_path(&pair.after, now) : was ? tree_path(&pair.before, was) : NULL;
-	if (at != NULL) {
-		tree_diff(&pair.before, &pair.after, &at, 1, NULL, NULL, &changes);
-		if (changes.count > 0)
-			*path = storage_strdup(storage, at);
-		hearth_change_list_free(&changes);
-	}
+	*path = changed_between(&pair.before, &pair.after, node, storage);
 	compare_free_pair(&pair);
 	return 0;
 }
@@ -254,6 +330,7 @@ changed_in(struct hearth *home, const char *id, struct node_id node,
 struct path_log {
 	struct hearth *home;
 	struct node_id node;
+	const struct path_scope *scope;	/* NULL: each version's whole trees */
 	struct version_set candidates;
 	size_t limit;
 	struct hearth_version_list *out;
@@ -301,8 +378,8 @@ filter_page(struct path_log *log, const struct hearth_log_query *query, char *be
 		}
 		if (!is_candidate(&log->candidates, page.items[i].id))
 			continue;
-		status = changed_in(log->home, page.items[i].id, log->node, log->out->storage, &path,
-		    error);
+		status = changed_in(log->home, log->scope, page.items[i].id, log->node,
+		    log->out->storage, &path, error);
 		if (status == 0 && path != NULL)
 			keep_version(log, &page.items[i], path);
 	}
@@ -316,12 +393,13 @@ filter_page(struct path_log *log, const struct hearth_log_query *query, char *be
 }
 
 int
-history_log_path(struct hearth *home, const struct hearth_log_query *query,
+history_log_path_by(struct hearth *home, const struct hearth_log_query *query, bool whole_trees,
     struct hearth_version_list *out, struct hearth_error *error)
 {
 	struct path_log log = {
 		.home = home, .limit = query->limit ? query->limit : SIZE_MAX, .out = out,
 	};
+	struct path_scope scope = { 0 };
 	enum node_kind kind;
 	char before[HEARTH_ID_HEX] = "";
 
@@ -331,12 +409,30 @@ history_log_path(struct hearth *home, const struct hearth_log_query *query,
 	int status = find_node(home, query->path, &log.node, &kind, error);
 	if (status == 0)
 		status = candidate_versions(home, log.node, kind, &log.candidates, error);
+	/* More than one version to look at: the scope, read once, is cheaper
+	 * than two whole trees a version. */
+	if (status == 0 && !whole_trees && log.candidates.count > 1) {
+		int opened = path_scope_open(home, log.node, kind, &scope, error);
+		if (opened == 1)
+			log.scope = &scope;
+		else if (opened != 0)
+			status = opened;
+	}
 	out->storage = storage_new();
 	out->items = storage_alloc(out->storage, sizeof *out->items);
 	for (bool more = status == 0 && log.candidates.count > 0; more;)
 		status = filter_page(&log, query, before, &more, error);
 	free(log.candidates.ids);
+	if (log.scope != NULL)
+		path_scope_close(&scope);
 	if (status != 0)
 		hearth_version_list_free(out);
 	return status;
+}
+
+int
+history_log_path(struct hearth *home, const struct hearth_log_query *query,
+    struct hearth_version_list *out, struct hearth_error *error)
+{
+	return history_log_path_by(home, query, false, out, error);
 }

@@ -80,6 +80,10 @@ bool history_has_version(struct hearth *home, int64_t replica_number, uint64_t c
 /* hearth_log of query->path (file_history.c). */
 int history_log_path(struct hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);
+/* The same, with whole_trees each version's whole trees rather than the
+ * path's scope (path_scope.h): what the tests hold the scope to. */
+int history_log_path_by(struct hearth *home, const struct hearth_log_query *query,
+    bool whole_trees, struct hearth_version_list *out, struct hearth_error *error);
 
 /* The newest version's hex id in total order (the one a record or a merge
  * made last), or "" when there is none. */

@@ -145,8 +145,8 @@ tree_load_index(struct hearth *home, struct tree *out, struct hearth_error *erro
 }
 
 /* Reads every PLACE and SET at or below vv. */
-static int
-load_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *count,
+int
+tree_read_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *count,
     struct arena *arena, struct hearth_error *error)
 {
 	size_t capacity = 1024;
@@ -220,14 +220,27 @@ tree_from_state(const struct state *state, struct tree *out)
 	}
 }
 
+void
+tree_derive(const struct op *ops, size_t count, struct tree *out)
+{
+	struct state state;
+
+	memset(out, 0, sizeof *out);
+	arena_init(&out->arena, 256 * 1024);
+	memset(&state, 0, sizeof state);
+	state_derive(ops, count, &state);
+	tree_from_state(&state, out);
+	state_free(&state);
+	qsort(out->nodes, out->count, sizeof *out->nodes, compare_by_id);
+	index_children(out);
+}
+
 int
 tree_load(struct hearth *home, const struct vv *vv, struct tree *out, struct hearth_error *error)
 {
 	struct op *ops = NULL;
 	size_t count = 0;
 	struct arena op_arena;
-	struct state state;
-	int status;
 
 	/* A vv that holds every op that changes a tree is the head state:
 	 * read it from the node table, as the working tree gets it. */
@@ -235,21 +248,12 @@ tree_load(struct hearth *home, const struct vv *vv, struct tree *out, struct hea
 		return tree_load_head(home, out, error);
 
 	memset(out, 0, sizeof *out);
-	arena_init(&out->arena, 256 * 1024);
 	arena_init(&op_arena, 1024 * 1024);
-	status = load_ops(home, vv, &ops, &count, &op_arena, error);
-	if (status == 0) {
-		memset(&state, 0, sizeof state);
-		state_derive(ops, count, &state);
-		tree_from_state(&state, out);
-		state_free(&state);
-		qsort(out->nodes, out->count, sizeof *out->nodes, compare_by_id);
-		index_children(out);
-	}
+	int status = tree_read_ops(home, vv, &ops, &count, &op_arena, error);
+	if (status == 0)
+		tree_derive(ops, count, out);
 	free(ops);
 	arena_free(&op_arena);
-	if (status != 0)
-		tree_free(out);
 	return status;
 }
 

@@ -43,6 +43,12 @@ struct tree {
 int tree_load(struct hearth *home, const struct vv *vv, struct tree *out,
     struct hearth_error *error);
 int tree_load_head(struct hearth *home, struct tree *out, struct hearth_error *error);
+/* Every op at or below vv, decoded into *ops (the caller frees the array;
+ * names and lists in arena). */
+int tree_read_ops(struct hearth *home, const struct vv *vv, struct op **ops, size_t *count,
+    struct arena *arena, struct hearth_error *error);
+/* The tree the ops derive (model/state.h), into out. */
+void tree_derive(const struct op *ops, size_t count, struct tree *out);
 void tree_free(struct tree *tree);
 
 struct tree_node *tree_find(const struct tree *tree, struct node_id id);

@@ -17,6 +17,7 @@
 #include "backend/history/blob.h"
 #include "backend/store/hash.h"
 #include "backend/history/history.h"
+#include "backend/history/tree.h"
 #include "backend/disk/home.h"
 #include "backend/store/pack.h"
 #include "backend/sync/sync.h"
@@ -1516,12 +1517,81 @@ tool_frames_read(int argc, char **argv)
 	return hearth_exit_status(status);
 }
 
+/* log PATH of one path both ways: from its scope and from whole trees. */
+static bool
+log_path_agrees(hearth *home, const char *path, size_t *listed)
+{
+	struct hearth_log_query query = { .path = path };
+	struct hearth_version_list scoped, whole;
+	struct hearth_error error;
+	int by_scope = history_log_path_by(home, &query, false, &scoped, &error);
+	int by_whole = history_log_path_by(home, &query, true, &whole, &error);
+	bool same = by_scope == by_whole;
+
+	if (by_scope != 0 || by_whole != 0) {
+		if (!same)
+			printf("MISMATCH %s: scope %d, whole trees %d (%s)\n", path, by_scope,
+			    by_whole, error.message);
+		if (by_scope == 0)
+			hearth_version_list_free(&scoped);
+		if (by_whole == 0)
+			hearth_version_list_free(&whole);
+		return same;
+	}
+	same = scoped.count == whole.count;
+	for (size_t i = 0; same && i < scoped.count; i++)
+		same = strcmp(scoped.items[i].id, whole.items[i].id) == 0 &&
+		    strcmp(scoped.items[i].path ? scoped.items[i].path : "",
+			whole.items[i].path ? whole.items[i].path : "") == 0;
+	if (!same) {
+		printf("MISMATCH %s:\n", path);
+		for (size_t i = 0; i < scoped.count; i++)
+			printf("  scope %.8s %s\n", scoped.items[i].id, scoped.items[i].path);
+		for (size_t i = 0; i < whole.count; i++)
+			printf("  whole %.8s %s\n", whole.items[i].id, whole.items[i].path);
+	}
+	*listed += scoped.count;
+	hearth_version_list_free(&scoped);
+	hearth_version_list_free(&whole);
+	return same;
+}
+
+/* log-paths DIR: for every file and folder of head, log PATH from its
+ * scope lists what it lists from each version's whole trees. */
+static int
+tool_log_paths(int argc, char **argv)
+{
+	hearth *home;
+	struct hearth_error error;
+	struct tree head;
+	size_t paths = 0, listed = 0, differ = 0;
+
+	if (argc != 2)
+		return 2;
+	int status = open_home(argc, argv, &home);
+	if (status != 0)
+		return status;
+	if (tree_load_head(home, &head, &error) != 0) {
+		fprintf(stderr, "log-paths: %s\n", error.message);
+		hearth_close(home);
+		return 1;
+	}
+	for (size_t i = 0; i < head.count; i++, paths++)
+		differ += !log_path_agrees(home, tree_path(&head, &head.nodes[i]), &listed);
+	tree_free(&head);
+	hearth_close(home);
+	printf("%zu paths, %zu versions listed, %zu differ\n", paths, listed, differ);
+	return differ == 0 ? 0 : 1;
+}
+
 static const struct tool_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *help;
 } tool_commands[] = {
 	{ "hash", tool_hash, "hash FILE: print the blob id and size" },
+	{ "log-paths", tool_log_paths,
+	    "log-paths DIR: log PATH of every path of head, from its scope and from whole trees" },
 	{ "join-home", tool_join_home, "join-home DIR SOURCE: give an empty Home SOURCE's home id" },
 	{ "sync-cancel", tool_sync_cancel,
 	    "sync-cancel DIR PEER PHASE: a sync cancelled when progress reports PHASE" },

@@ -336,6 +336,11 @@ sub check_replica {
 		$checked{"$replica $version"} = 1;
 	}
 	check_checkouts($replica, $head, @checkouts);
+	# log PATH of every path of head lists, from the path's scope, what each
+	# version's whole trees give (backend/history/path_scope.h).
+	my ($log_status, $log_out) = run_in("$work/$replica", $tool, 'log-paths', '.');
+	fail("log PATH from a scope differs from whole trees in $replica:\n$log_out")
+	    if $log_status != 0;
 	# Replicas that hold the same ops derive the same head.
 	$opset_tree{$ops} //= [$replica, $head];
 	my ($by, $tree) = @{ $opset_tree{$ops} };
