@@ -11,35 +11,15 @@
 #include "backend/history/path_scope.h"
 #include "backend/history/tree.h"
 #include "model/array.h"
+#include "model/node_set.h"
 
 #define LOG_PAGE 256
 
-
-struct node_set {
-	struct node_id *ids;
-	size_t count, capacity;
-};
 
 struct version_set {
 	struct hash *ids;
 	size_t count, capacity;
 };
-
-static void
-add_node(struct node_set *set, struct node_id id)
-{
-	set->ids = array_grow(set->ids, &set->capacity, set->count + 1, sizeof *set->ids);
-	set->ids[set->count++] = id;
-}
-
-static bool
-has_node(const struct node_set *set, struct node_id id)
-{
-	for (size_t i = 0; i < set->count; i++)
-		if (node_id_equal(set->ids[i], id))
-			return true;
-	return false;
-}
 
 static int
 compare_hashes(const void *a, const void *b)
@@ -133,25 +113,22 @@ lookup_in_history(struct hearth *home, const char *path, struct node_id *node,
 	}
 }
 
-/* Whether any PLACE ever gave a node the path's last name: one pass over
- * the placements, where the search of every version's trees would derive
- * two trees a version to say a mistyped path was never there. */
+/* Each PLACE of the log, decoded, to visit (which returns true to stop);
+ * the names it decodes live until the next 1024 have been read. */
 static int
-name_ever_placed(struct hearth *home, const char *path, bool *placed, struct hearth_error *error)
+each_place(struct hearth *home, bool (*visit)(void *context, const struct op_place *place),
+    void *context, struct hearth_error *error)
 {
-	const char *slash = strrchr(path, '/');
-	const char *name = slash != NULL ? slash + 1 : path;
-	size_t length = strlen(name);
 	struct store_ops places;
 	struct store_op_row row;
 	struct arena arena;
 	char reason[128];
 	int status = 0;
+	bool stop = false;
 
-	*placed = false;
 	arena_init(&arena, 64 * 1024);
 	store_ops_of_kind(&home->store, OP_PLACE, &places);
-	for (size_t n = 1; !*placed && store_ops_next(&places, &row); n++) {
+	for (size_t n = 1; !stop && store_ops_next(&places, &row); n++) {
 		struct op op;
 		if (n % 1024 == 0) {
 			arena_free(&arena);
@@ -162,11 +139,40 @@ name_ever_placed(struct hearth *home, const char *path, bool *placed, struct hea
 			    "%s (run hearth fsck)", reason);
 			break;
 		}
-		*placed = op.u.place.name_length == length &&
-		    memcmp(op.u.place.name, name, length) == 0;
+		stop = visit(context, &op.u.place);
 	}
 	status = store_ops_end(&places, status, error);
 	arena_free(&arena);
+	return status;
+}
+
+struct name_search {
+	const char *name;
+	size_t length;
+	bool placed;
+};
+
+static bool
+is_named(void *context, const struct op_place *place)
+{
+	struct name_search *search = context;
+	search->placed = place->name_length == search->length &&
+	    memcmp(place->name, search->name, search->length) == 0;
+	return search->placed;
+}
+
+/* Whether any PLACE ever gave a node the path's last name: one pass over
+ * the placements, where the search of every version's trees would derive
+ * two trees a version to say a mistyped path was never there. */
+static int
+name_ever_placed(struct hearth *home, const char *path, bool *placed, struct hearth_error *error)
+{
+	const char *slash = strrchr(path, '/');
+	struct name_search search = { .name = slash != NULL ? slash + 1 : path };
+
+	search.length = strlen(search.name);
+	int status = each_place(home, is_named, &search, error);
+	*placed = search.placed;
 	return status;
 }
 
@@ -192,48 +198,31 @@ find_node(struct hearth *home, const char *path, struct node_id *node, enum node
 
 /* ---- which versions ------------------------------------------------------------------ */
 
+struct placement_pairs {
+	struct node_set children, parents;	/* as lists: pair i is (children[i], parents[i]) */
+};
+
+static bool
+add_pair(void *context, const struct op_place *place)
+{
+	struct placement_pairs *pairs = context;
+	node_set_add(&pairs->children, place->node);
+	node_set_add(&pairs->parents, place->parent);
+	return false;
+}
+
 /* A folder's nodes: itself and every node ever placed in it, or in a
  * node placed in it, and so on (by the parents of all PLACE ops). */
 static int
 folder_nodes(struct hearth *home, struct node_set *set, struct hearth_error *error)
 {
-	struct node_set children = { 0 }, parents = { 0 };
-	struct store_ops places;
-	struct store_op_row op_row;
-	struct arena arena;
-	char reason[128];
-	int status = 0;
+	struct placement_pairs pairs = { 0 };
+	int status = each_place(home, add_pair, &pairs, error);
 
-	arena_init(&arena, 64 * 1024);
-	store_ops_of_kind(&home->store, OP_PLACE, &places);
-	for (size_t row = 1; status == 0 && store_ops_next(&places, &op_row); row++) {
-		struct op op;
-		/* Only the ids are kept: the decoded names go every so often. */
-		if (row % 1024 == 0) {
-			arena_free(&arena);
-			arena_init(&arena, 64 * 1024);
-		}
-		if (!op_decode(op_row.body, op_row.body_length, &op, &arena, reason, sizeof reason)) {
-			status = hearth_fail(error, HEARTH_DAMAGED, "an op in the store does not decode: "
-			    "%s (run hearth fsck)", reason);
-			break;
-		}
-		add_node(&children, op.u.place.node);
-		add_node(&parents, op.u.place.parent);
-	}
-	status = store_ops_end(&places, status, error);
-	arena_free(&arena);
-	/* Grow the set until no place adds to it. */
-	for (size_t grown = 1; status == 0 && grown > 0;) {
-		grown = 0;
-		for (size_t i = 0; i < children.count; i++)
-			if (has_node(set, parents.ids[i]) && !has_node(set, children.ids[i])) {
-				add_node(set, children.ids[i]);
-				grown++;
-			}
-	}
-	free(children.ids);
-	free(parents.ids);
+	if (status == 0)
+		node_set_close(set, pairs.children.ids, pairs.parents.ids, pairs.children.count, false);
+	node_set_free(&pairs.children);
+	node_set_free(&pairs.parents);
 	return status;
 }
 
@@ -249,11 +238,11 @@ candidate_versions(struct hearth *home, struct node_id node, enum node_kind kind
 {
 	struct node_set nodes = { 0 };
 
-	add_node(&nodes, node);
+	node_set_add(&nodes, node);
 	int status = kind == NODE_DIR ? folder_nodes(home, &nodes, error) : 0;
 	for (size_t i = 0; status == 0 && i < nodes.count; i++)
 		add_versions_of(home, nodes.ids[i], out);
-	free(nodes.ids);
+	node_set_free(&nodes);
 	if (out->count > 1)
 		qsort(out->ids, out->count, sizeof *out->ids, compare_hashes);
 	return status;

@@ -27,7 +27,7 @@
 #include "backend/history/tree.h"
 #include "model/array.h"
 #include "model/merge.h"
-#include "model/array.h"
+#include "model/node_set.h"
 
 #define READ_RETRIES 3
 /* Up to this many changes a record runs in the read page cache: each
@@ -639,24 +639,6 @@ check_deletes(struct hearth *home, const struct scan_result *scan, struct hearth
  * record's own transaction and written once it commits (checkout.h), so a
  * kill in between leaves them to the next command, as a resolve's. */
 
-struct node_set {
-	struct node_id *ids;
-	size_t count, capacity;
-};
-
-static void
-node_set_add(struct node_set *set, struct node_id id)
-{
-	set->ids = array_grow(set->ids, &set->capacity, set->count + 1, sizeof *set->ids);
-	set->ids[set->count++] = id;
-}
-
-static int
-compare_ids(const void *a, const void *b)
-{
-	return node_id_compare(*(const struct node_id *)a, *(const struct node_id *)b);
-}
-
 /* Appends the losers of name clashes (in_place: those the tree shows
  * where head does). */
 static int
@@ -690,11 +672,9 @@ names_after(struct hearth *home, const struct scan_result *scan, struct node_set
 	for (size_t i = 0; status == 0 && losers.count > 0 && i < scan->count; i++)
 		if (scan->changes[i].kind == SCAN_ADDED || scan->changes[i].kind == SCAN_MOVED)
 			node_set_add(&placed, scan->changes[i].node);
-	if (placed.count > 1)
-		qsort(placed.ids, placed.count, sizeof *placed.ids, compare_ids);
+	node_set_seal(&placed);
 	for (size_t i = 0; i < losers.count; i++)
-		if (placed.count > 0 && bsearch(&losers.ids[i], placed.ids, placed.count,
-			sizeof *placed.ids, compare_ids) != NULL)
+		if (node_set_has(&placed, losers.ids[i]))
 			node_set_add(before, losers.ids[i]);
 	for (size_t i = 0; status == 0 && i < before->count; i++)
 		if (head_shown_apart_from_tree(home, before->ids[i]))
@@ -703,9 +683,9 @@ names_after(struct hearth *home, const struct scan_result *scan, struct node_set
 		status = checkout_set_pending(home, follow.ids, follow.count, error);
 		*any = status == 0;
 	}
-	free(losers.ids);
-	free(placed.ids);
-	free(follow.ids);
+	node_set_free(&losers);
+	node_set_free(&placed);
+	node_set_free(&follow);
 	return status;
 }
 
@@ -885,7 +865,7 @@ record_run(hearth *home, const struct hearth_record_options *options,
 		    out->version);
 	if (status == 0 && recorder.author.ops > 0)
 		status = names_after(home, &scan, &names, &names_to_write, error);
-	free(names.ids);
+	node_set_free(&names);
 	struct tree after = { 0 };
 	if (status == 0 && restoring && (status = tree_load_head(home, &after, error)) == 0) {
 		tree_diff(&before, &after, NULL, 0, NULL, NULL, &out->changes);
