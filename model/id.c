@@ -12,34 +12,10 @@ const struct node_id NODE_TRASH = { { 0, 0, 0, 0, 0, 0, 0x70, 0, 0x80, 0, 0, 0, 
 
 static const uint8_t zero_bytes[HASH_BYTES];
 
-int
-replica_id_compare(struct replica_id a, struct replica_id b)
-{
-	return memcmp(a.bytes, b.bytes, ID_BYTES);
-}
-
-bool
-replica_id_equal(struct replica_id a, struct replica_id b)
-{
-	return memcmp(a.bytes, b.bytes, ID_BYTES) == 0;
-}
-
 bool
 replica_id_is_zero(struct replica_id id)
 {
 	return memcmp(id.bytes, zero_bytes, ID_BYTES) == 0;
-}
-
-int
-node_id_compare(struct node_id a, struct node_id b)
-{
-	return memcmp(a.bytes, b.bytes, ID_BYTES);
-}
-
-bool
-node_id_equal(struct node_id a, struct node_id b)
-{
-	return memcmp(a.bytes, b.bytes, ID_BYTES) == 0;
 }
 
 bool
@@ -64,21 +40,6 @@ bool
 hash_is_zero(const struct hash *hash)
 {
 	return memcmp(hash->bytes, zero_bytes, HASH_BYTES) == 0;
-}
-
-int
-op_id_compare(struct op_id a, struct op_id b)
-{
-	int order = replica_id_compare(a.replica, b.replica);
-	if (order != 0)
-		return order;
-	return (a.counter > b.counter) - (a.counter < b.counter);
-}
-
-bool
-op_id_equal(struct op_id a, struct op_id b)
-{
-	return a.counter == b.counter && replica_id_equal(a.replica, b.replica);
 }
 
 void
