@@ -14,6 +14,7 @@
 #include "backend/history/adopt.h"
 #include "backend/history/blob.h"
 #include "backend/history/history.h"
+#include "backend/history/path_scope.h"
 #include "backend/disk/reconcile.h"
 #include "backend/disk/scan.h"
 #include "model/diff.h"
@@ -124,6 +125,39 @@ compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pa
 	vv_free(&before);
 	history_version_free(&version);
 	return status;
+}
+
+int
+compare_load_changes(struct hearth *home, const char *spec, bool whole_trees,
+    struct compare_pair *pair, struct hearth_error *error)
+{
+	struct history_version version;
+	struct path_scope scope;
+	struct vv before;
+
+	if (whole_trees)
+		return compare_load_pair(home, spec, pair, error);
+	memset(pair, 0, sizeof *pair);
+	int status = history_resolve(home, spec, &version, error);
+	if (status != 0)
+		return status;
+	vv_init(&before);
+	status = version_before(home, &version, &before, error);
+	if (status == 0)
+		status = path_scope_open_changes(home, &version.vv, &before, &scope, error);
+	if (status == 1) {
+		if (!version.unnamed)
+			store_replica_id(&home->store, version.replica_number, &pair->replica);
+		pair->previous = version.previous;
+		pair->counter = version.counter;
+		path_scope_tree(&scope, &version.vv, &pair->after);
+		path_scope_tree(&scope, &before, &pair->before);
+		path_scope_close(&scope);
+	}
+	vv_free(&before);
+	history_version_free(&version);
+	/* The scope could not decide alone: the whole trees. */
+	return status == 0 ? compare_load_pair(home, spec, pair, error) : status == 1 ? 0 : status;
 }
 
 void

@@ -39,6 +39,12 @@ int compare_version_vvs(struct hearth *home, const char *spec, struct vv *after,
     struct hearth_error *error);
 int compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pair,
     struct hearth_error *error);
+/* The same pair, with whole_trees false restricted to the nodes the
+ * version changed and their scope (path_scope_open_changes): tree_diff of
+ * it lists exactly what the whole trees' does, and nothing else may be
+ * looked up in it. The whole trees where the scope cannot decide alone. */
+int compare_load_changes(struct hearth *home, const char *spec, bool whole_trees,
+    struct compare_pair *pair, struct hearth_error *error);
 void compare_free_pair(struct compare_pair *pair);
 
 /* The diff of one node: was in before (NULL: added), now in after (NULL:

@@ -401,7 +401,7 @@ history_log_path_by(struct hearth *home, const struct hearth_log_query *query, b
 	/* More than one version to look at: the scope, read once, is cheaper
 	 * than two whole trees a version. */
 	if (status == 0 && !whole_trees && log.candidates.count > 1) {
-		int opened = path_scope_open(home, log.node, kind, &scope, error);
+		int opened = path_scope_open(home, log.node, &scope, error);
 		if (opened == 1)
 			log.scope = &scope;
 		else if (opened != 0)

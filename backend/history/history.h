@@ -85,6 +85,12 @@ int history_log_path(struct hearth *home, const struct hearth_log_query *query,
 int history_log_path_by(struct hearth *home, const struct hearth_log_query *query,
     bool whole_trees, struct hearth_version_list *out, struct hearth_error *error);
 
+/* hearth_show, with whole_trees from the version's whole trees rather
+ * than the scope of what it changed (path_scope.h): what the tests hold
+ * the scope to. */
+int history_show_by(struct hearth *home, const char *version, const char *path, bool whole_trees,
+    struct hearth_change_list *out, struct hearth_error *error);
+
 /* The newest version's hex id in total order (the one a record or a merge
  * made last), or "" when there is none. */
 void history_head_id(struct hearth *home, char out[HASH_HEX]);

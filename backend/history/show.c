@@ -74,30 +74,56 @@ mark_modified(void *context, const struct tree_node *node, struct hearth_change_
 	mark_merged(show->home, show->pair, node, out);
 }
 
-int
-hearth_show(hearth *home, const char *version, const char *path, struct hearth_change_list *out,
+/* Whether path names a node of the version or of the one before it. */
+static int
+path_known(struct hearth *home, const char *version, const char *path, bool *known,
     struct hearth_error *error)
 {
 	struct compare_pair pair;
+	int status = compare_load_pair(home, version, &pair, error);
+
+	if (status != 0)
+		return status;
+	*known = tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
+	compare_free_pair(&pair);
+	return 0;
+}
+
+int
+history_show_by(struct hearth *home, const char *version, const char *path, bool whole_trees,
+    struct hearth_change_list *out, struct hearth_error *error)
+{
+	struct compare_pair pair;
+	bool known = true;
 
 	memset(out, 0, sizeof *out);
 	hearth_error_clear(error);
-	int status = compare_load_pair(home, version, &pair, error);
+	int status = compare_load_changes(home, version, whole_trees, &pair, error);
 	if (status != 0)
 		return status;
 	struct show_context context = { .home = home, .pair = &pair };
 	const char *filters[1] = { path };
-	tree_diff(&pair.before, &pair.after, filters, path && path[0] ? 1 : 0, mark_modified, &context,
+	bool filtered = path != NULL && path[0] != '\0';
+	tree_diff(&pair.before, &pair.after, filters, filtered ? 1 : 0, mark_modified, &context,
 	    out);
-	bool known = path == NULL || path[0] == '\0' || out->count > 0 ||
-	    tree_lookup(&pair.after, path) != NULL || tree_lookup(&pair.before, path) != NULL;
 	compare_free_pair(&pair);
-	if (!known) {
-		hearth_change_list_free(out);
-		return hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
+	/* A path the version did not change: the trees of what it changed
+	 * cannot say whether the path was there at all. */
+	if (filtered && out->count == 0)
+		status = path_known(home, version, path, &known, error);
+	if (status == 0 && !known)
+		status = hearth_fail(error, HEARTH_USAGE, "no path %s in version %s or the one before it",
 		    path, version);
-	}
-	return 0;
+	if (status != 0)
+		hearth_change_list_free(out);
+	return status;
+}
+
+int
+hearth_show(hearth *home, const char *version, const char *path, struct hearth_change_list *out,
+    struct hearth_error *error)
+{
+	return history_show_by(home, version, path, false, out, error);
 }
 
 /* One unified diff per side of a merge, base -> side, each headed by a

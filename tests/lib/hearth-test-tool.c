@@ -16,7 +16,9 @@
 
 #include "backend/history/blob.h"
 #include "backend/store/hash.h"
+#include "backend/history/compare.h"
 #include "backend/history/history.h"
+#include "backend/history/path_scope.h"
 #include "backend/history/tree.h"
 #include "backend/disk/home.h"
 #include "backend/store/pack.h"
@@ -1584,6 +1586,111 @@ tool_log_paths(int argc, char **argv)
 	return differ == 0 ? 0 : 1;
 }
 
+static bool
+same_text(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
+}
+
+static bool
+same_changes(const struct hearth_change_list *a, const struct hearth_change_list *b)
+{
+	bool same = a->count == b->count;
+	for (size_t i = 0; same && i < a->count; i++) {
+		const struct hearth_change *x = &a->items[i], *y = &b->items[i];
+		same = x->kind == y->kind && x->entry_kind == y->entry_kind &&
+		    x->content_changed == y->content_changed && x->size == y->size &&
+		    same_text(x->path, y->path) && same_text(x->old_path, y->old_path) &&
+		    same_text(x->root, y->root) && same_text(x->old_root, y->old_root) &&
+		    same_text(x->merged_from, y->merged_from);
+	}
+	return same;
+}
+
+static void
+print_changes(const char *label, const struct hearth_change_list *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		printf("  %s %d %s%s%s\n", label, (int)list->items[i].kind, list->items[i].path,
+		    list->items[i].old_path ? " <- " : "",
+		    list->items[i].old_path ? list->items[i].old_path : "");
+}
+
+/* show of one version both ways: from the scope of what it changed and
+ * from its whole trees. *scoped says whether the scope decided alone. */
+static bool
+show_agrees(hearth *home, const char *id, bool *scoped)
+{
+	struct hearth_change_list by_scope, by_whole;
+	struct hearth_error error;
+	struct vv after, before;
+	struct path_scope scope;
+
+	*scoped = false;
+	if (compare_version_vvs(home, id, &after, &before, &error) == 0) {
+		*scoped = path_scope_open_changes(home, &after, &before, &scope, &error) == 1;
+		if (*scoped)
+			path_scope_close(&scope);
+		vv_free(&after);
+		vv_free(&before);
+	}
+	int scope_status = history_show_by(home, id, NULL, false, &by_scope, &error);
+	int whole_status = history_show_by(home, id, NULL, true, &by_whole, &error);
+	if (scope_status != 0 || whole_status != 0) {
+		printf("MISMATCH %.8s: scope %d, whole trees %d (%s)\n", id, scope_status,
+		    whole_status, error.message);
+		if (scope_status == 0)
+			hearth_change_list_free(&by_scope);
+		if (whole_status == 0)
+			hearth_change_list_free(&by_whole);
+		return false;
+	}
+	bool same = same_changes(&by_scope, &by_whole);
+	if (!same) {
+		printf("MISMATCH %.8s:\n", id);
+		print_changes("scope", &by_scope);
+		print_changes("whole", &by_whole);
+	}
+	hearth_change_list_free(&by_scope);
+	hearth_change_list_free(&by_whole);
+	return same;
+}
+
+/* show-versions DIR: for every version and for head, show lists from the
+ * scope of what it changed what it lists from the whole trees. */
+static int
+tool_show_versions(int argc, char **argv)
+{
+	hearth *home;
+	struct hearth_error error;
+	struct hearth_log_query query = { 0 };
+	struct hearth_version_list versions;
+	size_t differ = 0, scoped_count = 0;
+	bool scoped;
+
+	if (argc != 2)
+		return 2;
+	int status = open_home(argc, argv, &home);
+	if (status != 0)
+		return status;
+	if (hearth_log(home, &query, &versions, &error) != 0) {
+		fprintf(stderr, "show-versions: %s\n", error.message);
+		hearth_close(home);
+		return 1;
+	}
+	for (size_t i = 0; i < versions.count; i++) {
+		differ += !show_agrees(home, versions.items[i].id, &scoped);
+		scoped_count += scoped;
+	}
+	differ += !show_agrees(home, "head", &scoped);
+	scoped_count += scoped;
+	printf("%zu versions and head, %zu from their scope, %zu differ\n", versions.count,
+	    scoped_count, differ);
+	hearth_version_list_free(&versions);
+	hearth_close(home);
+	return differ == 0 ? 0 : 1;
+}
+
 static const struct tool_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -1592,6 +1699,8 @@ static const struct tool_command {
 	{ "hash", tool_hash, "hash FILE: print the blob id and size" },
 	{ "log-paths", tool_log_paths,
 	    "log-paths DIR: log PATH of every path of head, from its scope and from whole trees" },
+	{ "show-versions", tool_show_versions,
+	    "show-versions DIR: show of every version, from its scope and from whole trees" },
 	{ "join-home", tool_join_home, "join-home DIR SOURCE: give an empty Home SOURCE's home id" },
 	{ "sync-cancel", tool_sync_cancel,
 	    "sync-cancel DIR PEER PHASE: a sync cancelled when progress reports PHASE" },

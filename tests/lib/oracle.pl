@@ -341,6 +341,11 @@ sub check_replica {
 	my ($log_status, $log_out) = run_in("$work/$replica", $tool, 'log-paths', '.');
 	fail("log PATH from a scope differs from whole trees in $replica:\n$log_out")
 	    if $log_status != 0;
+	# show of every version lists, from the scope of what it changed, what
+	# its whole trees give.
+	my ($show_status, $show_out) = run_in("$work/$replica", $tool, 'show-versions', '.');
+	fail("show from a scope differs from whole trees in $replica:\n$show_out")
+	    if $show_status != 0;
 	# Replicas that hold the same ops derive the same head.
 	$opset_tree{$ops} //= [$replica, $head];
 	my ($by, $tree) = @{ $opset_tree{$ops} };
