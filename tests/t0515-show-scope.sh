@@ -72,4 +72,12 @@ test_expect_success 'two replicas: folders moved into each other (a cycle) and t
 	scopes_agree home && scopes_agree laptop
 '
 
+test_expect_success 'a version that holds most of a long log is shown from the whole log, the same' '
+	hearth init big >/dev/null && mkdir big/many big/few && echo x >big/few/x &&
+	for i in $(seq 1 600); do echo $i >big/many/f$i; done && record big "600 files" &&
+	echo edit >>big/few/x && record big "one edit" &&
+	(cd big && hearth show head~1) >out && test "$(grep -c "^A many/f" out)" = 600 &&
+	scopes_agree big && grep "^2 versions and head, 2 from their scope" "$TEST_ROOT/scopes"
+'
+
 test_done

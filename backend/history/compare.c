@@ -127,6 +127,18 @@ compare_load_pair(struct hearth *home, const char *spec, struct compare_pair *pa
 	return status;
 }
 
+/* The version's tree from the scope, or from head's node table when the
+ * scope is the whole log and the version covers head. */
+static int
+changes_after(struct hearth *home, const struct path_scope *scope, const struct vv *vv,
+    struct tree *out, struct hearth_error *error)
+{
+	if (scope->whole && history_covers_head(home, vv))
+		return tree_load_head(home, out, error);
+	path_scope_tree(scope, vv, out);
+	return 0;
+}
+
 int
 compare_load_changes(struct hearth *home, const char *spec, bool whole_trees,
     struct compare_pair *pair, struct hearth_error *error)
@@ -143,21 +155,20 @@ compare_load_changes(struct hearth *home, const char *spec, bool whole_trees,
 		return status;
 	vv_init(&before);
 	status = version_before(home, &version, &before, error);
-	if (status == 0)
-		status = path_scope_open_changes(home, &version.vv, &before, &scope, error);
-	if (status == 1) {
+	if (status == 0 && (status = path_scope_open_changes(home, &version.vv, &before, &scope,
+	    error)) == 1) {
 		if (!version.unnamed)
 			store_replica_id(&home->store, version.replica_number, &pair->replica);
 		pair->previous = version.previous;
 		pair->counter = version.counter;
-		path_scope_tree(&scope, &version.vv, &pair->after);
-		path_scope_tree(&scope, &before, &pair->before);
+		status = changes_after(home, &scope, &version.vv, &pair->after, error);
+		if (status == 0)
+			path_scope_tree(&scope, &before, &pair->before);
 		path_scope_close(&scope);
 	}
 	vv_free(&before);
 	history_version_free(&version);
-	/* The scope could not decide alone: the whole trees. */
-	return status == 0 ? compare_load_pair(home, spec, pair, error) : status == 1 ? 0 : status;
+	return status;
 }
 
 void

@@ -42,7 +42,8 @@ int compare_load_pair(struct hearth *home, const char *spec, struct compare_pair
 /* The same pair, with whole_trees false restricted to the nodes the
  * version changed and their scope (path_scope_open_changes): tree_diff of
  * it lists exactly what the whole trees' does, and nothing else may be
- * looked up in it. The whole trees where the scope cannot decide alone. */
+ * looked up in it. Where the scope would not do, the whole trees, from the
+ * same one read of the log. */
 int compare_load_changes(struct hearth *home, const char *spec, bool whole_trees,
     struct compare_pair *pair, struct hearth_error *error);
 void compare_free_pair(struct compare_pair *pair);

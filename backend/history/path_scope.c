@@ -13,6 +13,10 @@
 /* A scope grows by the deleted folders it finds this many times at most
  * (each round adds every one it found); past that, whole trees. */
 #define SCOPE_ROUNDS 8
+/* path_scope_open_changes keeps the whole log instead of a scope holding
+ * more than half of its ops, once there are this many (below it either
+ * way costs a few milliseconds). */
+#define SCOPE_WHOLE_LOG_MIN 1000
 
 /* Every PLACE as a (child, parent) pair, for node_set_close. */
 struct placements {
@@ -124,8 +128,8 @@ scope_of(const struct placements *places, const struct node_set *start, struct n
 	node_set_free(&folders);
 }
 
-/* The scope's nodes, grown from start (which it takes) until no folder of
- * it outside below was ever deleted; false when it cannot decide alone. */
+/* The scope's nodes, grown from start until no folder of it outside
+ * below was ever deleted; false when that takes more than SCOPE_ROUNDS. */
 static bool
 scope_nodes(const struct op *ops, size_t count, struct node_set *start, struct node_set *scope)
 {
@@ -147,15 +151,27 @@ scope_nodes(const struct op *ops, size_t count, struct node_set *start, struct n
 	}
 	free(places.children);
 	free(places.parents);
-	return settled && !superseded_across(ops, count, scope);
+	return settled;
+}
+
+static size_t
+count_inside(const struct op *ops, size_t count, const struct node_set *scope)
+{
+	size_t inside = 0;
+	for (size_t i = 0; i < count; i++)
+		inside += is_inside(&ops[i], scope);
+	return inside;
 }
 
 /* Reads the log to head, finds the scope of start (taken) and keeps its
- * ops: 1, or 0 when it cannot decide alone, or an error code. */
+ * ops: 1, or 0 when it cannot decide alone, or an error code. With
+ * keep_whole, the log's every op instead of 0, and also when the scope
+ * holds more than half of a long log (two trees of the scope would cost
+ * more than head's node table and one tree of the whole log). */
 static int
 scope_open(struct hearth *home, struct node_set *start,
-    bool (*starts)(const struct op *op, void *context), void *context, struct path_scope *out,
-    struct hearth_error *error)
+    bool (*starts)(const struct op *op, void *context), void *context, bool keep_whole,
+    struct path_scope *out, struct hearth_error *error)
 {
 	struct op *ops = NULL;
 	size_t count = 0;
@@ -173,7 +189,11 @@ scope_open(struct hearth *home, struct node_set *start,
 		if (ops[i].kind != OP_COMMIT && starts(&ops[i], context))
 			node_set_add(start, op_node(&ops[i]));
 	node_set_seal(start);
-	if (status == 0 && scope_nodes(ops, count, start, &scope)) {
+	bool alone = status == 0 && scope_nodes(ops, count, start, &scope) &&
+	    (!keep_whole || count < SCOPE_WHOLE_LOG_MIN ||
+		count_inside(ops, count, &scope) <= count / 2) &&
+	    !superseded_across(ops, count, &scope);
+	if (alone) {
 		size_t capacity = 0;
 		for (size_t i = 0; i < count; i++) {
 			if (!is_inside(&ops[i], &scope))
@@ -181,6 +201,12 @@ scope_open(struct hearth *home, struct node_set *start,
 			out->ops = array_grow(out->ops, &capacity, out->count + 1, sizeof *out->ops);
 			out->ops[out->count++] = ops[i];
 		}
+		status = 1;
+	} else if (status == 0 && keep_whole) {
+		out->ops = ops;
+		out->count = count;
+		out->whole = true;
+		ops = NULL;
 		status = 1;
 	}
 	free(ops);
@@ -198,7 +224,7 @@ path_scope_open(struct hearth *home, struct node_id node, struct path_scope *out
 	struct node_set start = { 0 };
 
 	node_set_add(&start, node);
-	return scope_open(home, &start, NULL, NULL, out, error);
+	return scope_open(home, &start, NULL, NULL, false, out, error);
 }
 
 struct version_ops {
@@ -220,7 +246,7 @@ path_scope_open_changes(struct hearth *home, const struct vv *after, const struc
 	struct node_set start = { 0 };
 	struct version_ops version = { .after = after, .before = before };
 
-	return scope_open(home, &start, made_between, &version, out, error);
+	return scope_open(home, &start, made_between, &version, true, out, error);
 }
 
 void

@@ -32,6 +32,9 @@ struct path_scope {
 	struct op *ops;
 	size_t count;
 	struct arena arena;
+	/* path_scope_open_changes only: ops is every op of the log, as the
+	 * scope could not decide alone or held more than half of a long log. */
+	bool whole;
 };
 
 /* 1 with out filled; 0 when the scope cannot decide alone (the caller
@@ -41,7 +44,8 @@ int path_scope_open(struct hearth *home, struct node_id node, struct path_scope 
     struct hearth_error *error);
 /* and of the nodes touched by the ops in after but not in before, for
  * what a version changed: a tree_diff of its two trees lists exactly what
- * the whole trees' does. */
+ * the whole trees' does. Never 0: where the scope would not do, out is
+ * the whole log (out->whole). */
 int path_scope_open_changes(struct hearth *home, const struct vv *after, const struct vv *before,
     struct path_scope *out, struct hearth_error *error);
 /* The tree the scope's ops at or below vv derive: the whole log's tree at

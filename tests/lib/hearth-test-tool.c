@@ -1628,9 +1628,10 @@ show_agrees(hearth *home, const char *id, bool *scoped)
 
 	*scoped = false;
 	if (compare_version_vvs(home, id, &after, &before, &error) == 0) {
-		*scoped = path_scope_open_changes(home, &after, &before, &scope, &error) == 1;
-		if (*scoped)
+		if (path_scope_open_changes(home, &after, &before, &scope, &error) == 1) {
+			*scoped = !scope.whole;
 			path_scope_close(&scope);
+		}
 		vv_free(&after);
 		vv_free(&before);
 	}
