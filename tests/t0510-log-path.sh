@@ -60,6 +60,15 @@ test_expect_success 'a file deleted and made again at its path is a new file wit
 	messages work/list.txt >out && echo "a new list" >expected && test_cmp expected out
 '
 
+test_expect_success 'a path gone twice, its folder renamed away and made again: the newest file that held it' '
+	mkdir home/old && echo x >home/old/x.txt && record "old x" &&
+	mv home/old home/old.1 && record "old renamed" &&
+	mkdir home/old && echo y >home/old/x.txt && record "old x again" &&
+	mv home/old home/old.2 && record "old renamed again" &&
+	messages old/x.txt >out &&
+	echo "old x again" >expected && test_cmp expected out
+'
+
 test_expect_success 'a move not recorded yet: the new path has the file'"'"'s history' '
 	mv home/other home/docs/other.moved &&
 	messages docs/other.moved >out &&
@@ -93,7 +102,7 @@ test_expect_success 'a joined Home: a move between roots is in the file history'
 	test "$(grep -c "^version " out)" = 2
 '
 
-test_expect_success 'log PATH from each path'"'"'s scope lists what whole trees list (every path of head)' '
+test_expect_success 'log PATH from each path'"'"'s scope lists what whole trees list (every path of head, every path gone from it)' '
 	test_tool log-paths home >out && cat out &&
 	grep " 0 differ\$" out
 '

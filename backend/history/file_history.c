@@ -77,10 +77,34 @@ lookup_index_or_working(struct hearth *home, const char *path, struct node_id *n
 	return found;
 }
 
-/* A path gone from head and the tree: the newest version that held it. */
+/* A version's trees and the ones before it: from scope when there is one
+ * (they hold only its nodes, placed and named as the whole log places
+ * them), else the version's whole trees. */
 static int
-lookup_in_history(struct hearth *home, const char *path, struct node_id *node,
-    enum node_kind *kind, struct hearth_error *error)
+version_pair(struct hearth *home, const struct path_scope *scope, const char *id,
+    struct compare_pair *pair, struct hearth_error *error)
+{
+	struct vv after, before;
+
+	if (scope == NULL)
+		return compare_load_pair(home, id, pair, error);
+	memset(pair, 0, sizeof *pair);
+	int status = compare_version_vvs(home, id, &after, &before, error);
+	if (status != 0)
+		return status;
+	path_scope_tree(scope, &after, &pair->after);
+	path_scope_tree(scope, &before, &pair->before);
+	vv_free(&after);
+	vv_free(&before);
+	return 0;
+}
+
+/* A path gone from head and the tree: the newest version that held it,
+ * from the scope of the nodes ever given its last name (one of which held
+ * it, placed as the whole log places it), or from whole trees. */
+static int
+lookup_in_history(struct hearth *home, const struct path_scope *scope, const char *path,
+    struct node_id *node, enum node_kind *kind, struct hearth_error *error)
 {
 	char before[HEARTH_ID_HEX] = "";
 
@@ -93,7 +117,7 @@ lookup_in_history(struct hearth *home, const char *path, struct node_id *node,
 		bool found = false;
 		for (size_t i = 0; i < page.count && !found; i++) {
 			struct compare_pair pair;
-			if (compare_load_pair(home, page.items[i].id, &pair, error) != 0)
+			if (version_pair(home, scope, page.items[i].id, &pair, error) != 0)
 				break;
 			found = lookup_in(&pair.after, path, node, kind) ||
 			    lookup_in(&pair.before, path, node, kind);
@@ -146,54 +170,122 @@ each_place(struct hearth *home, bool (*visit)(void *context, const struct op_pla
 	return status;
 }
 
-struct name_search {
-	const char *name;
-	size_t length;
-	bool placed;
+/* The next name of a path at *at (empty names, as in "a//b", skipped as
+ * tree_lookup skips them); false at its end. */
+static bool
+next_name(const char **at, const char **name, size_t *length)
+{
+	while (**at == '/')
+		(*at)++;
+	if (**at == '\0')
+		return false;
+	*name = *at;
+	*length = strcspn(*at, "/");
+	*at += *length;
+	return true;
+}
+
+/* A placement that gave a node the name at depth of a path. */
+struct named_placement {
+	struct node_id child, parent;
+	size_t depth;
+};
+
+struct path_placements {
+	const char *path;
+	struct named_placement *items;
+	size_t count, capacity;
 };
 
 static bool
-is_named(void *context, const struct op_place *place)
+add_if_named(void *context, const struct op_place *place)
 {
-	struct name_search *search = context;
-	search->placed = place->name_length == search->length &&
-	    memcmp(place->name, search->name, search->length) == 0;
-	return search->placed;
+	struct path_placements *found = context;
+	const char *at = found->path, *name;
+	size_t length;
+
+	for (size_t depth = 0; next_name(&at, &name, &length); depth++) {
+		if (place->name_length != length || memcmp(place->name, name, length) != 0)
+			continue;
+		found->items = array_grow(found->items, &found->capacity, found->count + 1,
+		    sizeof *found->items);
+		found->items[found->count++] = (struct named_placement){
+			.child = place->node, .parent = place->parent, .depth = depth,
+		};
+	}
+	return false;
 }
 
-/* Whether any PLACE ever gave a node the path's last name: one pass over
- * the placements, where the search of every version's trees would derive
- * two trees a version to say a mistyped path was never there. */
+/* Every node a PLACE ever gave the path's last name in a folder a PLACE
+ * ever gave the name before it, and so on to the top: a node shown at
+ * the path in any version is one of them (a node is shown in a folder
+ * and under a name some PLACE of it gave), so a mistyped path is refused
+ * after one pass over the placements, before any tree is derived. */
 static int
-name_ever_placed(struct hearth *home, const char *path, bool *placed, struct hearth_error *error)
+nodes_ever_at(struct hearth *home, const char *path, struct node_set *out,
+    struct hearth_error *error)
 {
-	const char *slash = strrchr(path, '/');
-	struct name_search search = { .name = slash != NULL ? slash + 1 : path };
+	struct path_placements found = { .path = path };
+	struct node_set level = { 0 };
+	const char *at = path, *name;
+	size_t length, depths = 0;
 
-	search.length = strlen(search.name);
-	int status = each_place(home, is_named, &search, error);
-	*placed = search.placed;
+	while (next_name(&at, &name, &length))
+		depths++;
+	int status = each_place(home, add_if_named, &found, error);
+	node_set_add(&level, NODE_ROOT);
+	node_set_seal(&level);
+	for (size_t depth = 0; status == 0 && depth < depths && level.count > 0; depth++) {
+		struct node_set next = { 0 };
+		for (size_t i = 0; i < found.count; i++)
+			if (found.items[i].depth == depth && node_set_has(&level, found.items[i].parent))
+				node_set_add(&next, found.items[i].child);
+		node_set_seal(&next);
+		node_set_free(&level);
+		level = next;
+	}
+	free(found.items);
+	if (depths == 0)
+		node_set_free(&level);
+	*out = level;
+	return status;
+}
+
+/* A path gone from head and the tree, looked for in history. */
+static int
+find_in_history(struct hearth *home, const char *path, bool whole_trees, struct node_id *node,
+    enum node_kind *kind, struct hearth_error *error)
+{
+	struct node_set named = { 0 };
+	struct path_scope scope;
+	int opened = 0;
+
+	int status = nodes_ever_at(home, path, &named, error);
+	if (status == 0 && named.count == 0)
+		status = hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the tree "
+		    "as last recorded, or in any version", path);
+	if (status == 0 && !whole_trees)
+		opened = path_scope_open(home, named.ids, named.count, &scope, error);
+	if (opened != 0 && opened != 1)
+		status = opened;
+	if (status == 0)
+		status = lookup_in_history(home, opened == 1 ? &scope : NULL, path, node, kind, error);
+	if (opened == 1)
+		path_scope_close(&scope);
+	node_set_free(&named);
 	return status;
 }
 
 static int
-find_node(struct hearth *home, const char *path, struct node_id *node, enum node_kind *kind,
-    struct hearth_error *error)
+find_node(struct hearth *home, const char *path, bool whole_trees, struct node_id *node,
+    enum node_kind *kind, struct hearth_error *error)
 {
-	bool placed;
-
 	if (path[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "log of the whole Home takes no path");
 	if (lookup_loaded(home, tree_load_head, path, node, kind) ||
 	    lookup_index_or_working(home, path, node, kind))
 		return 0;
-	int status = name_ever_placed(home, path, &placed, error);
-	if (status != 0)
-		return status;
-	if (!placed)
-		return hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the tree "
-		    "as last recorded, or in any version", path);
-	return lookup_in_history(home, path, node, kind, error);
+	return find_in_history(home, path, whole_trees, node, kind, error);
 }
 
 /* ---- which versions ------------------------------------------------------------------ */
@@ -281,32 +373,16 @@ changed_between(struct tree *before, struct tree *after, struct node_id node,
 
 /* Whether the version changed the node or what is below it; *path is
  * where the node was in it (where it was before, when the version
- * deleted it), in storage. From the node's scope when there is one (its
- * trees hold only the scope's nodes, placed and named as the whole log
- * places them), else from the version's whole trees. */
+ * deleted it), in storage. */
 static int
 changed_in(struct hearth *home, const struct path_scope *scope, const char *id,
     struct node_id node, struct hearth_storage *storage, const char **path,
     struct hearth_error *error)
 {
-	*path = NULL;
-	if (scope != NULL) {
-		struct vv after_vv, before_vv;
-		struct tree before, after;
-		int status = compare_version_vvs(home, id, &after_vv, &before_vv, error);
-		if (status != 0)
-			return status;
-		path_scope_tree(scope, &after_vv, &after);
-		path_scope_tree(scope, &before_vv, &before);
-		*path = changed_between(&before, &after, node, storage);
-		tree_free(&before);
-		tree_free(&after);
-		vv_free(&after_vv);
-		vv_free(&before_vv);
-		return 0;
-	}
 	struct compare_pair pair;
-	int status = compare_load_pair(home, id, &pair, error);
+
+	*path = NULL;
+	int status = version_pair(home, scope, id, &pair, error);
 	if (status != 0)
 		return status;
 	*path = changed_between(&pair.before, &pair.after, node, storage);
@@ -395,13 +471,13 @@ history_log_path_by(struct hearth *home, const struct hearth_log_query *query, b
 	memset(out, 0, sizeof *out);
 	if (query->before != NULL)
 		snprintf(before, sizeof before, "%s", query->before);
-	int status = find_node(home, query->path, &log.node, &kind, error);
+	int status = find_node(home, query->path, whole_trees, &log.node, &kind, error);
 	if (status == 0)
 		status = candidate_versions(home, log.node, kind, &log.candidates, error);
 	/* More than one version to look at: the scope, read once, is cheaper
 	 * than two whole trees a version. */
 	if (status == 0 && !whole_trees && log.candidates.count > 1) {
-		int opened = path_scope_open(home, log.node, &scope, error);
+		int opened = path_scope_open(home, &log.node, 1, &scope, error);
 		if (opened == 1)
 			log.scope = &scope;
 		else if (opened != 0)

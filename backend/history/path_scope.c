@@ -218,12 +218,13 @@ scope_open(struct hearth *home, struct node_set *start,
 }
 
 int
-path_scope_open(struct hearth *home, struct node_id node, struct path_scope *out,
-    struct hearth_error *error)
+path_scope_open(struct hearth *home, const struct node_id *nodes, size_t count,
+    struct path_scope *out, struct hearth_error *error)
 {
 	struct node_set start = { 0 };
 
-	node_set_add(&start, node);
+	for (size_t i = 0; i < count; i++)
+		node_set_add(&start, nodes[i]);
 	return scope_open(home, &start, NULL, NULL, false, out, error);
 }
 

@@ -38,10 +38,11 @@ struct path_scope {
 };
 
 /* 1 with out filled; 0 when the scope cannot decide alone (the caller
- * derives from the whole log); or an error code. The scope of one node,
- * for the history of its path: */
-int path_scope_open(struct hearth *home, struct node_id node, struct path_scope *out,
-    struct hearth_error *error);
+ * derives from the whole log); or an error code. The scope of some nodes,
+ * for the history of a path (its node, or every node ever given its last
+ * name when it is gone): */
+int path_scope_open(struct hearth *home, const struct node_id *nodes, size_t count,
+    struct path_scope *out, struct hearth_error *error);
 /* and of the nodes touched by the ops in after but not in before, for
  * what a version changed: a tree_diff of its two trees lists exactly what
  * the whole trees' does. Never 0: where the scope would not do, out is

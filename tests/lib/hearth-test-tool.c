@@ -1558,15 +1558,58 @@ log_path_agrees(hearth *home, const char *path, size_t *listed)
 	return same;
 }
 
-/* log-paths DIR: for every file and folder of head, log PATH from its
- * scope lists what it lists from each version's whole trees. */
+/* The paths of every version's tree that head lacks, each once. */
+static int
+gone_paths(hearth *home, struct tree *head, char ***out, size_t *count)
+{
+	struct hearth_log_query query = { 0 };
+	struct hearth_version_list versions;
+	struct hearth_error error;
+	size_t capacity = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (hearth_log(home, &query, &versions, &error) != 0) {
+		fprintf(stderr, "log-paths: %s\n", error.message);
+		return 1;
+	}
+	for (size_t v = 0; v < versions.count; v++) {
+		struct vv after, before;
+		struct tree tree;
+		if (compare_version_vvs(home, versions.items[v].id, &after, &before, &error) != 0)
+			continue;
+		if (tree_load(home, &after, &tree, &error) == 0) {
+			for (size_t i = 0; i < tree.count; i++) {
+				const char *path = tree_path(&tree, &tree.nodes[i]);
+				bool seen = tree_lookup(head, path) != NULL;
+				for (size_t j = 0; j < *count && !seen; j++)
+					seen = strcmp((*out)[j], path) == 0;
+				if (seen)
+					continue;
+				*out = array_grow(*out, &capacity, *count + 1, sizeof **out);
+				(*out)[(*count)++] = array_strdup(path);
+			}
+			tree_free(&tree);
+		}
+		vv_free(&after);
+		vv_free(&before);
+	}
+	hearth_version_list_free(&versions);
+	return 0;
+}
+
+/* log-paths DIR: for every file and folder of head, and every path of an
+ * older version that head lacks (found by looking back through history),
+ * log PATH from its scope lists what it lists from each version's whole
+ * trees. */
 static int
 tool_log_paths(int argc, char **argv)
 {
 	hearth *home;
 	struct hearth_error error;
 	struct tree head;
-	size_t paths = 0, listed = 0, differ = 0;
+	size_t paths = 0, listed = 0, differ = 0, gone_count = 0;
+	char **gone = NULL;
 
 	if (argc != 2)
 		return 2;
@@ -1580,10 +1623,17 @@ tool_log_paths(int argc, char **argv)
 	}
 	for (size_t i = 0; i < head.count; i++, paths++)
 		differ += !log_path_agrees(home, tree_path(&head, &head.nodes[i]), &listed);
+	status = gone_paths(home, &head, &gone, &gone_count);
+	for (size_t i = 0; i < gone_count; i++) {
+		differ += !log_path_agrees(home, gone[i], &listed);
+		free(gone[i]);
+	}
+	free(gone);
 	tree_free(&head);
 	hearth_close(home);
-	printf("%zu paths, %zu versions listed, %zu differ\n", paths, listed, differ);
-	return differ == 0 ? 0 : 1;
+	printf("%zu paths and %zu gone from head, %zu versions listed, %zu differ\n", paths,
+	    gone_count, listed, differ);
+	return status != 0 || differ != 0 ? 1 : 0;
 }
 
 static bool
