@@ -99,9 +99,16 @@ version_pair(struct hearth *home, const struct path_scope *scope, const char *id
 	return 0;
 }
 
+static int
+never_held(struct hearth_error *error, const char *path)
+{
+	return hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the tree as last "
+	    "recorded, or in any version", path);
+}
+
 /* A path gone from head and the tree: the newest version that held it,
- * from the scope of the nodes ever given its last name (one of which held
- * it, placed as the whole log places it), or from whole trees. */
+ * from the scope of the nodes that could have held it (nodes_ever_at),
+ * placed and named as the whole log places them, or from whole trees. */
 static int
 lookup_in_history(struct hearth *home, const struct path_scope *scope, const char *path,
     struct node_id *node, enum node_kind *kind, struct hearth_error *error)
@@ -132,8 +139,7 @@ lookup_in_history(struct hearth *home, const struct path_scope *scope, const cha
 		if (error->code != HEARTH_OK)
 			return error->code;
 		if (!more)
-			return hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the "
-			    "tree as last recorded, or in any version", path);
+			return never_held(error, path);
 	}
 }
 
@@ -262,8 +268,7 @@ find_in_history(struct hearth *home, const char *path, bool whole_trees, struct 
 
 	int status = nodes_ever_at(home, path, &named, error);
 	if (status == 0 && named.count == 0)
-		status = hearth_fail(error, HEARTH_USAGE, "no file or folder %s in head, in the tree "
-		    "as last recorded, or in any version", path);
+		status = never_held(error, path);
 	if (status == 0 && !whole_trees)
 		opened = path_scope_open(home, named.ids, named.count, &scope, error);
 	if (opened != 0 && opened != 1)
