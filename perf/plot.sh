@@ -29,7 +29,8 @@ charts='first-record|p0001-files|first record|First record of N small files
 clean-status|p0001-files|clean status|Clean status of N files, walking
 export|p0001-files|export into an empty folder|Export of N files into an empty folder
 clone|p0012-sync-peers|clone into an empty replica|Clone of N files into an empty replica
-sync-delta|p0010-sync|delta|Sync of a delta of N ops
+sync-delta|p0010-sync|delta sync|Sync of a delta of N ops
+resync|p0012-sync-peers|sync 1k changed files|Sync of 1 000 changed files in a Home of N files
 ops-status|p0003-ops|clean status|Clean status in a Home of N ops
 ops-show|p0003-ops|show head|show head in a Home of N ops
 ops-log|p0003-ops|log|log of a Home of N ops'
