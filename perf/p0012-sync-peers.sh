@@ -15,8 +15,8 @@
 #       makes the replica, pulls every op and all content over a sync
 #       session with `hearth serve`, and checks head out, so the files are
 #       in OUT when it returns. The last run's OUT is compared with the
-#       Home (diff -r, untimed). Sizes: quick 1k, full 10k
-#       (BENCH_CLONE_FILES overrides).
+#       Home (diff -r, untimed). Sizes: quick 1k, full 1k, 10k and 100k
+#       (BENCH_CLONE_FILES="..." overrides, in ascending order).
 #   sync 1k changed files
 #       Two replicas of a Home of M small files in step (the second made by
 #       `hearth clone`), and two plain copies of the tree that Unison has
@@ -39,8 +39,8 @@
 #       both hearth's index and Unison's archive key unchanged files on
 #       their inode and times, so putting the old files back would make
 #       both rehash them, which no real sync pays. After the runs, both
-#       pairs are compared (diff -r, untimed). Sizes: quick 10k, full 100k
-#       (BENCH_RESYNC_FILES overrides). Without unison installed (it is
+#       pairs are compared (diff -r, untimed). Sizes: quick 10k, full 10k
+#       and 100k (BENCH_RESYNC_FILES="..." overrides). Without unison installed (it is
 #       not in `make deps`), this row is left out, saying so.
 #   clone one big file
 #       As the first row, with a Home of one big file (`bench-tool file
@@ -71,74 +71,76 @@ recorded_home() {
 	(cd "$1" && "$HEARTH" init . >/dev/null && "$HEARTH" record -m first >/dev/null)
 }
 
-# ---- 10k files into an empty replica -------------------------------------
+# ---- N files into an empty replica ----------------------------------------
 
-files=${BENCH_CLONE_FILES:-$(bench_pick 1000 10000)}
-label=$(bench_count_label "$files")
-d=$bench_dir/clone
-mkdir -p "$d"
-bench_settle
-"$BT" tree "$d/src" "$files" 1
-"$BT" tree "$d/home" "$files" 1
-recorded_home "$d/home"
+for files in ${BENCH_CLONE_FILES:-$(bench_pick 1000 "1000 10000 100000")}; do
+	label=$(bench_count_label "$files")
+	d=$bench_dir/clone
+	mkdir -p "$d"
+	bench_settle
+	"$BT" tree "$d/src" "$files" 1
+	"$BT" tree "$d/home" "$files" 1
+	recorded_home "$d/home"
 
-bench_side hearth 'hearth clone' "$d" '' \
-	'"$HEARTH" clone home "$BENCH_TRASH/hearth.$BENCH_RUN"'
-bench_side rsync 'rsync -a && sync -f' "$d" '' \
-	'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/" && sync -f "$BENCH_TRASH/rsync.$BENCH_RUN"'
-bench_goal ratio 1.5 rsync
-bench_measure "$label files" 'clone into an empty replica'
-# Against the Home, its .hearth aside, as the clone writes it.
-if ! diff -r --exclude=.hearth "$d/home" "$BENCH_TRASH/hearth.$bench_last_run" >/dev/null; then
-	echo "perf: the clone's files differ from the source" >&2
-	bench_failed=1
-fi
-rm -rf "$d"
-bench_empty_trash
+	bench_side hearth 'hearth clone' "$d" '' \
+		'"$HEARTH" clone home "$BENCH_TRASH/hearth.$BENCH_RUN"'
+	bench_side rsync 'rsync -a && sync -f' "$d" '' \
+		'rsync -a src/ "$BENCH_TRASH/rsync.$BENCH_RUN/" && sync -f "$BENCH_TRASH/rsync.$BENCH_RUN"'
+	bench_goal ratio 1.5 rsync
+	bench_measure "$label files" 'clone into an empty replica'
+	# Against the Home, its .hearth aside, as the clone writes it.
+	if ! diff -r --exclude=.hearth "$d/home" "$BENCH_TRASH/hearth.$bench_last_run" >/dev/null; then
+		echo "perf: the clone's files differ from the source" >&2
+		bench_failed=1
+	fi
+	rm -rf "$d"
+	bench_empty_trash
+done
 
 # ---- 1 000 changed files -----------------------------------------------------
 
 if [ "$have_unison" = 0 ]; then
 	echo "# p0012: unison is not installed (apt-get install unison): no 'sync 1k changed files' row"
 else
-	total=${BENCH_RESYNC_FILES:-$(bench_pick 10000 100000)}
-	label=$(bench_count_label "$total")
-	d=$bench_dir/resync
-	mkdir -p "$d"
-	bench_settle
-	"$BT" tree "$d/a" "$total" 1
-	recorded_home "$d/a"
-	"$HEARTH" clone "$d/a" "$d/b" >/dev/null
-	"$BT" tree "$d/ua" "$total" 1
-	"$BT" tree "$d/ub" "$total" 1
-	# The first sync builds Unison's archive (the replicas are equal, so it
-	# only fingerprints both); it warns that it found none.
-	(cd "$d" && unison ua ub -batch -silent) >/dev/null 2>&1
+	for total in ${BENCH_RESYNC_FILES:-$(bench_pick 10000 "10000 100000")}; do
+		label=$(bench_count_label "$total")
+		d=$bench_dir/resync
+		mkdir -p "$d"
+		bench_settle
+		"$BT" tree "$d/a" "$total" 1
+		recorded_home "$d/a"
+		"$HEARTH" clone "$d/a" "$d/b" >/dev/null
+		"$BT" tree "$d/ua" "$total" 1
+		"$BT" tree "$d/ub" "$total" 1
+		# The first sync builds Unison's archive (the replicas are equal, so it
+		# only fingerprints both); it warns that it found none.
+		(cd "$d" && unison ua ub -batch -silent) >/dev/null 2>&1
 
-	BENCH_TOTAL=$total
-	export BENCH_TOTAL
-	bench_side hearth 'hearth sync --checkout' "$d/b" \
-		'"$HEARTH_BENCH_TOOL" edit ../a 1 "$BENCH_TOTAL" "$BENCH_RUN" 1000 &&
-		 cd ../a && "$HEARTH" record -m "round $BENCH_RUN" >/dev/null' \
-		'"$HEARTH" sync --checkout origin'
-	bench_side unison 'unison -batch' "$d" \
-		'"$HEARTH_BENCH_TOOL" edit ua 1 "$BENCH_TOTAL" "$BENCH_RUN" 1000' \
-		'unison ua ub -batch -silent'
-	# Unison flushes nothing; hearth's checkout ends with one syncfs per
-	# root (durability group). Its rounds are numbered from 100, so each
-	# edit writes bytes neither side wrote before (at 10k files the
-	# rounds of both sides come round to the same files).
-	bench_side unison-flush 'unison -batch && sync -f' "$d" \
-		'"$HEARTH_BENCH_TOOL" edit ua 1 "$BENCH_TOTAL" $((BENCH_RUN + 100)) 1000' \
-		'unison ua ub -batch -silent && sync -f ub'
-	bench_goal ratio 0.5 unison
-	bench_measure "$label files" 'sync 1k changed files'
-	if ! diff -r --exclude=.hearth "$d/a" "$d/b" >/dev/null || ! diff -r "$d/ua" "$d/ub" >/dev/null; then
-		echo "perf: the replicas differ after the syncs" >&2
-		bench_failed=1
-	fi
-	rm -rf "$d"
-	bench_empty_trash
+		BENCH_TOTAL=$total
+		export BENCH_TOTAL
+		bench_side hearth 'hearth sync --checkout' "$d/b" \
+			'"$HEARTH_BENCH_TOOL" edit ../a 1 "$BENCH_TOTAL" "$BENCH_RUN" 1000 &&
+			 cd ../a && "$HEARTH" record -m "round $BENCH_RUN" >/dev/null' \
+			'"$HEARTH" sync --checkout origin'
+		bench_side unison 'unison -batch' "$d" \
+			'"$HEARTH_BENCH_TOOL" edit ua 1 "$BENCH_TOTAL" "$BENCH_RUN" 1000' \
+			'unison ua ub -batch -silent'
+		# Unison flushes nothing; hearth's checkout ends with one syncfs per
+		# root (durability group). Its rounds are numbered from 100, so each
+		# edit writes bytes neither side wrote before (at 10k files the
+		# rounds of both sides come round to the same files).
+		bench_side unison-flush 'unison -batch && sync -f' "$d" \
+			'"$HEARTH_BENCH_TOOL" edit ua 1 "$BENCH_TOTAL" $((BENCH_RUN + 100)) 1000' \
+			'unison ua ub -batch -silent && sync -f ub'
+		bench_goal ratio 0.5 unison
+		bench_measure "$label files" 'sync 1k changed files'
+		if ! diff -r --exclude=.hearth "$d/a" "$d/b" >/dev/null || ! diff -r "$d/ua" "$d/ub" >/dev/null; then
+			echo "perf: the replicas differ after the syncs" >&2
+			bench_failed=1
+		fi
+		rm -rf "$d"
+		bench_empty_trash
+	done
 fi
 
 # ---- one big file into an empty replica ----------------------------------------
