@@ -331,6 +331,58 @@ state_disambiguated_name(const uint8_t *name, size_t name_length, struct node_id
 	numbered_name(name, name_length, id, hex_digits, 0, out);
 }
 
+static bool
+is_hex_digit(uint8_t byte)
+{
+	return (byte >= '0' && byte <= '9') || (byte >= 'a' && byte <= 'f');
+}
+
+/* The suffix at shown[at] ("~<hex>" and maybe "-<number>") read into its
+ * digit count and number; false where it is not one. */
+static bool
+read_suffix(const uint8_t *shown, size_t length, size_t at, int *hex_digits, uint64_t *number)
+{
+	size_t end = at + 1;
+
+	while (end < length && end - at - 1 < NAME_HEX_LAST && is_hex_digit(shown[end]))
+		end++;
+	*hex_digits = (int)(end - at - 1);
+	*number = 0;
+	if (*hex_digits == 0)
+		return false;
+	if (end + 1 < length && shown[end] == '-' && *hex_digits == NAME_HEX_LAST)
+		for (end++; end < length && shown[end] >= '0' && shown[end] <= '9'; end++) {
+			if (*number > (UINT64_MAX - 9) / 10)
+				return false;
+			*number = *number * 10 + (uint64_t)(shown[end] - '0');
+		}
+	return true;
+}
+
+bool
+state_is_disambiguated_name(const uint8_t *name, size_t name_length, struct node_id id,
+    const uint8_t *shown, size_t shown_length)
+{
+	char hex[ID_HEX];
+	struct buffer candidate;
+	bool same = false;
+
+	node_id_hex(id, hex);
+	buffer_init(&candidate);
+	for (size_t at = 0; at < shown_length && !same; at++) {
+		int hex_digits;
+		uint64_t number;
+		if (shown[at] != '~' || !read_suffix(shown, shown_length, at, &hex_digits, &number) ||
+		    memcmp(shown + at + 1, hex, (size_t)hex_digits) != 0)
+			continue;
+		buffer_reset(&candidate);
+		numbered_name(name, name_length, id, hex_digits, number, &candidate);
+		same = candidate.length == shown_length && memcmp(candidate.data, shown, shown_length) == 0;
+	}
+	buffer_free(&candidate);
+	return same;
+}
+
 /* ---- names -------------------------------------------------------------- */
 
 struct name_entry {

@@ -138,6 +138,11 @@ void state_dump(const struct state *state, struct buffer *out);
  * part of the stem. */
 void state_disambiguated_name(const uint8_t *name, size_t name_length, struct node_id id,
     int hex_digits, struct buffer *out);
+/* Whether shown is a name state_disambiguated_name (or, past 32 digits,
+ * the numbered form) gives a node id named name: how a path that shows a
+ * clash's loser is traced back to the PLACE that named it. */
+bool state_is_disambiguated_name(const uint8_t *name, size_t name_length, struct node_id id,
+    const uint8_t *shown, size_t shown_length);
 
 const char *conflict_kind_name(enum conflict_kind kind);
 

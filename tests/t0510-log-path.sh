@@ -92,6 +92,19 @@ test_expect_success 'after a sync: the other replica edits are listed by identit
 	grep "^laptop edits other$" out && grep "^home edits other$" out && ! grep -i "^merge" out
 '
 
+test_expect_success 'a clash loser gone from head is found by the name it was shown under' '
+	echo "from home" >home/docs/clash.txt && record "home makes clash" &&
+	echo "from laptop" >laptop/docs/clash.txt &&
+	(cd laptop && hearth record -m "laptop makes clash" >/dev/null) &&
+	(cd home && hearth sync ../laptop >/dev/null && hearth checkout >/dev/null) &&
+	loser=$(cd home/docs && ls | grep "^clash~[0-9a-f]*\.txt\$") && test -n "$loser" &&
+	rm "home/docs/$loser" && record "delete the loser" &&
+	messages "docs/$loser" >out && cat out &&
+	test "$(head -1 out)" = "delete the loser" && test "$(wc -l <out)" = 2 &&
+	(cd home && test_expect_code 2 hearth log "docs/clash~00000000.txt" 2>../err) &&
+	grep "no file or folder docs/clash~00000000.txt" err
+'
+
 test_expect_success 'a joined Home: a move between roots is in the file history' '
 	joined_home j && HEARTH_CONFIG=$TEST_ROOT/j.yaml && export HEARTH_CONFIG &&
 	cd j && mkdir -p ssd/Docs hdd/Docs &&

@@ -12,6 +12,7 @@
 #include "backend/history/tree.h"
 #include "model/array.h"
 #include "model/node_set.h"
+#include "model/state.h"
 
 #define LOG_PAGE 256
 
@@ -203,6 +204,18 @@ struct path_placements {
 	size_t count, capacity;
 };
 
+/* Whether a version may show the node place names under name: the name
+ * it gave, or the one a name clash gave its loser ("notes~1a2b3c4d.txt"). */
+static bool
+names_node(const struct op_place *place, const char *name, size_t length)
+{
+	if (place->name_length == length && memcmp(place->name, name, length) == 0)
+		return true;
+	return memchr(name, '~', length) != NULL &&
+	    state_is_disambiguated_name(place->name, place->name_length, place->node,
+		(const uint8_t *)name, length);
+}
+
 static bool
 add_if_named(void *context, const struct op_place *place)
 {
@@ -211,7 +224,7 @@ add_if_named(void *context, const struct op_place *place)
 	size_t length;
 
 	for (size_t depth = 0; next_name(&at, &name, &length); depth++) {
-		if (place->name_length != length || memcmp(place->name, name, length) != 0)
+		if (!names_node(place, name, length))
 			continue;
 		found->items = array_grow(found->items, &found->capacity, found->count + 1,
 		    sizeof *found->items);
@@ -225,7 +238,8 @@ add_if_named(void *context, const struct op_place *place)
 /* Every node a PLACE ever gave the path's last name in a folder a PLACE
  * ever gave the name before it, and so on to the top: a node shown at
  * the path in any version is one of them (a node is shown in a folder
- * and under a name some PLACE of it gave), so a mistyped path is refused
+ * and under a name some PLACE of it gave, or a clash loser's form of
+ * it), so a mistyped path is refused
  * after one pass over the placements, before any tree is derived. */
 static int
 nodes_ever_at(struct hearth *home, const char *path, struct node_set *out,

@@ -1519,7 +1519,9 @@ tool_frames_read(int argc, char **argv)
 	return hearth_exit_status(status);
 }
 
-/* log PATH of one path both ways: from its scope and from whole trees. */
+/* log PATH of one path both ways: from its scope and from whole trees.
+ * Every path asked was held by head or by some version, so either way
+ * refusing it is a defect too (a clash loser's shown name was). */
 static bool
 log_path_agrees(hearth *home, const char *path, size_t *listed)
 {
@@ -1528,19 +1530,17 @@ log_path_agrees(hearth *home, const char *path, size_t *listed)
 	struct hearth_error error;
 	int by_scope = history_log_path_by(home, &query, false, &scoped, &error);
 	int by_whole = history_log_path_by(home, &query, true, &whole, &error);
-	bool same = by_scope == by_whole;
 
 	if (by_scope != 0 || by_whole != 0) {
-		if (!same)
-			printf("MISMATCH %s: scope %d, whole trees %d (%s)\n", path, by_scope,
-			    by_whole, error.message);
+		printf("MISMATCH %s: scope %d, whole trees %d (%s)\n", path, by_scope, by_whole,
+		    error.message);
 		if (by_scope == 0)
 			hearth_version_list_free(&scoped);
 		if (by_whole == 0)
 			hearth_version_list_free(&whole);
-		return same;
+		return false;
 	}
-	same = scoped.count == whole.count;
+	bool same = scoped.count == whole.count;
 	for (size_t i = 0; same && i < scoped.count; i++)
 		same = strcmp(scoped.items[i].id, whole.items[i].id) == 0 &&
 		    strcmp(scoped.items[i].path ? scoped.items[i].path : "",

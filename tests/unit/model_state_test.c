@@ -723,13 +723,31 @@ test_disambiguated_names(void)
 	struct buffer out;
 
 	hex_decode("019a01234567abcdef0123456789abcd", id.bytes, ID_BYTES);
+	struct node_id other = id;
+	other.bytes[0] ^= 0x10;	/* a prefix of every length differs */
 	buffer_init(&out);
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		buffer_reset(&out);
 		state_disambiguated_name((const uint8_t *)cases[i].name, strlen(cases[i].name), id,
 		    cases[i].digits, &out);
 		check_str(buffer_string(&out), cases[i].want);
+		ok(state_is_disambiguated_name((const uint8_t *)cases[i].name, strlen(cases[i].name),
+		    id, out.data, out.length), "%s is the shown name of %s", cases[i].want,
+		    cases[i].name);
+		ok(!state_is_disambiguated_name((const uint8_t *)cases[i].name, strlen(cases[i].name),
+		    other, out.data, out.length), "%s is no other node's", cases[i].want);
+		ok(!state_is_disambiguated_name((const uint8_t *)"other.txt", 9, id, out.data,
+		    out.length), "nor another name's");
 	}
+	static const char *const not_shown[] = {
+		"notes.txt", "notes~019a0123", "notes~019a0123.txt.txt", "notes~019A0123.txt",
+		"notes~119a0123.txt", "notes.txt~019a0123", "notes~019a0123-2.txt",
+		"notes~~019a0123.txt", "notes~.txt",
+	};
+	for (size_t i = 0; i < sizeof not_shown / sizeof *not_shown; i++)
+		ok(!state_is_disambiguated_name((const uint8_t *)"notes.txt", 9, id,
+		    (const uint8_t *)not_shown[i], strlen(not_shown[i])), "%s is not notes.txt's",
+		    not_shown[i]);
 
 	/* Long names stay within OP_NAME_MAX, cut at a UTF-8 boundary. */
 	uint8_t name[OP_NAME_MAX];
@@ -750,6 +768,8 @@ test_disambiguated_names(void)
 	for (size_t i = 0; i + 1 < stem; i += 2)
 		whole &= out.data[i] == 0xc3 && out.data[i + 1] == 0xa9;
 	ok(whole && stem % 2 == 0, "no character is split");
+	ok(state_is_disambiguated_name(name, sizeof name, id, out.data, out.length),
+	    "a cut name is still known as the long one's");
 
 	memset(name, 'e', sizeof name);
 	name[0] = 'a';
@@ -758,6 +778,8 @@ test_disambiguated_names(void)
 	state_disambiguated_name(name, sizeof name, id, 8, &out);
 	ok(out.length == OP_NAME_MAX && memcmp(out.data + out.length - 9, "~019a0123", 9) == 0,
 	    "an extension too long to keep becomes part of the stem");
+	ok(state_is_disambiguated_name(name, sizeof name, id, out.data, out.length),
+	    "and is known as its name's");
 	buffer_free(&out);
 
 	check_str(conflict_kind_name(CONFLICT_EDIT_REVIVED), "edit-revived");
@@ -803,6 +825,11 @@ test_name_taken(void)
 	shown = state_find(&state, loser);
 	check_mem(shown->shown_name, shown->shown_name_length,
 	    "n~7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e-2.txt", 40);
+	ok(state_is_disambiguated_name((const uint8_t *)"n.txt", 5, loser, shown->shown_name,
+	    shown->shown_name_length), "the numbered name is known as n.txt's");
+	ok(!state_is_disambiguated_name((const uint8_t *)"n.txt", 5, loser,
+	    (const uint8_t *)"n~7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e-99999999999999999999.txt", 58),
+	    "a number past 64 bits is no name's");
 	check_uint(conflict_count(&state, CONFLICT_NAME), 1);
 	state_free(&state);
 	buffer_free(&name);
