@@ -746,10 +746,37 @@ orphan_found(void *context, struct node_id node)
 	return 0;
 }
 
+/* The note that head dropped none of the index's rows lets status and
+ * record skip looking for them (head.h); a wrong one would hide from them
+ * the files whose node a sync took away from head. */
+static void
+check_dropped_note(struct fsck *fsck)
+{
+	struct head_dropped *rows;
+	struct arena arena;
+	size_t count;
+
+	if (!head_dropped_known_none(fsck->home))
+		return;
+	arena_init(&arena, 16 * 1024);
+	if (head_dropped_rows(fsck->home, &arena, &rows, &count) != 0)
+		problem(fsck, "%s/store.db: the working-tree index cannot be read",
+		    fsck->home->location.state_path);
+	else if (count > 0) {
+		problem(fsck, "the working-tree index notes that head dropped none of its rows, but "
+		    "%zu row%s name%s a node head does not hold (`hearth fsck --repair PEER` takes "
+		    "the note away)", count, count == 1 ? "" : "s", count == 1 ? "s" : "");
+		fsck->damage->dropped_note_wrong = true;
+	}
+	free(rows);
+	arena_free(&arena);
+}
+
 static void
 check_index(struct fsck *fsck)
 {
 	scan_index_orphans(fsck->home, orphan_found, fsck);
+	check_dropped_note(fsck);
 }
 
 /* ---- the folders' identity markers ---------------------------------------------------- */

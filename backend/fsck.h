@@ -46,6 +46,8 @@ struct fsck_damage {
 	size_t op_count, op_capacity;
 	/* Op rows or history rows that disagree with their op: mended from it. */
 	uint64_t rows_disagreeing;
+	/* The index notes that head dropped none of its rows, and some it did. */
+	bool dropped_note_wrong;
 };
 
 /* fsck --repair's part for ops (fsck_repair_ops.c): the damaged ops

@@ -14,6 +14,7 @@
 
 #include "backend/fsck.h"
 #include "backend/history/blob.h"
+#include "backend/history/head.h"
 #include "backend/store/hash.h"
 #include "backend/store/pack_index.h"
 #include "backend/disk/identity.h"
@@ -211,6 +212,27 @@ repair_markers(struct repair *repair)
 	}
 }
 
+/* The index's note that head dropped none of its rows, where fsck found
+ * rows it dropped: status and record look for them again. */
+static int
+repair_dropped_note(struct repair *repair)
+{
+	struct hearth *home = repair->home;
+	struct hearth_error failure;
+
+	if (!repair->damage.dropped_note_wrong)
+		return 0;
+	if (store_begin(&home->store, &failure) != 0)
+		return hearth_fail(repair->error, HEARTH_FAILED, "%s", failure.message);
+	if (head_dropped_unknown(home) != 0 || store_commit(&home->store, &failure) != 0) {
+		store_rollback(&home->store);
+		return hearth_fail(repair->error, HEARTH_FAILED, "%s/store.db: the index's note of "
+		    "dropped rows cannot be taken away", home->location.state_path);
+	}
+	repair->out->index_notes_cleared++;
+	return 0;
+}
+
 /* ---- the whole repair --------------------------------------------------------------------- */
 
 /* The content half, in one transaction: copies, fetches, the new pack
@@ -278,6 +300,8 @@ hearth_fsck_repair(hearth *home, const struct hearth_repair_options *options,
 	}
 	out->chunks_damaged = repair.damage.chunks.count;
 	repair_markers(&repair);
+	if (status == 0)
+		status = repair_dropped_note(&repair);
 	if (status == 0 && (repair.damage.pack_count > 0 || repair.damage.chunks.count > 0))
 		status = repair_content(&repair, options, progress, &retired, &retired_count);
 	if (status == 0)

@@ -600,6 +600,7 @@ struct hearth_repair_result {
 	uint64_t ops_fetched;		/* fetched from the peer and proved by the chain */
 	uint64_t ops_lacking;		/* the peer sent no copy the chain proves */
 	uint64_t rows_mended;		/* op and history rows written anew from their op */
+	uint64_t index_notes_cleared;	/* the index's wrong note that head dropped none of its rows */
 	char lacking[HEARTH_ERROR_MAX];	/* why the first lacking chunk or op could not be had */
 };
 
@@ -611,7 +612,9 @@ struct hearth_repair_result {
  * STATE/damaged/. Damaged folder markers are written anew from the index.
  * A damaged op is fetched again from the peer (protocol 3, WIRE_REFETCH)
  * and taken only when this store's hash chain proves it; op and history
- * rows that disagree with their op are written anew. Takes the write lock; all or nothing for the content (one
+ * rows that disagree with their op are written anew, and the index's note
+ * that head dropped none of its rows taken away where rows prove it wrong.
+ * Takes the write lock; all or nothing for the content (one
  * transaction after the new pack is durable). HEARTH_DAMAGED when some
  * chunks could not be had; run hearth_fsck afterwards to see what is
  * left. Damage to store.db itself is not mended here. */

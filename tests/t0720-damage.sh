@@ -132,6 +132,18 @@ test_expect_success 'a damaged folder id is named, and repair writes it anew' '
 	test "$(getfattr --only-values -n user.hearth.id a/docs)" = "$node" && clean a
 '
 
+test_expect_success 'a wrong note that head dropped none of the index'"'"'s rows is named, and repair takes it away' '
+	hearth clone a nh >/dev/null && hearth clone a ni >/dev/null &&
+	rm ni/other && (cd ni && hearth record -m "ni deletes other" >/dev/null) &&
+	(cd nh && hearth sync --no-checkout ../ni >/dev/null && hearth fsck >/dev/null) &&
+	test_tool meta-set nh/.hearth/store.db dropped_none 1 &&
+	(cd nh && test_expect_code 1 hearth fsck) >out && cat out &&
+	grep "the working-tree index notes that head dropped none of its rows, but 1 row names a node head does not hold" out &&
+	(cd nh && hearth fsck --repair ../ni) >out && cat out &&
+	grep "note that head dropped none of its rows taken away" out && tail -1 out | grep "no problems$" &&
+	(cd nh && hearth fsck --repair ../ni) >out && grep "^nothing to repair$" out
+'
+
 test_expect_success 'the damaged marker cost no identity: a move of the folder is a move' '
 	mv a/docs a/papers && (cd a && hearth status --porcelain) >out &&
 	grep "^R docs -> papers$" out && mv a/papers a/docs

@@ -63,6 +63,8 @@ cli_fsck_repair(struct cli *cli, const char *peer)
 		    (unsigned long long)result.ops_damaged, result.ops_damaged == 1 ? "" : "s",
 		    (unsigned long long)result.ops_fetched, (unsigned long long)result.ops_lacking,
 		    (unsigned long long)result.rows_mended, result.rows_mended == 1 ? "" : "s");
+	if (result.index_notes_cleared > 0)
+		printf("repair: the index's note that head dropped none of its rows taken away\n");
 	if (status != 0 && status != HEARTH_DAMAGED)
 		return cli_fail_peer(cli, &error, peer);
 	if (status != 0)

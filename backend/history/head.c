@@ -765,6 +765,12 @@ head_dropped_known_none(struct hearth *home)
 }
 
 int
+head_dropped_unknown(struct hearth *home)
+{
+	return store_meta_delete(&home->store, DROPPED_NONE);
+}
+
+int
 head_dropped_none(struct hearth *home)
 {
 	/* Every record at head says so: a page written only when it changes. */

@@ -158,6 +158,9 @@ void head_dropped_list(struct hearth *home, const struct head_dropped *rows, siz
  * only in a Home an earlier build left, or after a sync dropped a node. */
 bool head_dropped_known_none(struct hearth *home);
 int head_dropped_none(struct hearth *home);
+/* Takes the note away (fsck --repair, where rows prove it wrong); the
+ * caller holds the write transaction. */
+int head_dropped_unknown(struct hearth *home);
 /* A record of a tree at head with none known asks only about the nodes
  * that stop being live while it runs (head_track_dropped notes them,
  * head_untrack_dropped stops), not the whole index: before it there were

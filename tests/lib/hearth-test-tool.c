@@ -1197,29 +1197,51 @@ tool_row_drop(int argc, char **argv)
 	return status ? 0 : 1;
 }
 
-/* meta-delete DB KEY: removes one named value from a store's meta table,
- * as a store made before that value existed lacks it. */
+/* One statement on a store's meta table, KEY as ?1 and VALUE (an integer)
+ * as ?2 where given: 0 when it changed one row. */
 static int
-tool_meta_delete(int argc, char **argv)
+meta_change(const char *path, const char *sql, const char *key, const char *value)
 {
 	sqlite3 *db;
 	sqlite3_stmt *statement;
-
-	if (argc != 3) {
-		fputs("usage: hearth-test-tool meta-delete DB KEY\n", stderr);
-		return 2;
-	}
-	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
-		return 1;
 	int status = 1;
-	if (sqlite3_prepare_v2(db, "DELETE FROM meta WHERE key = ?1", -1, &statement, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_text(statement, 1, argv[2], -1, SQLITE_STATIC);
+
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		return 1;
+	if (sqlite3_prepare_v2(db, sql, -1, &statement, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+		if (value != NULL)
+			sqlite3_bind_int64(statement, 2, strtoll(value, NULL, 10));
 		status = sqlite3_step(statement) == SQLITE_DONE && sqlite3_changes(db) == 1 ? 0 : 1;
 		sqlite3_finalize(statement);
 	}
 	sqlite3_close(db);
 	return status;
+}
+
+/* meta-delete DB KEY: removes one named value from a store's meta table,
+ * as a store made before that value existed lacks it. */
+static int
+tool_meta_delete(int argc, char **argv)
+{
+	if (argc != 3) {
+		fputs("usage: hearth-test-tool meta-delete DB KEY\n", stderr);
+		return 2;
+	}
+	return meta_change(argv[1], "DELETE FROM meta WHERE key = ?1", argv[2], NULL);
+}
+
+/* meta-set DB KEY INTEGER: sets one named value of a store's meta table,
+ * as damage or a defect could have set it. */
+static int
+tool_meta_set(int argc, char **argv)
+{
+	if (argc != 4) {
+		fputs("usage: hearth-test-tool meta-set DB KEY INTEGER\n", stderr);
+		return 2;
+	}
+	return meta_change(argv[1], "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+	    argv[2], argv[3]);
 }
 
 /* store-schema DB: the store's format number, then the name of each of its
@@ -1779,6 +1801,7 @@ static const struct tool_command {
 	{ "derive", tool_derive,
 	    "derive [--ops] DIR [VERSION]: the model's tree of head or VERSION, as tree_manifest does" },
 	{ "meta-delete", tool_meta_delete, "meta-delete DB KEY: drop a named value from meta" },
+	{ "meta-set", tool_meta_set, "meta-set DB KEY INTEGER: set a named value of meta" },
 	{ "frames-read", tool_frames_read,
 	    "frames-read DIR export OUT | DIR checkout: frames loaded beside frames held" },
 	{ "flip", tool_flip, "flip DB op|version N COLUMN POS|length: flip one bit of a stored op" },

@@ -346,6 +346,9 @@ sub check_replica {
 	my ($show_status, $show_out) = run_in("$work/$replica", $tool, 'show-versions', '.');
 	fail("show from a scope differs from whole trees in $replica:\n$show_out")
 	    if $show_status != 0;
+	# fsck finds every replica sound after every step (its store, head
+	# against the ops, the index and what it notes of itself).
+	read_in($replica, $hearth, 'fsck');
 	# Replicas that hold the same ops derive the same head.
 	$opset_tree{$ops} //= [$replica, $head];
 	my ($by, $tree) = @{ $opset_tree{$ops} };
