@@ -42,21 +42,6 @@ lookup_in(struct tree *tree, const char *path, struct node_id *node, enum node_k
 	return found != NULL;
 }
 
-/* The node at path in a tree loaded by load (head, the index). */
-static bool
-lookup_loaded(struct hearth *home, int (*load)(struct hearth *, struct tree *, struct hearth_error *),
-    const char *path, struct node_id *node, enum node_kind *kind)
-{
-	struct tree tree;
-	struct hearth_error ignored;
-
-	if (load(home, &tree, &ignored) != 0)
-		return false;
-	bool found = lookup_in(&tree, path, node, kind);
-	tree_free(&tree);
-	return found;
-}
-
 /* The index's node at path, or one a move not yet recorded brought
  * there (the working tree knows it; a new file has no history yet, and a
  * tree that cannot be walked, a root away, knows nothing). */
@@ -67,10 +52,12 @@ lookup_index_or_working(struct hearth *home, const char *path, struct node_id *n
 	struct tree index, working;
 	struct hearth_error ignored;
 
+	if (history_node_at(home, false, path, node, kind) == 1)
+		return true;
 	if (tree_load_index(home, &index, &ignored) != 0)
 		return false;
-	bool found = lookup_in(&index, path, node, kind);
-	if (!found && compare_load_working(home, NULL, NULL, &working, &ignored) == 0) {
+	bool found = false;
+	if (compare_load_working(home, NULL, NULL, &working, &ignored) == 0) {
 		found = lookup_in(&working, path, node, kind) && tree_find(&index, *node) != NULL;
 		tree_free(&working);
 	}
@@ -301,7 +288,7 @@ find_node(struct hearth *home, const char *path, bool whole_trees, struct node_i
 {
 	if (path[0] == '\0')
 		return hearth_fail(error, HEARTH_USAGE, "log of the whole Home takes no path");
-	if (lookup_loaded(home, tree_load_head, path, node, kind) ||
+	if (history_node_at(home, true, path, node, kind) == 1 ||
 	    lookup_index_or_working(home, path, node, kind))
 		return 0;
 	return find_in_history(home, path, whole_trees, node, kind, error);

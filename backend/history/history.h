@@ -77,6 +77,12 @@ int history_version_rows_each(struct hearth *home, bool newest_first,
 /* Whether the COMMIT (replica number, counter) has its version row. */
 bool history_has_version(struct hearth *home, int64_t replica_number, uint64_t counter);
 
+/* The node at path in head (in_head) or in the working-tree index, found
+ * name by name from the top through the table's index on (folder, name),
+ * not by loading a whole tree (listing.c): 1 with its id and kind, 0 none.
+ * "" is the top folder. */
+int history_node_at(struct hearth *home, bool in_head, const char *path, struct node_id *node,
+    enum node_kind *kind);
 /* hearth_log of query->path (file_history.c). */
 int history_log_path(struct hearth *home, const struct hearth_log_query *query,
     struct hearth_version_list *out, struct hearth_error *error);

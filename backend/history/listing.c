@@ -53,26 +53,36 @@ local_root(struct hearth *home, struct hearth_storage *storage, const char *root
 	return home->roots[home_place_root(home, root, path, is_dir)].name;
 }
 
-/* Finds the folder at path by walking names down from the top. */
-static int
-find_folder(struct hearth *home, child_finder *child_of, const char *path, struct node_id *out,
-    struct hearth_error *error)
+int
+history_node_at(struct hearth *home, bool in_head, const char *path, struct node_id *node,
+    enum node_kind *kind)
 {
-	struct node_id node = NODE_ROOT;
+	child_finder *child_of = in_head ? head_shown_at : scan_index_child;
 	const char *cursor = path ? path : "";
 
+	*node = NODE_ROOT;
+	*kind = NODE_DIR;
 	while (*cursor != '\0') {
 		size_t length = strcspn(cursor, "/");
 		if (length == 0) {
 			cursor++;
 			continue;
 		}
-		enum node_kind kind;
-		if (child_of(home, node, cursor, length, &node, &kind) != 1 || kind != NODE_DIR)
-			return hearth_fail(error, HEARTH_USAGE, "no folder %s", path);
+		if (*kind != NODE_DIR || child_of(home, *node, cursor, length, node, kind) != 1)
+			return 0;
 		cursor += length;
 	}
-	*out = node;
+	return 1;
+}
+
+static int
+find_folder(struct hearth *home, bool in_head, const char *path, struct node_id *out,
+    struct hearth_error *error)
+{
+	enum node_kind kind;
+
+	if (history_node_at(home, in_head, path, out, &kind) != 1 || kind != NODE_DIR)
+		return hearth_fail(error, HEARTH_USAGE, "no folder %s", path);
 	return 0;
 }
 
@@ -143,8 +153,7 @@ list_from_table(struct hearth *home, bool by_version, const struct hearth_list_q
 		.limit = query->limit ? query->limit : SIZE_MAX / 2 };
 	struct node_id folder;
 
-	if (find_folder(home, by_version ? head_shown_at : scan_index_child, query->folder,
-		&folder, error) != 0)
+	if (find_folder(home, by_version, query->folder, &folder, error) != 0)
 		return error->code;
 	const char *after = query->after != NULL ? query->after : "";
 	int status = by_version
