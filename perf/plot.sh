@@ -5,7 +5,8 @@
 # each of its peers. TSV is what perf/lib.sh appends to BENCH_TSV (`make
 # bench` keeps it beside the build); rows of several runs or files join,
 # the last row of a (case, size, side) winning. A chart with fewer than two
-# sizes is not drawn. Prints each chart's path.
+# sizes is not drawn. Prints each chart's path. Titles are plain text
+# (gnuplot would read "&&" in "rsync -a && sync -f" as markup).
 set -eu
 
 if [ $# -lt 2 ]; then
@@ -90,7 +91,7 @@ script() {
 		line = "plot "
 		for (i = 1; i <= sides; i++) {
 			style = order[i] ~ /^hearth/ ? "lw 3" : "lw 1.5 dt 2"
-			line = line sprintf("%s$side%d using 1:2 with linespoints %s title \"%s\"",
+			line = line sprintf("%s$side%d using 1:2 with linespoints %s title \"%s\" noenhanced",
 			    i > 1 ? ", " : "", i, style, order[i])
 		}
 		print line
