@@ -226,8 +226,8 @@ add_if_named(void *context, const struct op_place *place)
  * ever gave the name before it, and so on to the top: a node shown at
  * the path in any version is one of them (a node is shown in a folder
  * and under a name some PLACE of it gave, or a clash loser's form of
- * it), so a mistyped path is refused
- * after one pass over the placements, before any tree is derived. */
+ * it), so a mistyped path is refused after one pass over the
+ * placements, before any tree is derived. */
 static int
 nodes_ever_at(struct hearth *home, const char *path, struct node_set *out,
     struct hearth_error *error)
